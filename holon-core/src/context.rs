@@ -1,0 +1,184 @@
+//! The context a call runs in, and the call itself.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{ToolError, ToolErrorKind};
+use crate::family::FamilyPolicy;
+use crate::result::ToolResult;
+
+/// Sees every dispatch that goes through a context: a host uses it to record tool
+/// executions. Called after the family gate, whatever the outcome.
+pub trait DispatchObserver: Send + Sync {
+    /// Called before the handler runs, with the raw input.
+    fn before(&self, call: &ToolCall) {
+        let _ = call;
+    }
+
+    /// Called with the finished result and how long the call took.
+    fn after(&self, result: &ToolResult, elapsed: std::time::Duration);
+}
+
+/// The context of a call: who calls, which families they may use, and the state the
+/// host shares with handlers. Handlers take `&ToolContext` or `&T` for any state `T`
+/// put in with [`ToolContext::with_state`]. Cloning is cheap (states are shared).
+#[derive(Clone)]
+pub struct ToolContext {
+    policy: FamilyPolicy,
+    caller: Option<Arc<str>>,
+    runtime_access: bool,
+    states: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    observer: Option<Arc<dyn DispatchObserver>>,
+}
+
+impl ToolContext {
+    /// A context with `policy` and no state.
+    pub fn new(policy: FamilyPolicy) -> Self {
+        Self {
+            policy,
+            caller: None,
+            runtime_access: false,
+            states: Arc::default(),
+            observer: None,
+        }
+    }
+
+    /// Adds a state value that handlers take as `&T`.
+    pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.with_shared_state(Arc::new(value))
+    }
+
+    /// Adds a state value shared with the host.
+    pub fn with_shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        Arc::make_mut(&mut self.states).insert(TypeId::of::<T>(), value);
+        self
+    }
+
+    /// Names the caller (an agent id), for handlers and receipts.
+    pub fn with_caller(mut self, caller: impl Into<Arc<str>>) -> Self {
+        self.caller = Some(caller.into());
+        self
+    }
+
+    /// Replaces the family policy.
+    pub fn with_policy(mut self, policy: FamilyPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Marks the caller as the runtime itself, which may dispatch runtime-only tools
+    /// (`visibility = runtime`). Contexts for model calls must not set this.
+    pub fn with_runtime_access(mut self) -> Self {
+        self.runtime_access = true;
+        self
+    }
+
+    /// Attaches an observer that sees every dispatch.
+    pub fn with_observer(mut self, observer: Arc<dyn DispatchObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// The caller's family policy.
+    pub fn policy(&self) -> FamilyPolicy {
+        self.policy
+    }
+
+    /// The caller's id, if set.
+    pub fn caller(&self) -> Option<&str> {
+        self.caller.as_deref()
+    }
+
+    /// Whether the runtime itself is calling.
+    pub fn has_runtime_access(&self) -> bool {
+        self.runtime_access
+    }
+
+    pub(crate) fn observer(&self) -> Option<&dyn DispatchObserver> {
+        self.observer.as_deref()
+    }
+
+    /// The state of type `T`, or a `missing_context` error naming the type.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.states
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+            .ok_or_else(|| {
+                ToolError::new(
+                    ToolErrorKind::MISSING_CONTEXT,
+                    format!(
+                        "this tool needs a `{}` in its context, and the host did not provide one",
+                        type_name::<T>()
+                    ),
+                )
+                .with_hint(format!(
+                    "the host must build its context with `.with_state(...)` of a `{}`",
+                    type_name::<T>()
+                ))
+            })
+    }
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("policy", &self.policy)
+            .field("caller", &self.caller)
+            .field("runtime_access", &self.runtime_access)
+            .field("states", &self.states.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One call: the tool's name (or alias) and its input. The input is a JSON object, or
+/// a JSON string holding raw text for a tool with a freeform grammar.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Tool name or alias.
+    pub name: String,
+    /// The arguments.
+    #[serde(default = "empty_object")]
+    pub input: Value,
+    /// The caller's id for this call, echoed in the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+impl ToolCall {
+    /// A call of `name` with `input`.
+    pub fn new(name: impl Into<String>, input: Value) -> Self {
+        Self {
+            name: name.into(),
+            input,
+            call_id: None,
+        }
+    }
+
+    /// A freeform call: `text` is the raw input for the tool's grammar.
+    pub fn freeform(name: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::new(name, Value::String(text.into()))
+    }
+
+    /// Sets the call id echoed in the result.
+    pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
+}
+
+/// The input handed to a tool after the dispatcher checked its shape.
+#[derive(Debug)]
+pub enum ToolInput {
+    /// A JSON object.
+    Json(Value),
+    /// Raw text for the tool's freeform grammar.
+    Freeform(String),
+}

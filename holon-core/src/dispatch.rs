@@ -1,0 +1,343 @@
+//! The dispatcher: lookup -> family gate -> input shape -> schema constraints -> typed
+//! parse -> handler -> envelope. Whatever the caller sends, it returns a [`ToolResult`];
+//! a panicking handler becomes a `tool_panicked` result and the next call works.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::paths::LocationSegment;
+use serde_json::{Value, json};
+
+use crate::arguments::{join_path, unknown_field};
+use crate::context::{ToolCall, ToolContext, ToolInput};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::hints::closest;
+use crate::registry::{Entry, PathStep, Registry, schema_properties_at, visible_to};
+use crate::result::{ToolResult, ToolStatus};
+use crate::tool::CallFuture;
+
+/// Inputs nested deeper than this are refused before anything recurses into them.
+pub const MAX_INPUT_DEPTH: usize = 128;
+
+impl Registry {
+    /// Dispatches one call and returns its envelope. Never panics and never returns a
+    /// Rust error: every failure is a `ToolResult` with `status = error`.
+    pub async fn dispatch(&self, context: &ToolContext, call: ToolCall) -> ToolResult {
+        let entry = match self.resolve(context, &call.name) {
+            Ok(entry) => entry,
+            Err(error) => {
+                let ToolCall {
+                    name,
+                    input,
+                    call_id,
+                } = call;
+                dispose(input);
+                let mut result = ToolResult::from_error(Arc::from(name), error);
+                result.call_id = call_id;
+                return result;
+            }
+        };
+        let observer = context.observer();
+        let started = observer.map(|observer| {
+            observer.before(&call);
+            Instant::now()
+        });
+        let ToolCall { input, call_id, .. } = call;
+        let mut result = match self.run(entry, context, input).await {
+            Ok(result) => result,
+            Err(error) => {
+                ToolResult::from_error(entry.definition.spec.name.clone(), enrich(entry, error))
+            }
+        };
+        result.call_id = call_id;
+        if let (Some(observer), Some(started)) = (observer, started) {
+            observer.after(&result, started.elapsed());
+        }
+        result
+    }
+
+    /// Lookup, visibility and the family gate.
+    fn resolve(&self, context: &ToolContext, name: &str) -> Result<&Entry, ToolError> {
+        let found = self
+            .lookup
+            .get(name)
+            .map(|index| &self.entries[*index])
+            .filter(|entry| visible_to(entry.definition.visibility, context.has_runtime_access()));
+        let Some(entry) = found else {
+            let visible = self
+                .entries
+                .iter()
+                .filter(|e| visible_to(e.definition.visibility, context.has_runtime_access()))
+                .filter(|e| context.policy().allows(e.definition.family))
+                .map(|e| &*e.definition.spec.name);
+            let mut error = ToolError::new(
+                ToolErrorKind::UNKNOWN_TOOL,
+                format!("there is no tool named `{name}`"),
+            );
+            error.recovery_hint = Some(match closest(name, visible) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => "call one of the tools you were given, by its exact name".to_string(),
+            });
+            return Err(error);
+        };
+        let family = entry.definition.family;
+        if !context.policy().allows(family) {
+            let allowed: Vec<&str> = context.policy().families().map(|f| f.as_str()).collect();
+            return Err(ToolError::new(
+                ToolErrorKind::FAMILY_NOT_ALLOWED,
+                format!(
+                    "`{}` belongs to the capability family `{family}`, which this caller may not use",
+                    entry.definition.spec.name
+                ),
+            )
+            .with_details(json!({ "family": family, "allowed": allowed }))
+            .with_hint(
+                "use a tool of an allowed family, or ask the operator for a profile that includes this family",
+            ));
+        }
+        Ok(entry)
+    }
+
+    async fn run(
+        &self,
+        entry: &Entry,
+        context: &ToolContext,
+        input: Value,
+    ) -> Result<ToolResult, ToolError> {
+        let input = shape(entry, input)?;
+        if let (Some(validator), ToolInput::Json(value)) = (&entry.validator, &input) {
+            if let Err(error) = validator.validate(value) {
+                let error = schema_error(entry, &error);
+                if let ToolInput::Json(value) = input {
+                    dispose(value);
+                }
+                return Err(error);
+            }
+        }
+        let tool = entry.tool;
+        let future = match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {
+            Ok(future) => future,
+            Err(payload) => return Err(panicked(payload)),
+        };
+        let output = match (CatchUnwind { future }).await {
+            Ok(output) => output?,
+            Err(payload) => return Err(panicked(payload)),
+        };
+        let status = if output.deferred.is_some() {
+            ToolStatus::Deferred
+        } else {
+            ToolStatus::Success
+        };
+        Ok(ToolResult {
+            tool_name: entry.definition.spec.name.clone(),
+            call_id: None,
+            status,
+            summary: output.summary,
+            content: output.content,
+            structured: Some(output.value),
+            artifacts: output.artifacts,
+            error: None,
+            directive: output.deferred,
+            receipt: output.receipt,
+        })
+    }
+}
+
+/// Checks the input's shape: an object, or a string for a freeform tool, and not
+/// nested deeper than [`MAX_INPUT_DEPTH`].
+fn shape(entry: &Entry, input: Value) -> Result<ToolInput, ToolError> {
+    let freeform = entry.definition.spec.freeform_grammar.as_ref();
+    match input {
+        Value::Object(_) if exceeds_depth(&input, MAX_INPUT_DEPTH) => {
+            dispose(input);
+            Err(ToolError::invalid_input(format!(
+                "the input nests deeper than {MAX_INPUT_DEPTH} levels"
+            ))
+            .with_hint("send a flat object with the fields of the tool's schema"))
+        }
+        Value::Object(_) => Ok(ToolInput::Json(input)),
+        Value::String(text) if freeform.is_some() => Ok(ToolInput::Freeform(text)),
+        other => {
+            let kind = json_kind(&other);
+            dispose(other);
+            let expected = match freeform {
+                Some(grammar) => format!(
+                    "a JSON object, or a string of raw text in the tool's {} grammar",
+                    grammar.syntax.as_str()
+                ),
+                None => "a JSON object".to_string(),
+            };
+            Err(
+                ToolError::invalid_input(format!("the input must be {expected}, not {kind}"))
+                    .with_hint(
+                        "send the arguments as a JSON object whose fields the tool's schema lists",
+                    ),
+            )
+        }
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Whether `value` nests deeper than `limit`, without recursion.
+fn exceeds_depth(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Drops a value without recursion, so that a maliciously deep input cannot overflow
+/// the stack when it is freed.
+fn dispose(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+/// Adds what only the registry knows to a handler's error: a field that belongs to
+/// the result is `result_field_in_input`.
+fn enrich(entry: &Entry, mut error: ToolError) -> ToolError {
+    if error.kind != ToolErrorKind::UNKNOWN_FIELD {
+        return error;
+    }
+    let Some(field) = error.field.as_deref() else {
+        return error;
+    };
+    if entry.result_fields.iter().any(|result| result == field) {
+        let name = &entry.definition.spec.name;
+        error.kind = ToolErrorKind::RESULT_FIELD_IN_INPUT;
+        error.message = format!(
+            "`{field}` is a field of {name}'s result, not of its input: result fields are never valid arguments"
+        );
+        error.recovery_hint = Some(format!(
+            "remove `{field}`; the input fields of {name} are: {}",
+            entry.tool.input_fields().join(", ")
+        ));
+    }
+    error
+}
+
+/// Turns a schema violation into a typed error with the field path.
+fn schema_error(entry: &Entry, error: &jsonschema::ValidationError<'_>) -> ToolError {
+    let segments: Vec<LocationSegment<'_>> = error.instance_path().iter().collect();
+    let mut steps = Vec::with_capacity(segments.len());
+    let mut path = String::new();
+    for segment in &segments {
+        match segment {
+            LocationSegment::Property(key) => {
+                path = join_path(&path, key);
+                steps.push(PathStep::Key(key));
+            }
+            LocationSegment::Index(index) => {
+                path.push_str(&format!("[{index}]"));
+                steps.push(PathStep::Index);
+            }
+        }
+    }
+    let schema = &entry.definition.spec.input_schema;
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let expected = schema_properties_at(schema, &steps);
+            let field = unexpected.first().map(String::as_str).unwrap_or_default();
+            enrich(entry, unknown_field(field, &path, &expected))
+        }
+        ValidationErrorKind::Required { property } => {
+            let property = property.as_str().unwrap_or_default();
+            let full = join_path(&path, property);
+            ToolError::invalid_input(format!("missing required field `{full}`"))
+                .with_field(full.clone())
+                .with_hint(format!("add `{full}` to the input"))
+        }
+        ValidationErrorKind::Enum { options } => {
+            let valid: Vec<&str> = options
+                .as_array()
+                .map(|values| values.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let given = error.instance().as_str().unwrap_or_default();
+            let mut tool_error =
+                ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
+                    .with_field(path)
+                    .with_details(json!({ "expected": valid }));
+            tool_error.recovery_hint = Some(match closest(given, valid.iter().copied()) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => format!("use one of: {}", valid.join(", ")),
+            });
+            tool_error
+        }
+        _ => {
+            let subject = if path.is_empty() {
+                "the input".to_string()
+            } else {
+                format!("`{path}`")
+            };
+            let keyword = error.kind().keyword();
+            let mut tool_error = ToolError::invalid_input(format!("{subject}: {error}"))
+                .with_details(json!({ "keyword": keyword }));
+            if !path.is_empty() {
+                tool_error = tool_error.with_field(path);
+            }
+            tool_error
+        }
+    }
+}
+
+fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-text panic payload".to_string());
+    ToolError::new(
+        ToolErrorKind::TOOL_PANICKED,
+        format!("the tool crashed while handling this call: {message}"),
+    )
+    .with_hint("this is a bug in the tool, not in the call; try another approach or report it")
+}
+
+/// Polls a call and turns a panic inside it into an error value.
+struct CatchUnwind<'a> {
+    future: CallFuture<'a>,
+}
+
+impl Future for CatchUnwind<'_> {
+    type Output = Result<Result<crate::output::ToolOutput, ToolError>, Box<dyn Any + Send>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let future = &mut self.get_mut().future;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut *future).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}

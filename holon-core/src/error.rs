@@ -1,0 +1,127 @@
+//! Typed tool errors: data a model can act on.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A stable snake_case error kind. The framework's own kinds are associated constants;
+/// a tool defines its own with [`ToolErrorKind::new`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ToolErrorKind(Cow<'static, str>);
+
+impl ToolErrorKind {
+    /// No tool has the requested name (or alias).
+    pub const UNKNOWN_TOOL: Self = Self::new("unknown_tool");
+    /// The tool's family is outside the caller's policy; the handler did not run.
+    pub const FAMILY_NOT_ALLOWED: Self = Self::new("family_not_allowed");
+    /// The input does not fit the tool's schema (wrong type, missing field, constraint).
+    pub const INVALID_TOOL_INPUT: Self = Self::new("invalid_tool_input");
+    /// The input has a field the tool does not know.
+    pub const UNKNOWN_FIELD: Self = Self::new("unknown_field");
+    /// The input has a field that belongs to the tool's result, not its input.
+    pub const RESULT_FIELD_IN_INPUT: Self = Self::new("result_field_in_input");
+    /// The host did not put a state the handler needs into the context.
+    pub const MISSING_CONTEXT: Self = Self::new("missing_context");
+    /// The handler panicked; the dispatcher caught it and keeps serving.
+    pub const TOOL_PANICKED: Self = Self::new("tool_panicked");
+    /// The handler did not finish within the host's time limit.
+    pub const TOOL_TIMED_OUT: Self = Self::new("tool_timed_out");
+
+    /// A kind of the tool's own; use snake_case.
+    pub const fn new(kind: &'static str) -> Self {
+        Self(Cow::Borrowed(kind))
+    }
+
+    /// The wire name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ToolErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An error a tool call returns to its caller. Errors are data: the kind is stable, the
+/// message says what was wrong, `field` is the path of the offending input (such as
+/// `todo_list[2].state`), and `recovery_hint` says how to fix the call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolError {
+    /// Stable snake_case kind.
+    pub kind: ToolErrorKind,
+    /// What went wrong, in a sentence a model can act on.
+    pub message: String,
+    /// Path of the input field the error is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// Structured details, such as the valid values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// How to make the call succeed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_hint: Option<String>,
+    /// Whether the same call may succeed if repeated later.
+    #[serde(default)]
+    pub retryable: bool,
+}
+
+impl ToolError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            field: None,
+            details: None,
+            recovery_hint: None,
+            retryable: false,
+        }
+    }
+
+    /// An `invalid_tool_input` error.
+    pub fn invalid_input(message: impl Into<String>) -> Self {
+        Self::new(ToolErrorKind::INVALID_TOOL_INPUT, message)
+    }
+
+    /// Sets the path of the offending field.
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// Sets how to fix the call.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.recovery_hint = Some(hint.into());
+        self
+    }
+
+    /// Sets structured details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// Marks the error as worth retrying later.
+    pub fn retryable(mut self) -> Self {
+        self.retryable = true;
+        self
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.message)?;
+        if let Some(field) = &self.field {
+            write!(f, " (field `{field}`)")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ToolError {}

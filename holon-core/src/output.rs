@@ -1,0 +1,127 @@
+//! What a handler returns, and how it becomes the envelope's parts.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{ToolError, ToolErrorKind};
+use crate::result::{Artifact, ContentBlock};
+
+/// A handler's success value plus what the envelope carries besides it: content blocks
+/// (an image), artifacts, a summary, a custom receipt, or a deferral.
+///
+/// A handler that returns a plain `T: Serialize + JsonSchema` gets the defaults; return
+/// `ToolOutput<T>` to set more. Either way the tool's result schema is `T`'s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput<T = Value> {
+    /// The structured result.
+    pub value: T,
+    /// Content blocks besides the receipt.
+    pub content: Vec<ContentBlock>,
+    /// Files referenced by path.
+    pub artifacts: Vec<Artifact>,
+    /// A one-line summary.
+    pub summary: Option<String>,
+    /// A receipt written by the tool, replacing the default rendering.
+    pub receipt: Option<String>,
+    /// When set, the call is `deferred` and this says what the runtime waits for.
+    pub deferred: Option<String>,
+}
+
+impl<T> ToolOutput<T> {
+    /// An output holding `value` and nothing else.
+    pub fn new(value: T) -> Self {
+        Self {
+            value,
+            content: Vec::new(),
+            artifacts: Vec::new(),
+            summary: None,
+            receipt: None,
+            deferred: None,
+        }
+    }
+
+    /// Adds a content block.
+    pub fn with_content(mut self, block: ContentBlock) -> Self {
+        self.content.push(block);
+        self
+    }
+
+    /// Adds an artifact.
+    pub fn with_artifact(mut self, path: impl Into<String>, role: impl Into<String>) -> Self {
+        self.artifacts.push(Artifact {
+            path: path.into(),
+            role: role.into(),
+        });
+        self
+    }
+
+    /// Sets the one-line summary.
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    /// Replaces the default receipt.
+    pub fn with_receipt(mut self, receipt: impl Into<String>) -> Self {
+        self.receipt = Some(receipt.into());
+        self
+    }
+
+    /// Marks the call deferred: the runtime waits for what `directive` says.
+    pub fn deferred(mut self, directive: impl Into<String>) -> Self {
+        self.deferred = Some(directive.into());
+        self
+    }
+}
+
+/// What a handler may return on success. Implemented for every
+/// `T: Serialize + JsonSchema` (the default receipt) and for [`ToolOutput<T>`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's result",
+    label = "a tool's result must implement `Serialize` and `JsonSchema`",
+    note = "derive them: `#[derive(Serialize, JsonSchema)]`; the result schema is derived from this type"
+)]
+pub trait IntoToolOutput {
+    /// The JSON Schema of the structured result.
+    fn result_schema(generator: &mut SchemaGenerator) -> Schema;
+
+    /// Converts into the erased output the dispatcher wraps into the envelope.
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
+}
+
+fn to_structured<T: Serialize>(value: &T) -> Result<Value, ToolError> {
+    serde_json::to_value(value).map_err(|error| {
+        ToolError::new(
+            ToolErrorKind::new("invalid_tool_result"),
+            format!("the tool's result could not be serialized: {error}"),
+        )
+    })
+}
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for T {
+    fn result_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.root_schema_for::<T>()
+    }
+
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::new(to_structured(&self)?))
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for ToolOutput<T> {
+    fn result_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.root_schema_for::<T>()
+    }
+
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput {
+            value: to_structured(&self.value)?,
+            content: self.content,
+            artifacts: self.artifacts,
+            summary: self.summary,
+            receipt: self.receipt,
+            deferred: self.deferred,
+        })
+    }
+}

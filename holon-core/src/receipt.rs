@@ -1,0 +1,205 @@
+//! Default receipt rendering: a compact, YAML-like text a person or a model reads easily.
+//!
+//! Null values are dropped (they carry no information); everything else is kept.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use crate::result::{ToolResult, ToolStatus};
+
+/// Renders the default receipt of `result`.
+pub(crate) fn render(result: &ToolResult) -> String {
+    let mut out = String::new();
+    out.push_str(&result.summary());
+    out.push('\n');
+    if let Some(directive) = &result.directive {
+        let _ = writeln!(out, "waiting for: {directive}");
+    }
+    if let Some(error) = &result.error {
+        let _ = writeln!(out, "error: {}", error.kind);
+        write_scalar_line(&mut out, 0, "message", &error.message);
+        if let Some(field) = &error.field {
+            let _ = writeln!(out, "field: {field}");
+        }
+        if let Some(hint) = &error.recovery_hint {
+            write_scalar_line(&mut out, 0, "hint", hint);
+        }
+        if let Some(details) = &error.details {
+            write_entry(&mut out, 0, "details", details);
+        }
+        if error.retryable {
+            out.push_str("retryable: true\n");
+        }
+    }
+    if result.status != ToolStatus::Error {
+        if let Some(structured) = &result.structured {
+            match structured {
+                Value::Object(map) => {
+                    for (key, value) in map {
+                        write_entry(&mut out, 0, key, value);
+                    }
+                }
+                Value::Null => {}
+                other => write_entry(&mut out, 0, "result", other),
+            }
+        }
+    }
+    if !result.artifacts.is_empty() {
+        out.push_str("artifacts:\n");
+        for artifact in &result.artifacts {
+            let _ = writeln!(out, "  - {} ({})", artifact.path, artifact.role);
+        }
+    }
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+fn indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn write_scalar_line(out: &mut String, depth: usize, key: &str, text: &str) {
+    indent(out, depth);
+    if text.contains('\n') {
+        let _ = writeln!(out, "{key}: |");
+        for line in text.lines() {
+            indent(out, depth + 1);
+            out.push_str(line);
+            out.push('\n');
+        }
+    } else {
+        let _ = writeln!(out, "{key}: {text}");
+    }
+}
+
+fn write_entry(out: &mut String, depth: usize, key: &str, value: &Value) {
+    match value {
+        Value::Null => {}
+        Value::String(text) => write_scalar_line(out, depth, key, text),
+        Value::Object(map) if map.values().all(Value::is_null) => {
+            indent(out, depth);
+            let _ = writeln!(out, "{key}: {{}}");
+        }
+        Value::Object(map) => {
+            indent(out, depth);
+            let _ = writeln!(out, "{key}:");
+            for (inner_key, inner) in map {
+                write_entry(out, depth + 1, inner_key, inner);
+            }
+        }
+        Value::Array(items) if items.is_empty() => {
+            indent(out, depth);
+            let _ = writeln!(out, "{key}: []");
+        }
+        Value::Array(items) => {
+            indent(out, depth);
+            let _ = writeln!(out, "{key}:");
+            for item in items {
+                write_item(out, depth + 1, item);
+            }
+        }
+        scalar => {
+            indent(out, depth);
+            let _ = writeln!(out, "{key}: {scalar}");
+        }
+    }
+}
+
+fn write_item(out: &mut String, depth: usize, item: &Value) {
+    match item {
+        Value::Object(map) => {
+            let mut first = true;
+            for (key, value) in map.iter().filter(|(_, v)| !v.is_null()) {
+                if first {
+                    indent(out, depth);
+                    out.push_str("- ");
+                    let mut line = String::new();
+                    write_entry(&mut line, 0, key, value);
+                    // Continuation lines of the first entry shift under the dash.
+                    let mut lines = line.lines();
+                    if let Some(head) = lines.next() {
+                        out.push_str(head);
+                        out.push('\n');
+                    }
+                    for rest in lines {
+                        indent(out, depth + 1);
+                        out.push_str(rest);
+                        out.push('\n');
+                    }
+                    first = false;
+                } else {
+                    write_entry(out, depth + 1, key, value);
+                }
+            }
+            if first {
+                indent(out, depth);
+                out.push_str("- {}\n");
+            }
+        }
+        Value::String(text) if !text.contains('\n') => {
+            indent(out, depth);
+            let _ = writeln!(out, "- {text}");
+        }
+        other => {
+            indent(out, depth);
+            let _ = writeln!(out, "- {other}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::ToolError;
+    use crate::result::Artifact;
+
+    fn success(structured: Value) -> ToolResult {
+        let mut result = ToolResult::from_error(Arc::from("Demo"), ToolError::invalid_input("x"));
+        result.status = ToolStatus::Success;
+        result.error = None;
+        result.structured = Some(structured);
+        result
+    }
+
+    #[test]
+    fn renders_every_meaningful_field_and_drops_nulls() {
+        let mut result = success(json!({
+            "exit_status": 0,
+            "stdout": "line one\nline two",
+            "skipped": null,
+            "items": [{"index": 0, "status": "completed"}, "plain"],
+            "empty": [],
+        }));
+        result.artifacts.push(Artifact {
+            path: "out/stdout.log".into(),
+            role: "stdout".into(),
+        });
+        let receipt = result.receipt();
+        assert_eq!(
+            receipt,
+            "Demo succeeded\nempty: []\nexit_status: 0\nitems:\n  - index: 0\n    status: completed\n  - plain\nstdout: |\n  line one\n  line two\nartifacts:\n  - out/stdout.log (stdout)"
+        );
+        assert!(!receipt.contains("skipped"));
+    }
+
+    #[test]
+    fn renders_errors_with_field_and_hint() {
+        let error = ToolError::invalid_input("missing field `reason`")
+            .with_field("reason")
+            .with_hint("add `reason`");
+        let receipt = ToolResult::from_error(Arc::from("WaitFor"), error).receipt();
+        assert_eq!(
+            receipt,
+            "WaitFor failed: invalid_tool_input\nerror: invalid_tool_input\nmessage: missing field `reason`\nfield: reason\nhint: add `reason`"
+        );
+    }
+}

@@ -1,0 +1,317 @@
+//! The registry: every linked tool, validated once, looked up in O(1).
+//!
+//! Built on first use from the link-time inventory. Building checks what the compiler
+//! cannot: duplicate names or aliases (naming both definition sites), an input schema
+//! that is not a closed object, input fields that are also result fields, an empty
+//! description, a freeform grammar that is empty or does not parse. A registry that
+//! fails these checks is never handed out.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+use crate::family::FamilyPolicy;
+use crate::grammar;
+use crate::meta::{DefinedAt, Visibility};
+use crate::schema;
+use crate::spec::{FreeformGrammar, ToolDefinition, ToolSpec};
+use crate::tool::{Tool, registered_tools};
+
+/// One registered tool with everything derived from it once.
+pub(crate) struct Entry {
+    pub(crate) tool: &'static dyn Tool,
+    pub(crate) definition: ToolDefinition,
+    /// Compiled only when the schema says more than serde checks.
+    pub(crate) validator: Option<jsonschema::Validator>,
+    pub(crate) result_fields: Vec<String>,
+}
+
+/// Every tool the program can dispatch.
+pub struct Registry {
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) lookup: HashMap<Box<str>, usize>,
+}
+
+/// Why a registry could not be built: every problem found, each naming its tool and
+/// definition site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryError {
+    /// One sentence per problem.
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "the tool registry is invalid ({} problem{}):",
+            self.problems.len(),
+            if self.problems.len() == 1 { "" } else { "s" }
+        )?;
+        for problem in &self.problems {
+            writeln!(f, "  - {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
+
+impl Registry {
+    /// The registry of every tool linked into this program, built on first use.
+    ///
+    /// # Panics
+    /// When the linked tools fail the registry checks: the program refuses to start
+    /// with a message that lists every problem. Use [`Registry::try_global`] to handle it.
+    pub fn global() -> &'static Registry {
+        match Self::try_global() {
+            Ok(registry) => registry,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// The registry of every linked tool, or why it is invalid.
+    pub fn try_global() -> Result<&'static Registry, &'static RegistryError> {
+        GLOBAL
+            .get_or_init(|| Self::from_tools(registered_tools()))
+            .as_ref()
+    }
+
+    /// Builds and validates a registry from the given tools.
+    pub fn from_tools(
+        tools: impl IntoIterator<Item = &'static dyn Tool>,
+    ) -> Result<Registry, RegistryError> {
+        let mut problems = Vec::new();
+        let mut entries: Vec<Entry> = tools
+            .into_iter()
+            .filter_map(|tool| build_entry(tool, &mut problems))
+            .collect();
+        entries.sort_by(|a, b| a.definition.spec.name.cmp(&b.definition.spec.name));
+
+        let mut lookup: HashMap<Box<str>, usize> = HashMap::with_capacity(entries.len());
+        let mut owners: HashMap<&str, (DefinedAt, &str)> = HashMap::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let meta = entry.tool.meta();
+            let names = std::iter::once((meta.name, "name"))
+                .chain(meta.aliases.iter().map(|a| (*a, "alias")));
+            for (name, role) in names {
+                if let Some((first_site, first_role)) = owners.get(name) {
+                    problems.push(format!(
+                        "the tool {role} `{name}` of `{}` at {} is already taken: it is the {first_role} of a tool at {first_site}; rename one of them",
+                        meta.name, meta.defined_at
+                    ));
+                    continue;
+                }
+                owners.insert(name, (meta.defined_at, role));
+                lookup.insert(name.into(), index);
+            }
+        }
+        if problems.is_empty() {
+            Ok(Registry { entries, lookup })
+        } else {
+            Err(RegistryError { problems })
+        }
+    }
+
+    /// Every definition, sorted by name (runtime-only tools included).
+    pub fn definitions(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> {
+        self.entries.iter().map(|entry| &entry.definition)
+    }
+
+    /// The model-facing definitions a caller with `policy` may see, sorted by name.
+    pub fn model_definitions(&self, policy: FamilyPolicy) -> impl Iterator<Item = &ToolDefinition> {
+        self.definitions()
+            .filter(move |d| d.is_model_facing() && policy.allows(d.family))
+    }
+
+    /// The definition of the tool called `name` (or having it as an alias).
+    pub fn get(&self, name: &str) -> Option<&ToolDefinition> {
+        self.lookup
+            .get(name)
+            .map(|index| &self.entries[*index].definition)
+    }
+
+    /// How many tools are registered.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.definitions().map(ToolDefinition::name))
+            .finish()
+    }
+}
+
+fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<Entry> {
+    let meta = tool.meta();
+    let site = meta.defined_at;
+    let before = problems.len();
+    let name = meta.name;
+
+    for candidate in std::iter::once(name).chain(meta.aliases.iter().copied()) {
+        if !is_portable_name(candidate) {
+            problems.push(format!(
+                "tool `{candidate}` at {site}: the name must match ^[A-Za-z_][A-Za-z0-9_-]{{0,63}}$"
+            ));
+        }
+    }
+    if meta.description.trim().is_empty() {
+        problems.push(format!(
+            "tool `{name}` at {site} has an empty description: write what the tool does and when a model should call it"
+        ));
+    }
+    let freeform_grammar = match &meta.freeform {
+        Some(decl) => match grammar::check(decl) {
+            Ok(()) => Some(FreeformGrammar {
+                syntax: decl.syntax,
+                definition: Arc::from(decl.definition),
+            }),
+            Err(reason) => {
+                problems.push(format!(
+                    "tool `{name}` at {site} has an invalid {} freeform grammar: {reason}",
+                    decl.syntax.as_str()
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+
+    let input_schema = schema::finish(tool.input_schema(&mut schema::generator()));
+    let result_schema = schema::finish(tool.result_schema(&mut schema::generator()));
+    if !schema::is_closed_object(&input_schema) {
+        problems.push(format!(
+            "tool `{name}` at {site}: its input schema must be a closed object (`\"type\": \"object\"` with `\"additionalProperties\": false`); derive `ToolArgs` on a struct with `#[serde(deny_unknown_fields)]`"
+        ));
+    }
+    let result_fields: Vec<String> = schema::property_names(&result_schema)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let input_fields: Vec<&str> = schema::property_names(&input_schema)
+        .into_iter()
+        .chain(tool.input_fields().iter().copied())
+        .collect();
+    let mut shared: Vec<&str> = input_fields
+        .iter()
+        .copied()
+        .filter(|field| result_fields.iter().any(|r| r == field))
+        .collect();
+    shared.sort_unstable();
+    shared.dedup();
+    if !shared.is_empty() {
+        problems.push(format!(
+            "tool `{name}` at {site}: input and result share the field{} {}; a result field must never be valid input, so rename one side",
+            if shared.len() == 1 { "" } else { "s" },
+            shared.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let validator = if schema::needs_validation(&input_schema) {
+        match jsonschema::draft202012::new(&input_schema) {
+            Ok(validator) => Some(validator),
+            Err(error) => {
+                problems.push(format!(
+                    "tool `{name}` at {site}: its input schema does not compile: {error}"
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    if problems.len() > before {
+        return None;
+    }
+    Some(Entry {
+        tool,
+        definition: ToolDefinition {
+            family: meta.family,
+            spec: ToolSpec {
+                name: Arc::from(name),
+                description: Arc::from(meta.description.trim()),
+                input_schema: Arc::new(input_schema),
+                freeform_grammar,
+            },
+            stability: meta.stability,
+            visibility: meta.visibility,
+            aliases: meta.aliases.to_vec(),
+            result_schema: Arc::new(result_schema),
+            annotations: meta.annotations,
+            defined_at: site,
+        },
+        validator,
+        result_fields,
+    })
+}
+
+fn is_portable_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    match bytes.next() {
+        Some(first) if first.is_ascii_alphabetic() || first == b'_' => {
+            name.len() <= 64 && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// Whether `visibility` may be dispatched in a context with or without runtime access.
+pub(crate) fn visible_to(visibility: Visibility, runtime_access: bool) -> bool {
+    visibility == Visibility::Model || runtime_access
+}
+
+/// Top-level helper for `Value`-typed schema lookups used by the dispatcher's hints.
+pub(crate) fn schema_properties_at<'s>(schema: &'s Value, path: &[PathStep<'_>]) -> Vec<&'s str> {
+    let mut current = schema;
+    for step in path {
+        current = match object_branch(current) {
+            Some(object) => match step {
+                PathStep::Key(key) => match object
+                    .get("properties")
+                    .and_then(|properties| properties.get(*key))
+                {
+                    Some(next) => next,
+                    None => return Vec::new(),
+                },
+                PathStep::Index => match object.get("items") {
+                    Some(next) => next,
+                    None => return Vec::new(),
+                },
+            },
+            None => return Vec::new(),
+        };
+    }
+    object_branch(current)
+        .map(schema::property_names)
+        .unwrap_or_default()
+}
+
+/// A step of an instance path.
+pub(crate) enum PathStep<'a> {
+    Key(&'a str),
+    Index,
+}
+
+/// The schema itself, or the first `anyOf`/`oneOf` branch that is not `null`.
+fn object_branch(schema: &Value) -> Option<&Value> {
+    if schema.get("properties").is_some() || schema.get("items").is_some() {
+        return Some(schema);
+    }
+    ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|key| schema.get(*key).and_then(Value::as_array))
+        .flatten()
+        .find(|branch| branch.get("properties").is_some() || branch.get("items").is_some())
+}

@@ -1,0 +1,205 @@
+//! The canonical result envelope of a tool call.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::receipt;
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// The tool did its work; `structured` holds its result.
+    Success,
+    /// The call failed; `error` says why and how to fix it.
+    Error,
+    /// The tool accepted the call but its effect waits for something; `directive` says
+    /// what the runtime waits for.
+    Deferred,
+}
+
+/// A typed block of content returned to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// MIME type such as `image/png`.
+        mime_type: String,
+        /// Base64 of the image bytes.
+        data: String,
+    },
+    /// A tool call the tool asks the runtime to make.
+    ToolUse {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Tool input.
+        input: Value,
+    },
+}
+
+/// A file the call produced or refers to, by path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Artifact {
+    /// Path of the file.
+    pub path: String,
+    /// What the file is, such as `stdout`, `image` or `patch`.
+    pub role: String,
+}
+
+/// The result of one call, as the dispatcher returns it. Serializes to the canonical
+/// envelope (see [`ToolResult::envelope_schema`]) and renders a human-readable receipt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The tool's canonical name (also when it was called by an alias).
+    pub tool_name: Arc<str>,
+    /// The caller's id for this call, if it gave one.
+    pub call_id: Option<String>,
+    /// How the call ended.
+    pub status: ToolStatus,
+    /// A one-line summary; `None` renders a default from the status.
+    pub summary: Option<String>,
+    /// Content blocks the tool returned besides its receipt (images, tool uses).
+    pub content: Vec<ContentBlock>,
+    /// The typed result as JSON; it validates against the tool's result schema.
+    pub structured: Option<Value>,
+    /// Files referenced by path.
+    pub artifacts: Vec<Artifact>,
+    /// The error, when `status` is `error`.
+    pub error: Option<ToolError>,
+    /// What the runtime waits for, when `status` is `deferred`.
+    pub directive: Option<String>,
+    /// A receipt the tool wrote itself; `None` renders the default receipt.
+    pub receipt: Option<String>,
+}
+
+impl ToolResult {
+    /// An error result for `tool_name`.
+    pub fn from_error(tool_name: Arc<str>, error: ToolError) -> Self {
+        Self {
+            tool_name,
+            call_id: None,
+            status: ToolStatus::Error,
+            summary: None,
+            content: Vec::new(),
+            structured: None,
+            artifacts: Vec::new(),
+            error: Some(error),
+            directive: None,
+            receipt: None,
+        }
+    }
+
+    /// Whether the call succeeded.
+    pub fn is_success(&self) -> bool {
+        self.status == ToolStatus::Success
+    }
+
+    /// The error kind, if the call failed.
+    pub fn error_kind(&self) -> Option<&str> {
+        self.error.as_ref().map(|error| error.kind.as_str())
+    }
+
+    /// The one-line summary: the tool's own, or one made from the status.
+    pub fn summary(&self) -> String {
+        if let Some(summary) = &self.summary {
+            return summary.clone();
+        }
+        match (&self.status, &self.error) {
+            (ToolStatus::Error, Some(error)) => {
+                format!("{} failed: {}", self.tool_name, error.kind)
+            }
+            (ToolStatus::Deferred, _) => format!("{} deferred", self.tool_name),
+            _ => format!("{} succeeded", self.tool_name),
+        }
+    }
+
+    /// The human-readable receipt: the tool's own, or the default rendering of the
+    /// envelope (summary, every non-null result field, artifacts, the error with its
+    /// field and hint).
+    pub fn receipt(&self) -> String {
+        match &self.receipt {
+            Some(receipt) => receipt.clone(),
+            None => receipt::render(self),
+        }
+    }
+
+    /// The content a model is shown: the receipt as text, then the tool's blocks.
+    pub fn model_content(&self) -> Vec<ContentBlock> {
+        let mut blocks = Vec::with_capacity(self.content.len() + 1);
+        blocks.push(ContentBlock::Text {
+            text: self.receipt(),
+        });
+        blocks.extend(self.content.iter().cloned());
+        blocks
+    }
+
+    /// JSON Schema of the envelope this type serializes to.
+    pub fn envelope_schema() -> Value {
+        let mut generator = crate::schema::generator();
+        crate::schema::finish(generator.root_schema_for::<Envelope<'static>>())
+    }
+}
+
+/// The serialized form of [`ToolResult`]: the canonical envelope.
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "ToolResultEnvelope")]
+struct Envelope<'a> {
+    /// The tool's canonical name.
+    tool_name: &'a str,
+    /// The caller's id for this call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: Option<&'a str>,
+    /// How the call ended.
+    status: ToolStatus,
+    /// One-line summary.
+    summary: String,
+    /// The human-readable receipt.
+    receipt: String,
+    /// Content blocks: the receipt as text first, then the tool's own blocks.
+    content: Vec<ContentBlock>,
+    /// The typed result as JSON (null on error).
+    structured: Option<&'a Value>,
+    /// Files referenced by path.
+    artifacts: &'a [Artifact],
+    /// The error, when status is `error`.
+    error: Option<&'a ToolError>,
+    /// What the runtime waits for, when status is `deferred`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    directive: Option<&'a str>,
+}
+
+impl Serialize for ToolResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let receipt = self.receipt();
+        let mut content = Vec::with_capacity(self.content.len() + 1);
+        content.push(ContentBlock::Text {
+            text: receipt.clone(),
+        });
+        content.extend(self.content.iter().cloned());
+        Envelope {
+            tool_name: &self.tool_name,
+            call_id: self.call_id.as_deref(),
+            status: self.status,
+            summary: self.summary(),
+            receipt,
+            content,
+            structured: self.structured.as_ref(),
+            artifacts: &self.artifacts,
+            error: self.error.as_ref(),
+            directive: self.directive.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}

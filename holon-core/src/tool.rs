@@ -1,0 +1,117 @@
+//! The erased tool interface the macro implements, and the link-time registration.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+
+use crate::context::{ToolContext, ToolInput};
+use crate::error::ToolError;
+use crate::meta::ToolMeta;
+use crate::output::ToolOutput;
+
+/// A tool's argument type: a closed JSON object. Derive it with `#[derive(ToolArgs)]`,
+/// which checks `#[serde(deny_unknown_fields)]` and refuses `#[serde(flatten)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool argument type: add `#[derive(ToolArgs)]` to it",
+    label = "this type does not implement `ToolArgs`",
+    note = "tool arguments are a struct with `#[derive(Deserialize, JsonSchema, ToolArgs)]` and `#[serde(deny_unknown_fields)]`"
+)]
+pub trait ToolArgs: DeserializeOwned + JsonSchema {
+    /// The wire names of the fields, for hints and registry checks.
+    const FIELDS: &'static [&'static str];
+}
+
+/// Arguments that can also be built from the raw text of a freeform call. Required
+/// of the argument type of a tool declared with `freeform(...)`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot take freeform input: implement `FromFreeform` for it",
+    label = "a `freeform` tool's arguments must implement `FromFreeform`"
+)]
+pub trait FromFreeform: Sized {
+    /// Builds the arguments from the raw text the model sent.
+    fn from_freeform(text: String) -> Result<Self, ToolError>;
+}
+
+/// The future of one call. Synchronous handlers finish without allocating.
+pub enum CallFuture<'a> {
+    /// Already finished.
+    Ready(Option<Result<ToolOutput, ToolError>>),
+    /// An async handler's future.
+    Boxed(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
+}
+
+impl<'a> CallFuture<'a> {
+    /// A finished call.
+    pub fn ready(result: Result<ToolOutput, ToolError>) -> Self {
+        Self::Ready(Some(result))
+    }
+
+    /// A call still running.
+    pub fn boxed(future: impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a) -> Self {
+        Self::Boxed(Box::pin(future))
+    }
+}
+
+impl Future for CallFuture<'_> {
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            CallFuture::Ready(result) => match result.take() {
+                Some(result) => Poll::Ready(result),
+                None => Poll::Ready(Err(ToolError::new(
+                    crate::ToolErrorKind::new("internal_error"),
+                    "a finished call was polled again",
+                ))),
+            },
+            CallFuture::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+/// A tool, type-erased. `#[holon_tool]` implements it on a hidden unit type; it can
+/// also be implemented by hand (for tools built at run time).
+pub trait Tool: Send + Sync + 'static {
+    /// Name, family, description and the other static facts.
+    fn meta(&self) -> &'static ToolMeta;
+
+    /// Wire names of the argument fields.
+    fn input_fields(&self) -> &'static [&'static str];
+
+    /// JSON Schema of the arguments, from the type that parses them.
+    fn input_schema(&self, generator: &mut SchemaGenerator) -> Schema;
+
+    /// JSON Schema of the structured result.
+    fn result_schema(&self, generator: &mut SchemaGenerator) -> Schema;
+
+    /// Parses `input` into the argument type and runs the handler.
+    fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput) -> CallFuture<'a>;
+}
+
+/// A tool submitted to the link-time inventory. The registry walks every registration
+/// of every linked crate.
+pub struct ToolRegistration {
+    tool: &'static dyn Tool,
+}
+
+impl ToolRegistration {
+    /// Registers `tool`.
+    pub const fn new(tool: &'static dyn Tool) -> Self {
+        Self { tool }
+    }
+
+    /// The registered tool.
+    pub fn tool(&self) -> &'static dyn Tool {
+        self.tool
+    }
+}
+
+inventory::collect!(ToolRegistration);
+
+/// Every tool registered by the crates linked into this program.
+pub fn registered_tools() -> impl Iterator<Item = &'static dyn Tool> {
+    inventory::iter::<ToolRegistration>().map(ToolRegistration::tool)
+}

@@ -1,0 +1,36 @@
+//! Procedural macros of the holon tool framework.
+//!
+//! Tool authors do not depend on this crate directly: `holon_core` re-exports
+//! [`macro@holon_tool`] and [`macro@ToolArgs`] (see `holon_core::prelude`), and the
+//! generated code only names items under `::holon_core`.
+//!
+//! Each macro follows the same discipline: parse into typed structures, validate all
+//! of it and report every error (not only the first), then expand. On error the
+//! macro emits `compile_error!` plus a fallback (the untouched function, or the trait
+//! impl) so that one mistake does not cascade into twenty.
+
+mod derive_args;
+mod handler;
+mod naming;
+mod options;
+
+use proc_macro::TokenStream;
+
+/// Declares a tool: the handler function stays as written, and the macro emits its
+/// `ToolSpec`, compile-time checks and a link-time registration.
+///
+/// See `holon_core`'s crate documentation for the options and handler rules.
+#[proc_macro_attribute]
+pub fn holon_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(attr.into(), item.into()).into()
+}
+
+/// Marks a struct as a tool's argument type.
+///
+/// Fails to compile unless the struct has named fields and
+/// `#[serde(deny_unknown_fields)]`, and rejects `#[serde(flatten)]` (serde lets unknown
+/// fields through a flattened struct). Records the wire names of the fields.
+#[proc_macro_derive(ToolArgs, attributes(tool_args))]
+pub fn derive_tool_args(input: TokenStream) -> TokenStream {
+    derive_args::expand(input.into()).into()
+}

@@ -1,0 +1,434 @@
+//! Parsing and validation of the `#[holon_tool(...)]` options.
+//!
+//! Every option is checked here; all problems are collected into one list so that
+//! several mistakes in one attribute are reported together.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Ident, Lit, LitStr, Meta, Token};
+
+use crate::naming::is_portable_tool_name;
+
+/// The capability families, in the order the error message lists them.
+pub(crate) const FAMILIES: &[&str] = &[
+    "CoreAgent",
+    "LocalEnvironment",
+    "AuthorityExpanding",
+    "Web",
+    "AgentCreation",
+    "ExternalTrigger",
+];
+
+const OPTIONS: &str =
+    "family, name, description, stability, visibility, aliases, freeform, annotations";
+
+const ANNOTATIONS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
+
+/// A description given in the attribute: a literal, or an expression such as
+/// `include_str!("...")` that is emitted as written.
+pub(crate) enum DescriptionSource {
+    Literal(LitStr),
+    Expr(Expr),
+}
+
+/// A validated freeform declaration.
+pub(crate) struct Freeform {
+    pub(crate) syntax: Ident,
+    pub(crate) definition: Expr,
+}
+
+/// The MCP behaviour hints; `None` keeps the protocol's default.
+#[derive(Default)]
+pub(crate) struct Annotations {
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+}
+
+/// All options of one attribute, after validation.
+#[derive(Default)]
+pub(crate) struct ToolOptions {
+    pub(crate) family: Option<Ident>,
+    pub(crate) name: Option<LitStr>,
+    pub(crate) description: Option<DescriptionSource>,
+    pub(crate) stability: Option<Ident>,
+    pub(crate) visibility: Option<Ident>,
+    pub(crate) aliases: Vec<LitStr>,
+    pub(crate) freeform: Option<Freeform>,
+    pub(crate) annotations: Annotations,
+}
+
+/// Collects errors so that all of them can be reported at once.
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(existing) => existing.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    pub(crate) fn at(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    pub(crate) fn at_span(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    pub(crate) fn into_result(self) -> Result<(), syn::Error> {
+        match self.0 {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Parses the attribute's tokens; problems are added to `errors`.
+pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
+    let mut options = ToolOptions::default();
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr.clone()) {
+        Ok(metas) => metas,
+        Err(error) => {
+            errors.push(error);
+            return options;
+        }
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for meta in metas {
+        let Some(key) = meta.path().get_ident().map(Ident::to_string) else {
+            errors.at(
+                meta.path(),
+                format!("unknown option; expected one of: {OPTIONS}"),
+            );
+            continue;
+        };
+        if seen.contains(&key) {
+            errors.at(meta.path(), format!("duplicate option `{key}`"));
+            continue;
+        }
+        seen.push(key.clone());
+        match key.as_str() {
+            "family" => options.family = parse_family(&meta, errors),
+            "name" => options.name = parse_name(&meta, errors),
+            "description" => options.description = parse_description(&meta, errors),
+            "stability" => {
+                options.stability = parse_choice(
+                    &meta,
+                    "stability",
+                    &["stable", "experimental", "deprecated"],
+                    errors,
+                )
+            }
+            "visibility" => {
+                options.visibility =
+                    parse_choice(&meta, "visibility", &["model", "runtime"], errors)
+            }
+            "aliases" => options.aliases = parse_aliases(&meta, errors),
+            "freeform" => options.freeform = parse_freeform(&meta, errors),
+            "annotations" => options.annotations = parse_annotations(&meta, errors),
+            other => errors.at(
+                meta.path(),
+                format!("unknown option `{other}`; expected one of: {OPTIONS}"),
+            ),
+        }
+    }
+    if options.family.is_none() && !seen.iter().any(|k| k == "family") {
+        errors.at_span(
+            Span::call_site(),
+            format!(
+                "missing `family = ...`: every tool belongs to a capability family, one of: {}",
+                FAMILIES.join(", ")
+            ),
+        );
+    }
+    options
+}
+
+fn value_of<'m>(meta: &'m Meta, key: &str, form: &str, errors: &mut Errors) -> Option<&'m Expr> {
+    match meta {
+        Meta::NameValue(nv) => Some(&nv.value),
+        _ => {
+            errors.at(meta, format!("expected `{key} = {form}`"));
+            None
+        }
+    }
+}
+
+fn string_literal(expr: &Expr) -> Option<&LitStr> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => Some(lit),
+        _ => None,
+    }
+}
+
+fn parse_family(meta: &Meta, errors: &mut Errors) -> Option<Ident> {
+    let expr = value_of(meta, "family", "CoreAgent", errors)?;
+    let ident = match expr {
+        Expr::Path(path) => path.path.get_ident().cloned(),
+        _ => None,
+    };
+    match ident {
+        Some(ident) if FAMILIES.contains(&ident.to_string().as_str()) => Some(ident),
+        _ => {
+            errors.at(
+                expr,
+                format!(
+                    "unknown capability family `{}`; expected one of: {}",
+                    expr.to_token_stream(),
+                    FAMILIES.join(", ")
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn check_portable(lit: &LitStr, what: &str, errors: &mut Errors) -> bool {
+    let ok = is_portable_tool_name(&lit.value());
+    if !ok {
+        errors.at(
+            lit,
+            format!(
+                "invalid {what} {:?}: a tool name must match ^[A-Za-z_][A-Za-z0-9_-]{{0,63}}$ \
+                 (a letter or `_`, then up to 63 letters, digits, `_` or `-`) to be accepted \
+                 by every model API",
+                lit.value()
+            ),
+        );
+    }
+    ok
+}
+
+fn parse_name(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
+    let expr = value_of(meta, "name", "\"ToolName\"", errors)?;
+    let Some(lit) = string_literal(expr) else {
+        errors.at(expr, "expected a string literal, e.g. `name = \"WaitFor\"`");
+        return None;
+    };
+    check_portable(lit, "tool name", errors).then(|| lit.clone())
+}
+
+fn parse_description(meta: &Meta, errors: &mut Errors) -> Option<DescriptionSource> {
+    let expr = value_of(meta, "description", "\"...\"", errors)?;
+    if let Some(lit) = string_literal(expr) {
+        if lit.value().trim().is_empty() {
+            errors.at(
+                lit,
+                "the description is empty: it is the text the model reads to decide when and how to call the tool",
+            );
+            return None;
+        }
+        return Some(DescriptionSource::Literal(lit.clone()));
+    }
+    match expr {
+        Expr::Macro(_) => Some(DescriptionSource::Expr(expr.clone())),
+        _ => {
+            errors.at(
+                expr,
+                "expected a string literal or `include_str!(\"file.md\")`",
+            );
+            None
+        }
+    }
+}
+
+fn parse_choice(meta: &Meta, key: &str, choices: &[&str], errors: &mut Errors) -> Option<Ident> {
+    let expr = value_of(meta, key, choices[0], errors)?;
+    let ident = match expr {
+        Expr::Path(path) => path.path.get_ident().cloned(),
+        _ => None,
+    };
+    match ident {
+        Some(ident) if choices.contains(&ident.to_string().as_str()) => Some(ident),
+        _ => {
+            errors.at(
+                expr,
+                format!(
+                    "unknown {key} `{}`; expected one of: {}",
+                    expr.to_token_stream(),
+                    choices.join(", ")
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn parse_aliases(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
+    let Some(expr) = value_of(meta, "aliases", "[\"OldName\"]", errors) else {
+        return Vec::new();
+    };
+    let Expr::Array(array) = expr else {
+        errors.at(
+            expr,
+            "expected an array of names, e.g. `aliases = [\"TaskList\"]`",
+        );
+        return Vec::new();
+    };
+    let mut aliases = Vec::new();
+    for element in &array.elems {
+        match string_literal(element) {
+            Some(lit) => {
+                if check_portable(lit, "alias", errors) {
+                    aliases.push(lit.clone());
+                }
+            }
+            None => errors.at(element, "expected a string literal"),
+        }
+    }
+    aliases
+}
+
+fn nested(meta: &Meta, key: &str, form: &str, errors: &mut Errors) -> Option<Vec<Meta>> {
+    let Meta::List(list) = meta else {
+        errors.at(meta, format!("expected `{key}({form})`"));
+        return None;
+    };
+    match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
+        Ok(items) => Some(items.into_iter().collect()),
+        Err(error) => {
+            errors.push(error);
+            None
+        }
+    }
+}
+
+fn parse_freeform(meta: &Meta, errors: &mut Errors) -> Option<Freeform> {
+    const FORM: &str = "syntax = \"lark\", definition = include_str!(\"grammar.lark\")";
+    let items = nested(meta, "freeform", FORM, errors)?;
+    let mut syntax = None;
+    let mut definition = None;
+    let mut failed = false;
+    for item in &items {
+        let key = item.path().get_ident().map(Ident::to_string);
+        match key.as_deref() {
+            Some("syntax") if syntax.is_none() => {
+                let Some(expr) = value_of(item, "syntax", "\"lark\"", errors) else {
+                    failed = true;
+                    continue;
+                };
+                match string_literal(expr).map(LitStr::value).as_deref() {
+                    Some(value @ ("lark" | "regex")) => {
+                        syntax = Some(Ident::new(
+                            if value == "lark" { "Lark" } else { "Regex" },
+                            expr.span(),
+                        ))
+                    }
+                    _ => {
+                        failed = true;
+                        errors.at(
+                            expr,
+                            format!(
+                                "unknown freeform syntax `{}`; expected \"lark\" or \"regex\"",
+                                expr.to_token_stream()
+                            ),
+                        )
+                    }
+                }
+            }
+            Some("definition") if definition.is_none() => {
+                match value_of(item, "definition", "include_str!(\"grammar.lark\")", errors) {
+                    Some(expr) => {
+                        if string_literal(expr).is_some_and(|lit| lit.value().trim().is_empty()) {
+                            failed = true;
+                            errors.at(expr, "the freeform grammar definition is empty");
+                        } else {
+                            definition = Some(expr.clone());
+                        }
+                    }
+                    None => failed = true,
+                }
+            }
+            Some(key @ ("syntax" | "definition")) => {
+                failed = true;
+                errors.at(
+                    item.path(),
+                    format!("duplicate option `{key}` in `freeform`"),
+                );
+            }
+            _ => {
+                failed = true;
+                errors.at(
+                    item.path(),
+                    "unknown `freeform` option; expected `syntax` and `definition`",
+                );
+            }
+        }
+    }
+    if definition.is_none() && !failed {
+        errors.at(
+            meta.path(),
+            format!("`freeform` needs a grammar: `freeform({FORM})`"),
+        );
+    }
+    match (syntax, definition) {
+        (Some(syntax), Some(definition)) => Some(Freeform { syntax, definition }),
+        (None, Some(_)) if !failed => {
+            errors.at(
+                meta.path(),
+                "`freeform` needs `syntax = \"lark\"` or `syntax = \"regex\"`",
+            );
+            None
+        }
+        _ => None,
+    }
+}
+
+fn parse_annotations(meta: &Meta, errors: &mut Errors) -> Annotations {
+    let mut annotations = Annotations::default();
+    let Some(items) = nested(meta, "annotations", "read_only, idempotent", errors) else {
+        return annotations;
+    };
+    for item in &items {
+        let key = item.path().get_ident().map(Ident::to_string);
+        let value = match item {
+            Meta::Path(_) => Some(true),
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Bool(b), ..
+                }) => Some(b.value),
+                other => {
+                    errors.at(other, "expected `true` or `false`");
+                    None
+                }
+            },
+            Meta::List(_) => {
+                errors.at(
+                    item,
+                    "expected a flag such as `read_only` or `destructive = false`",
+                );
+                None
+            }
+        };
+        let slot = match key.as_deref() {
+            Some("read_only") => &mut annotations.read_only,
+            Some("destructive") => &mut annotations.destructive,
+            Some("idempotent") => &mut annotations.idempotent,
+            Some("open_world") => &mut annotations.open_world,
+            _ => {
+                errors.at(
+                    item.path(),
+                    format!(
+                        "unknown annotation; expected one of: {}",
+                        ANNOTATIONS.join(", ")
+                    ),
+                );
+                continue;
+            }
+        };
+        if slot.is_some() {
+            errors.at(item.path(), "duplicate annotation");
+        }
+        *slot = value;
+    }
+    annotations
+}
