@@ -11,16 +11,26 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
 use crate::result::ToolResult;
 
-/// Sees every dispatch that goes through a context: a host uses it to record tool
-/// executions. Called after the family gate, whatever the outcome.
+/// Sees every dispatch that goes through a context, after it finished, whatever the
+/// outcome: a host uses it to record tool executions.
 pub trait DispatchObserver: Send + Sync {
-    /// Called before the handler runs, with the raw input.
-    fn before(&self, call: &ToolCall) {
-        let _ = call;
-    }
+    /// Called once per call with what was asked and what came of it.
+    fn record(&self, execution: &Execution<'_>);
+}
 
-    /// Called with the finished result and how long the call took.
-    fn after(&self, result: &ToolResult, elapsed: std::time::Duration);
+/// One finished call, as a [`DispatchObserver`] sees it.
+#[derive(Debug)]
+pub struct Execution<'a> {
+    /// The name the caller used (may be an alias or unknown).
+    pub requested_name: &'a str,
+    /// The input as the caller sent it, serialized before it was parsed.
+    pub input_json: &'a str,
+    /// The result returned to the caller.
+    pub result: &'a ToolResult,
+    /// When the call started.
+    pub started_at: std::time::SystemTime,
+    /// How long the call took.
+    pub elapsed: std::time::Duration,
 }
 
 /// The context of a call: who calls, which families they may use, and the state the

@@ -8,14 +8,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use serde_json::{Value, json};
 
 use crate::arguments::{join_path, unknown_field};
-use crate::context::{ToolCall, ToolContext, ToolInput};
+use crate::context::{Execution, ToolCall, ToolContext, ToolInput};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
 use crate::registry::{Entry, PathStep, Registry, schema_properties_at, visible_to};
@@ -29,36 +29,50 @@ impl Registry {
     /// Dispatches one call and returns its envelope. Never panics and never returns a
     /// Rust error: every failure is a `ToolResult` with `status = error`.
     pub async fn dispatch(&self, context: &ToolContext, call: ToolCall) -> ToolResult {
-        let entry = match self.resolve(context, &call.name) {
+        match context.observer() {
+            None => self.dispatch_unobserved(context, call).await,
+            Some(observer) => {
+                // The input is moved into the parse, so an observer gets it serialized first.
+                let input_json = call.input.to_string();
+                let requested_name = call.name.clone();
+                let started_at = SystemTime::now();
+                let started = Instant::now();
+                let result = self.dispatch_unobserved(context, call).await;
+                observer.record(&Execution {
+                    requested_name: &requested_name,
+                    input_json: &input_json,
+                    result: &result,
+                    started_at,
+                    elapsed: started.elapsed(),
+                });
+                result
+            }
+        }
+    }
+
+    async fn dispatch_unobserved(&self, context: &ToolContext, call: ToolCall) -> ToolResult {
+        let ToolCall {
+            name,
+            input,
+            call_id,
+        } = call;
+        let entry = match self.resolve(context, &name) {
             Ok(entry) => entry,
             Err(error) => {
-                let ToolCall {
-                    name,
-                    input,
-                    call_id,
-                } = call;
                 dispose(input);
                 let mut result = ToolResult::from_error(Arc::from(name), error);
                 result.call_id = call_id;
                 return result;
             }
         };
-        let observer = context.observer();
-        let started = observer.map(|observer| {
-            observer.before(&call);
-            Instant::now()
-        });
-        let ToolCall { input, call_id, .. } = call;
         let mut result = match self.run(entry, context, input).await {
             Ok(result) => result,
-            Err(error) => {
-                ToolResult::from_error(entry.definition.spec.name.clone(), enrich(entry, error))
-            }
+            Err(error) => ToolResult::from_error(
+                entry.definition.spec.name.clone(),
+                enrich(entry, error),
+            ),
         };
         result.call_id = call_id;
-        if let (Some(observer), Some(started)) = (observer, started) {
-            observer.after(&result, started.elapsed());
-        }
         result
     }
 

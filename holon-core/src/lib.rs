@@ -86,7 +86,7 @@ pub use catalog::{
     INVENTORY_FILE_NAME, INVENTORY_VERSION, InventoryDrift, check_inventory, inventory,
     inventory_text,
 };
-pub use context::{DispatchObserver, ToolCall, ToolContext, ToolInput};
+pub use context::{DispatchObserver, Execution, ToolCall, ToolContext, ToolInput};
 pub use dispatch::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
@@ -112,6 +112,10 @@ pub mod prelude {
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
+    // `#[derive(JsonSchema)]` names `schemars::...`; having the crate in scope through
+    // the prelude means a tool crate does not depend on schemars itself.
+    #[doc(hidden)]
+    pub use schemars;
 }
 
 /// Items the generated code names. Not a public API: it may change at any time.

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::family::FamilyPolicy;
 use crate::grammar;
-use crate::meta::{DefinedAt, Visibility};
+use crate::meta::{ToolMeta, Visibility};
 use crate::schema;
 use crate::spec::{FreeformGrammar, ToolDefinition, ToolSpec};
 use crate::tool::{Tool, registered_tools};
@@ -85,29 +85,39 @@ impl Registry {
     pub fn from_tools(
         tools: impl IntoIterator<Item = &'static dyn Tool>,
     ) -> Result<Registry, RegistryError> {
+        let tools: Vec<&'static dyn Tool> = tools.into_iter().collect();
         let mut problems = Vec::new();
         let mut entries: Vec<Entry> = tools
-            .into_iter()
-            .filter_map(|tool| build_entry(tool, &mut problems))
+            .iter()
+            .filter_map(|tool| build_entry(*tool, &mut problems))
             .collect();
         entries.sort_by(|a, b| a.definition.spec.name.cmp(&b.definition.spec.name));
 
-        let mut lookup: HashMap<Box<str>, usize> = HashMap::with_capacity(entries.len());
-        let mut owners: HashMap<&str, (DefinedAt, &str)> = HashMap::new();
-        for (index, entry) in entries.iter().enumerate() {
-            let meta = entry.tool.meta();
+        // Names and aliases are checked over every tool, also those with other
+        // problems, so that one build reports everything there is to fix; in a
+        // stable order, so that the message does not depend on the link order.
+        let mut metas: Vec<&ToolMeta> = tools.iter().map(|tool| tool.meta()).collect();
+        metas.sort_by_key(|meta| (meta.name, meta.defined_at.file, meta.defined_at.line));
+        let mut owners: HashMap<&str, (&ToolMeta, &str)> = HashMap::new();
+        for meta in metas {
             let names = std::iter::once((meta.name, "name"))
                 .chain(meta.aliases.iter().map(|a| (*a, "alias")));
             for (name, role) in names {
-                if let Some((first_site, first_role)) = owners.get(name) {
+                if let Some((first, first_role)) = owners.get(name) {
                     problems.push(format!(
-                        "the tool {role} `{name}` of `{}` at {} is already taken: it is the {first_role} of a tool at {first_site}; rename one of them",
-                        meta.name, meta.defined_at
+                        "the tool {role} `{name}` of `{}` at {} is already taken: it is the {first_role} of `{}` at {}; rename one of them",
+                        meta.name, meta.defined_at, first.name, first.defined_at
                     ));
                     continue;
                 }
-                owners.insert(name, (meta.defined_at, role));
-                lookup.insert(name.into(), index);
+                owners.insert(name, (meta, role));
+            }
+        }
+        let mut lookup: HashMap<Box<str>, usize> = HashMap::with_capacity(entries.len());
+        for (index, entry) in entries.iter().enumerate() {
+            let meta = entry.tool.meta();
+            for name in std::iter::once(meta.name).chain(meta.aliases.iter().copied()) {
+                lookup.entry(name.into()).or_insert(index);
             }
         }
         if problems.is_empty() {
@@ -189,8 +199,9 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
         None => None,
     };
 
-    let input_schema = schema::finish(tool.input_schema(&mut schema::generator()));
-    let result_schema = schema::finish(tool.result_schema(&mut schema::generator()));
+    let mut input_schema = schema::finish(tool.input_schema(&mut schema::generator()));
+    schema::strip_root_description(&mut input_schema);
+    let result_schema = schema::finish(tool.result_schema(&mut schema::result_generator()));
     if !schema::is_closed_object(&input_schema) {
         problems.push(format!(
             "tool `{name}` at {site}: its input schema must be a closed object (`\"type\": \"object\"` with `\"additionalProperties\": false`); derive `ToolArgs` on a struct with `#[serde(deny_unknown_fields)]`"

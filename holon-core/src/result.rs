@@ -147,12 +147,12 @@ impl ToolResult {
 
     /// JSON Schema of the envelope this type serializes to.
     pub fn envelope_schema() -> Value {
-        let mut generator = crate::schema::generator();
+        let mut generator = crate::schema::result_generator();
         crate::schema::finish(generator.root_schema_for::<Envelope<'static>>())
     }
 }
 
-/// The serialized form of [`ToolResult`]: the canonical envelope.
+/// The result envelope of every tool call.
 #[derive(Serialize, JsonSchema)]
 #[schemars(rename = "ToolResultEnvelope")]
 struct Envelope<'a> {

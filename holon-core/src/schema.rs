@@ -2,18 +2,37 @@
 //! recursive, no `$schema` or `title` noise, keys in a stable (sorted) order.
 
 use schemars::Schema;
-use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
 use schemars::transform::{Transform, transform_subschemas};
 use serde_json::{Map, Value};
 
-/// A generator with the framework's settings. Use one per root schema.
+/// A generator with the framework's settings for what a tool reads (its arguments).
+/// Use one per root schema.
 pub fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12()
-        .with(|settings| {
-            settings.meta_schema = None;
-            settings.inline_subschemas = true;
-        })
+    settings().into_generator()
+}
+
+/// A generator for what a tool writes (its result, the envelope): the schema
+/// describes the serialized form, so `Option` fields are required and may be null.
+pub fn result_generator() -> SchemaGenerator {
+    settings()
+        .with(|settings| settings.contract = Contract::Serialize)
         .into_generator()
+}
+
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|settings| {
+        settings.meta_schema = None;
+        settings.inline_subschemas = true;
+    })
+}
+
+/// Removes the root `description` of an argument schema: it is the Rust doc of the
+/// argument type, while the model reads the tool's own description.
+pub fn strip_root_description(schema: &mut Value) {
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("description");
+    }
 }
 
 struct StripTitles;

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `holon-tools` command line.
+
+fn main() -> std::process::ExitCode {
+    holon_tools::cli::main()
+}

@@ -1,0 +1,91 @@
+//! `holon-tools call` and `holon-tools session`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use holon_core::{FamilyPolicy, ToolCall, ToolError, ToolErrorKind, ToolResult};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use super::EXIT_TOOL_ERROR;
+use crate::runtime::Runtime;
+
+/// Dispatches one call and prints its receipt (or envelope).
+pub(crate) async fn call(
+    runtime: Arc<Runtime>,
+    policy: FamilyPolicy,
+    name: &str,
+    input: Option<&str>,
+    json: bool,
+) -> ExitCode {
+    let input = match input {
+        None => Value::Object(serde_json::Map::new()),
+        Some(text) => match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(error) => {
+                eprintln!(
+                    "holon-tools: the input is not valid JSON ({error}); pass an object such as '{{\"duration_ms\": 10}}'"
+                );
+                return ExitCode::from(EXIT_TOOL_ERROR);
+            }
+        },
+    };
+    let result = runtime.dispatch(policy, ToolCall::new(name, input)).await;
+    if json {
+        match serde_json::to_string_pretty(&result) {
+            Ok(text) => println!("{text}"),
+            Err(error) => eprintln!("holon-tools: {error}"),
+        }
+    } else {
+        println!("{}", result.receipt());
+    }
+    if result.error.is_some() {
+        ExitCode::from(EXIT_TOOL_ERROR)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Reads calls from stdin, one JSON object a line, and writes one envelope a line.
+pub(crate) async fn session(runtime: Arc<Runtime>, policy: FamilyPolicy) -> ExitCode {
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdout = tokio::io::stdout();
+    let context = runtime.context(policy);
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(error) => {
+                eprintln!("holon-tools: cannot read stdin: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let result = match serde_json::from_str::<ToolCall>(&line) {
+            Ok(call) => holon_core::Registry::global().dispatch(&context, call).await,
+            Err(error) => ToolResult::from_error(
+                Arc::from(""),
+                ToolError::new(
+                    ToolErrorKind::new("invalid_session_line"),
+                    format!("the line is not a call: {error}"),
+                )
+                .with_hint(r#"send one JSON object a line: {"name": "Sleep", "input": {"duration_ms": 10}}"#),
+            ),
+        };
+        let mut text = match serde_json::to_string(&result) {
+            Ok(text) => text,
+            Err(error) => {
+                eprintln!("holon-tools: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        text.push('\n');
+        if stdout.write_all(text.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+            // The reader went away: nothing more to answer.
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,62 @@
+//! `holon-tools schema` and `holon-tools inventory`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use holon_core::{Registry, check_inventory, closest, inventory_text};
+use serde_json::json;
+
+/// Prints a tool's schemas.
+pub(crate) fn schema(registry: &Registry, name: &str) -> ExitCode {
+    let Some(definition) = registry.get(name) else {
+        let names = registry.definitions().map(|d| d.name());
+        match closest(name, names) {
+            Some(best) => eprintln!("holon-tools: no tool named `{name}`; did you mean `{best}`?"),
+            None => eprintln!("holon-tools: no tool named `{name}`; `holon-tools list` shows them"),
+        }
+        return ExitCode::FAILURE;
+    };
+    let mut schemas = json!({
+        "name": definition.name(),
+        "input_schema": &*definition.spec.input_schema,
+        "result_schema": &*definition.result_schema,
+    });
+    if let Some(grammar) = &definition.spec.freeform_grammar {
+        schemas["freeform_grammar"] = json!(grammar);
+    }
+    match serde_json::to_string_pretty(&schemas) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints the inventory, or checks `check` against it.
+pub(crate) fn inventory(registry: &Registry, check: Option<&Path>) -> ExitCode {
+    let Some(path) = check else {
+        print!("{}", inventory_text(registry));
+        return ExitCode::SUCCESS;
+    };
+    let checked_in = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("holon-tools: cannot read {}: {error}", path.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    match check_inventory(&checked_in, registry) {
+        Ok(()) => {
+            eprintln!("{} is up to date", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(drift) => {
+            eprintln!("{drift}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The `holon-tools` command line: list the tools, print or check the schema
+//! inventory, call a tool, or run a session of calls on one runtime.
+
+mod call;
+mod catalog;
+mod list;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use holon_core::{FamilyPolicy, Registry};
+
+use crate::runtime::{Runtime, RuntimeConfig};
+
+/// Exit code of a tool call that returned an error.
+pub const EXIT_TOOL_ERROR: u8 = 2;
+
+/// The built-in tools of the holon agent runtime, from the command line.
+#[derive(Debug, Parser)]
+#[command(name = "holon-tools", version, about, long_about = None)]
+pub struct Cli {
+    /// The workspace root tools act in [default: the current directory].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// The state directory (store, model catalog override) [default: <workspace>/.holon].
+    #[arg(long, global = true, value_name = "DIR", env = "HOLON_HOME")]
+    pub state_dir: Option<PathBuf>,
+
+    /// A model catalog file that overrides the embedded one
+    /// [default: <state dir>/model-catalog.json when it exists].
+    #[arg(long, global = true, value_name = "FILE", env = "HOLON_MODEL_CATALOG")]
+    pub model_catalog: Option<PathBuf>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the tools: name, family, plane, stability, visibility.
+    List {
+        /// Include runtime-only tools, which models never see.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Print a tool's input and result schema as JSON.
+    Schema {
+        /// Tool name (or alias).
+        name: String,
+    },
+    /// Print the model-tool schema inventory, or check a file against it.
+    Inventory {
+        /// Compare PATH with the generated inventory; exit 1 with a diff on drift.
+        #[arg(long, value_name = "PATH")]
+        check: Option<PathBuf>,
+    },
+    /// Call one tool with a JSON input and print its receipt.
+    Call {
+        /// Tool name (or alias).
+        name: String,
+        /// The input: a JSON object (or a JSON string for a freeform tool) [default: {}].
+        input: Option<String>,
+        /// Print the whole result envelope as JSON instead of the receipt.
+        #[arg(long)]
+        json: bool,
+        /// The capability families the call may use, comma-separated (or `all`).
+        #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
+        families: FamilyPolicy,
+    },
+    /// Read one call a line on stdin (`{"name": ..., "input": ...}`) and write one
+    /// result envelope a line on stdout, all on one runtime.
+    Session {
+        /// The capability families the calls may use, comma-separated (or `all`).
+        #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
+        families: FamilyPolicy,
+    },
+}
+
+fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
+    FamilyPolicy::parse_list(list).map_err(|error| error.to_string())
+}
+
+/// Runs the CLI with the process arguments.
+pub fn main() -> ExitCode {
+    run(Cli::parse())
+}
+
+/// Runs the CLI.
+pub fn run(cli: Cli) -> ExitCode {
+    let registry = match Registry::try_global() {
+        Ok(registry) => registry,
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match &cli.command {
+        Command::List { all } => {
+            print!("{}", list::table(registry, *all));
+            ExitCode::SUCCESS
+        }
+        Command::Schema { name } => catalog::schema(registry, name),
+        Command::Inventory { check } => catalog::inventory(registry, check.as_deref()),
+        Command::Call {
+            name,
+            input,
+            json,
+            families,
+        } => with_runtime(&cli, |runtime| {
+            call::call(runtime, *families, name, input.as_deref(), *json)
+        }),
+        Command::Session { families } => {
+            with_runtime(&cli, |runtime| call::session(runtime, *families))
+        }
+    }
+}
+
+fn with_runtime(
+    cli: &Cli,
+    body: impl AsyncFnOnce(std::sync::Arc<Runtime>) -> ExitCode,
+) -> ExitCode {
+    let workspace = match &cli.workspace {
+        Some(dir) => dir.clone(),
+        None => match std::env::current_dir() {
+            Ok(dir) => dir,
+            Err(error) => {
+                eprintln!(
+                    "holon-tools: cannot read the current directory: {error}; pass --workspace"
+                );
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let mut config = RuntimeConfig::new(workspace);
+    if let Some(dir) = &cli.state_dir {
+        config.state_dir = Some(dir.clone());
+    }
+    config.model_catalog = cli.model_catalog.clone();
+    let runtime = match Runtime::open(config) {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tokio = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(tokio) => tokio,
+        Err(error) => {
+            eprintln!("holon-tools: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tokio.block_on(body(runtime))
+}

@@ -1,0 +1,231 @@
+//! The embedded runtime the built-in tools work on: the workspace root, the state
+//! directory and its SQLite store, and the model catalog.
+//!
+//! Handlers take `&Runtime`; [`Runtime::context`] builds a [`ToolContext`] that carries
+//! it and records every dispatched call in the store.
+
+mod migrations;
+mod store;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use holon_core::{
+    DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
+};
+
+pub use store::{ExecutionRecord, Store, StoreError};
+
+use crate::tools::model::catalog::{CatalogError, ModelCatalog};
+
+/// The file name of the store inside the state directory.
+pub const STORE_FILE_NAME: &str = "state.sqlite3";
+
+/// The file name of a user's model catalog override inside the state directory.
+pub const CATALOG_OVERRIDE_FILE_NAME: &str = "model-catalog.json";
+
+/// Where provider credentials are looked up.
+#[derive(Debug, Clone, Default)]
+pub enum Credentials {
+    /// The process environment (`OPENAI_API_KEY`, ...).
+    #[default]
+    Environment,
+    /// Exactly these variable names count as set (for tests and embedding hosts).
+    Fixed(BTreeSet<String>),
+}
+
+impl Credentials {
+    /// Whether the variable `name` is set to a non-empty value.
+    pub fn is_set(&self, name: &str) -> bool {
+        match self {
+            Self::Environment => std::env::var_os(name).is_some_and(|v| !v.is_empty()),
+            Self::Fixed(names) => names.contains(name),
+        }
+    }
+}
+
+/// How to open a runtime.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// The workspace root tools act in.
+    pub workspace_root: PathBuf,
+    /// The state directory; `None` keeps everything in memory.
+    pub state_dir: Option<PathBuf>,
+    /// A model catalog file that overrides the embedded one; by default
+    /// `<state_dir>/model-catalog.json` when it exists.
+    pub model_catalog: Option<PathBuf>,
+    /// Where provider credentials are looked up.
+    pub credentials: Credentials,
+}
+
+impl RuntimeConfig {
+    /// A runtime on `workspace_root` with its state in `<workspace_root>/.holon/`.
+    pub fn new(workspace_root: impl Into<PathBuf>) -> Self {
+        let workspace_root = workspace_root.into();
+        Self {
+            state_dir: Some(workspace_root.join(".holon")),
+            workspace_root,
+            model_catalog: None,
+            credentials: Credentials::Environment,
+        }
+    }
+
+    /// A runtime on `workspace_root` whose state lives in memory only.
+    pub fn in_memory(workspace_root: impl Into<PathBuf>) -> Self {
+        Self {
+            state_dir: None,
+            ..Self::new(workspace_root)
+        }
+    }
+}
+
+/// Why a runtime could not start.
+#[derive(Debug)]
+pub enum RuntimeError {
+    /// The state directory could not be created.
+    StateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The store failed.
+    Store(StoreError),
+    /// The model catalog is invalid.
+    Catalog(CatalogError),
+}
+
+impl std::fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::StateDir { path, source } => write!(
+                f,
+                "cannot create the state directory {}: {source}; choose another with --state-dir or HOLON_HOME",
+                path.display()
+            ),
+            Self::Store(error) => error.fmt(f),
+            Self::Catalog(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+/// The runtime shared by every call of a session.
+pub struct Runtime {
+    workspace_root: PathBuf,
+    state_dir: Option<PathBuf>,
+    store: Store,
+    catalog: ModelCatalog,
+    credentials: Credentials,
+}
+
+impl Runtime {
+    /// Opens the runtime: creates the state directory, opens and migrates the store,
+    /// loads the model catalog.
+    pub fn open(config: RuntimeConfig) -> Result<Arc<Self>, RuntimeError> {
+        let store = match &config.state_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|source| RuntimeError::StateDir {
+                    path: dir.clone(),
+                    source,
+                })?;
+                Store::open(&dir.join(STORE_FILE_NAME)).map_err(RuntimeError::Store)?
+            }
+            None => Store::in_memory().map_err(RuntimeError::Store)?,
+        };
+        let override_file = config.model_catalog.clone().or_else(|| {
+            config
+                .state_dir
+                .as_ref()
+                .map(|dir| dir.join(CATALOG_OVERRIDE_FILE_NAME))
+                .filter(|path| path.is_file())
+        });
+        let catalog =
+            ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;
+        Ok(Arc::new(Self {
+            workspace_root: config.workspace_root,
+            state_dir: config.state_dir,
+            store,
+            catalog,
+            credentials: config.credentials,
+        }))
+    }
+
+    /// The workspace root.
+    pub fn workspace_root(&self) -> &Path {
+        &self.workspace_root
+    }
+
+    /// The state directory, if the state is on disk.
+    pub fn state_dir(&self) -> Option<&Path> {
+        self.state_dir.as_deref()
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The model catalog.
+    pub fn catalog(&self) -> &ModelCatalog {
+        &self.catalog
+    }
+
+    /// Where provider credentials are looked up.
+    pub fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+
+    /// A context for calls under `policy` that carries this runtime and records every
+    /// call in the store.
+    pub fn context(self: &Arc<Self>, policy: FamilyPolicy) -> ToolContext {
+        ToolContext::new(policy)
+            .with_shared_state(Arc::clone(self))
+            .with_observer(Arc::new(ExecutionRecorder {
+                runtime: Arc::clone(self),
+            }))
+    }
+
+    /// Dispatches one call through the global registry under `policy`.
+    pub async fn dispatch(self: &Arc<Self>, policy: FamilyPolicy, call: ToolCall) -> ToolResult {
+        Registry::global()
+            .dispatch(&self.context(policy), call)
+            .await
+    }
+}
+
+/// Writes every dispatched call into the store.
+struct ExecutionRecorder {
+    runtime: Arc<Runtime>,
+}
+
+impl DispatchObserver for ExecutionRecorder {
+    fn record(&self, execution: &Execution<'_>) {
+        let result = execution.result;
+        let status = serde_json::to_value(result.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let record = ExecutionRecord {
+            tool_name: result.tool_name.to_string(),
+            requested_name: execution.requested_name.to_string(),
+            call_id: result.call_id.clone(),
+            input_json: execution.input_json.to_string(),
+            status,
+            error_kind: result.error_kind().map(str::to_string),
+            started_at_ms: execution
+                .started_at
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+            duration_us: i64::try_from(execution.elapsed.as_micros()).unwrap_or(i64::MAX),
+        };
+        // A failed write must not fail the call the model already has the result of;
+        // it is reported on stderr for the operator.
+        if let Err(error) = self.runtime.store.record_execution(&record) {
+            eprintln!("holon-tools: {error}");
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! The embedded SQLite store: a file under the state directory (WAL mode), or in
+//! memory for tests. Opening it applies the pending migrations.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use super::migrations::MIGRATIONS;
+
+/// Why the store could not be opened or used.
+#[derive(Debug)]
+pub enum StoreError {
+    /// SQLite refused an operation.
+    Sqlite {
+        /// What the store was doing.
+        doing: String,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// The database was written by a newer version of holon-tools.
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The newest version this build knows.
+        known: i64,
+    },
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Sqlite { doing, source } => {
+                write!(f, "the state store failed while {doing}: {source}")
+            }
+            Self::TooNew { path, found, known } => write!(
+                f,
+                "the state store {} has schema version {found}, newer than this build knows ({known}); \
+                 upgrade holon-tools or point --state-dir at another directory",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Sqlite { source, .. } => Some(source),
+            Self::TooNew { .. } => None,
+        }
+    }
+}
+
+fn sqlite(doing: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> StoreError {
+    let doing = doing.into();
+    move |source| StoreError::Sqlite { doing, source }
+}
+
+/// One recorded tool execution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExecutionRecord {
+    /// Canonical tool name (the requested name when no tool matched).
+    pub tool_name: String,
+    /// The name the caller used.
+    pub requested_name: String,
+    /// The caller's call id.
+    pub call_id: Option<String>,
+    /// The input as sent.
+    pub input_json: String,
+    /// `success`, `error` or `deferred`.
+    pub status: String,
+    /// The error kind, when it failed.
+    pub error_kind: Option<String>,
+    /// Start time, milliseconds since the Unix epoch.
+    pub started_at_ms: i64,
+    /// Duration in microseconds.
+    pub duration_us: i64,
+}
+
+/// The runtime's durable state.
+pub struct Store {
+    connection: Mutex<Connection>,
+}
+
+impl Store {
+    /// Opens (or creates) the store file at `path`, in WAL mode, and migrates it.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let connection =
+            Connection::open(path).map_err(sqlite(format!("opening {}", path.display())))?;
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite("enabling WAL"))?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sqlite("setting the busy timeout"))?;
+        Self::migrated(connection, path)
+    }
+
+    /// A fresh store in memory.
+    pub fn in_memory() -> Result<Self, StoreError> {
+        let connection =
+            Connection::open_in_memory().map_err(sqlite("opening an in-memory store"))?;
+        Self::migrated(connection, Path::new(":memory:"))
+    }
+
+    fn migrated(mut connection: Connection, path: &Path) -> Result<Self, StoreError> {
+        connection
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(sqlite("enabling foreign keys"))?;
+        let found: i64 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(sqlite("reading the schema version"))?;
+        let known = MIGRATIONS.last().map_or(0, |m| m.version);
+        if found > known {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found,
+                known,
+            });
+        }
+        for migration in MIGRATIONS.iter().filter(|m| m.version > found) {
+            let doing = format!(
+                "applying migration {} ({})",
+                migration.version, migration.name
+            );
+            let transaction = connection.transaction().map_err(sqlite(doing.clone()))?;
+            transaction
+                .execute_batch(migration.sql)
+                .map_err(sqlite(doing.clone()))?;
+            transaction
+                .pragma_update(None, "user_version", migration.version)
+                .map_err(sqlite(doing.clone()))?;
+            transaction.commit().map_err(sqlite(doing))?;
+        }
+        Ok(Self {
+            connection: Mutex::new(connection),
+        })
+    }
+
+    /// The connection, for the planes' own queries. A poisoned lock is recovered: the
+    /// connection holds no Rust-side invariants a panic could break.
+    pub fn connection(&self) -> MutexGuard<'_, Connection> {
+        self.connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The schema version the store is at.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.connection()
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(sqlite("reading the schema version"))
+    }
+
+    /// Records one tool execution.
+    pub fn record_execution(&self, record: &ExecutionRecord) -> Result<(), StoreError> {
+        self.connection()
+            .execute(
+                "INSERT INTO tool_executions
+                   (tool_name, requested_name, call_id, input_json, status, error_kind, started_at_ms, duration_us)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    record.tool_name,
+                    record.requested_name,
+                    record.call_id,
+                    record.input_json,
+                    record.status,
+                    record.error_kind,
+                    record.started_at_ms,
+                    record.duration_us,
+                ],
+            )
+            .map(|_| ())
+            .map_err(sqlite("recording a tool execution"))
+    }
+
+    /// The most recent executions, newest first.
+    pub fn recent_executions(&self, limit: usize) -> Result<Vec<ExecutionRecord>, StoreError> {
+        let connection = self.connection();
+        let mut statement = connection
+            .prepare(
+                "SELECT tool_name, requested_name, call_id, input_json, status, error_kind, started_at_ms, duration_us
+                 FROM tool_executions ORDER BY id DESC LIMIT ?1",
+            )
+            .map_err(sqlite("reading executions"))?;
+        let rows = statement
+            .query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
+                Ok(ExecutionRecord {
+                    tool_name: row.get(0)?,
+                    requested_name: row.get(1)?,
+                    call_id: row.get(2)?,
+                    input_json: row.get(3)?,
+                    status: row.get(4)?,
+                    error_kind: row.get(5)?,
+                    started_at_ms: row.get(6)?,
+                    duration_us: row.get(7)?,
+                })
+            })
+            .map_err(sqlite("reading executions"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(sqlite("reading executions"))
+    }
+
+    /// How many executions are recorded.
+    pub fn execution_count(&self) -> Result<u64, StoreError> {
+        self.connection()
+            .query_row("SELECT COUNT(*) FROM tool_executions", [], |row| {
+                row.get::<_, i64>(0)
+            })
+            .optional()
+            .map(|count| {
+                count
+                    .and_then(|c| u64::try_from(c).ok())
+                    .unwrap_or_default()
+            })
+            .map_err(sqlite("counting executions"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrates_and_records() {
+        let store = Store::in_memory().unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        let record = ExecutionRecord {
+            tool_name: "Sleep".into(),
+            requested_name: "Sleep".into(),
+            call_id: Some("c1".into()),
+            input_json: "{}".into(),
+            status: "success".into(),
+            error_kind: None,
+            started_at_ms: 1,
+            duration_us: 2,
+        };
+        store.record_execution(&record).unwrap();
+        assert_eq!(store.recent_executions(10).unwrap(), vec![record]);
+    }
+
+    #[test]
+    fn file_store_survives_reopen_and_refuses_newer_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite3");
+        {
+            let store = Store::open(&path).unwrap();
+            assert_eq!(store.execution_count().unwrap(), 0);
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        store
+            .connection()
+            .pragma_update(None, "user_version", 999)
+            .unwrap();
+        drop(store);
+        let error = Store::open(&path).err().unwrap();
+        assert!(error.to_string().contains("schema version 999"), "{error}");
+    }
+}

@@ -1,0 +1,58 @@
+//! `Sleep`: pause the agent for a bounded time.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use holon_core::prelude::*;
+
+/// The pause when `duration_ms` is not given.
+pub const DEFAULT_SLEEP_MS: u64 = 1_000;
+
+/// The longest pause one call may ask for (ten minutes).
+pub const MAX_SLEEP_MS: u64 = 600_000;
+
+/// Arguments of Sleep.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct SleepArgs {
+    /// Why the agent pauses; kept in the execution record for the operator.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// How long to pause, in milliseconds: 1 to 600,000. Defaults to 1,000.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 600_000))]
+    pub duration_ms: Option<u64>,
+}
+
+/// What Sleep did.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SleepOutcome {
+    /// How long the pause really lasted, in milliseconds.
+    pub slept_ms: u64,
+    /// When the agent woke, in milliseconds since the Unix epoch.
+    pub woke_at_unix_ms: u64,
+}
+
+/// Pause for `duration_ms` milliseconds (default 1,000, at most 600,000), then return.
+///
+/// Use it to give a background process time to make progress before checking on it
+/// again, or to back off before retrying something that failed for a transient reason.
+/// The pause blocks only this call; the result says how long it really lasted.
+#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+async fn sleep(args: SleepArgs) -> ToolOutput<SleepOutcome> {
+    let requested = args.duration_ms.unwrap_or(DEFAULT_SLEEP_MS);
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_millis(requested)).await;
+    let slept_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let woke_at_unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let summary = match &args.reason {
+        Some(reason) => format!("slept {slept_ms} ms ({reason})"),
+        None => format!("slept {slept_ms} ms"),
+    };
+    ToolOutput::new(SleepOutcome {
+        slept_ms,
+        woke_at_unix_ms,
+    })
+    .with_summary(summary)
+}

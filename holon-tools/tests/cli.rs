@@ -1,0 +1,237 @@
+//! The `holon-tools` binary, run as a user runs it.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn holon(workspace: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_holon-tools"))
+        .arg("--workspace")
+        .arg(workspace)
+        .args(args)
+        .env_remove("HOLON_HOME")
+        .env_remove("HOLON_MODEL_CATALOG")
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn list_shows_the_model_facing_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon(dir.path(), &["list"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let header = text.lines().next().unwrap();
+    for column in ["NAME", "FAMILY", "PLANE", "STABILITY", "VISIBILITY"] {
+        assert!(header.contains(column), "{header}");
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("Sleep ") && l.contains("core_agent") && l.contains("timer"))
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ListProviderModels ") && l.contains("model"))
+    );
+    assert!(
+        !dir.path().join(".holon").exists(),
+        "listing must not create state"
+    );
+}
+
+#[test]
+fn every_command_has_help() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in [
+        &["--help"][..],
+        &["list", "--help"],
+        &["schema", "--help"],
+        &["inventory", "--help"],
+        &["call", "--help"],
+        &["session", "--help"],
+    ] {
+        let output = holon(dir.path(), command);
+        assert!(output.status.success(), "{command:?}");
+        assert!(stdout(&output).contains("Usage:"), "{command:?}");
+    }
+}
+
+#[test]
+fn schema_prints_input_and_result_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon(dir.path(), &["schema", "Sleep"]);
+    assert!(output.status.success());
+    let schemas: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(schemas["input_schema"]["additionalProperties"], false);
+    assert!(schemas["result_schema"]["properties"]["slept_ms"].is_object());
+
+    let output = holon(dir.path(), &["schema", "Slep"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("did you mean `Sleep`?"));
+}
+
+#[test]
+fn call_prints_the_receipt_and_exits_by_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon(dir.path(), &["call", "Sleep", r#"{"duration_ms": 5}"#]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("slept_ms:"));
+
+    let output = holon(
+        dir.path(),
+        &["call", "Sleep", r#"{"duration_ms": 5}"#, "--json"],
+    );
+    let envelope: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(envelope["status"], "success");
+
+    let output = holon(dir.path(), &["call", "Sleep", r#"{"duration_ms": 0}"#]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).contains("field: duration_ms"));
+
+    let output = holon(dir.path(), &["call", "Sleep", "{not json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("not valid JSON"));
+
+    let output = holon(dir.path(), &["call", "Sleep", "{}", "--families", "web"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).contains("family_not_allowed"));
+
+    let output = holon(
+        dir.path(),
+        &["call", "Sleep", "{}", "--families", "core_agnt"],
+    );
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("unknown capability family `core_agnt`"));
+}
+
+#[test]
+fn state_dir_defaults_under_the_workspace_and_can_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon(dir.path(), &["call", "Sleep", r#"{"duration_ms": 1}"#]);
+    assert!(output.status.success());
+    assert!(dir.path().join(".holon/state.sqlite3").is_file());
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_holon-tools"))
+        .args(["--workspace"])
+        .arg(dir.path())
+        .args(["call", "Sleep", r#"{"duration_ms": 1}"#])
+        .env("HOLON_HOME", elsewhere.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(elsewhere.path().join("state.sqlite3").is_file());
+}
+
+#[test]
+fn session_answers_one_envelope_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-tools"))
+        .arg("--workspace")
+        .arg(dir.path())
+        .arg("session")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let stdin = child.stdin.as_mut().unwrap();
+        writeln!(
+            stdin,
+            r#"{{"name": "Sleep", "input": {{"duration_ms": 1}}, "call_id": "a"}}"#
+        )
+        .unwrap();
+        writeln!(stdin).unwrap();
+        writeln!(stdin, "this is not json").unwrap();
+        writeln!(
+            stdin,
+            r#"{{"name": "ListProviderModels", "input": {{"provider": "openai", "limit": 1}}}}"#
+        )
+        .unwrap();
+        writeln!(stdin, r#"{{"name": "Sleeep", "input": {{}}}}"#).unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let lines: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["status"], "success");
+    assert_eq!(lines[0]["call_id"], "a");
+    assert_eq!(lines[1]["error"]["kind"], "invalid_session_line");
+    assert_eq!(
+        lines[2]["structured"]["models"].as_array().unwrap().len(),
+        1
+    );
+    assert_eq!(lines[3]["error"]["kind"], "unknown_tool");
+    assert_eq!(lines[3]["error"]["recovery_hint"], "did you mean `Sleep`?");
+}
+
+#[test]
+fn inventory_check_passes_on_the_checked_in_file_and_shows_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    let checked_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("model-tool-schema-inventory.json");
+    let output = holon(
+        dir.path(),
+        &["inventory", "--check", checked_in.to_str().unwrap()],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let printed = holon(dir.path(), &["inventory"]);
+    assert_eq!(
+        stdout(&printed),
+        std::fs::read_to_string(&checked_in).unwrap()
+    );
+
+    let drifted = dir.path().join("drifted.json");
+    let text = stdout(&printed).replace("How long to pause", "How long to wait");
+    std::fs::write(&drifted, text).unwrap();
+    let output = holon(
+        dir.path(),
+        &["inventory", "--check", drifted.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let diff = stderr(&output);
+    assert!(
+        diff.contains("-") && diff.contains("How long to wait"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+") && diff.contains("How long to pause"),
+        "{diff}"
+    );
+}
+
+#[test]
+fn a_broken_model_catalog_override_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&catalog, r#"{"version": 1, "providers": [{"id": "x"}]}"#).unwrap();
+    let output = holon(
+        dir.path(),
+        &[
+            "--model-catalog",
+            catalog.to_str().unwrap(),
+            "call",
+            "ListModelProviders",
+            "{}",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("model catalog"),
+        "{}",
+        stderr(&output)
+    );
+}
