@@ -1,1 +1,246 @@
-fn main() {}
+//! The cost of one call through `registry.dispatch`, against the floor: deserializing
+//! the same arguments into the typed struct and calling the function directly.
+//!
+//! Run with `cargo bench -p holon-core`. Criterion reports each case; at the end the
+//! bench prints the dispatch/floor ratio for 40 and 1,000 registered tools, measured
+//! in this run with the two interleaved (goal: within 1.3x).
+
+use std::hint::black_box;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use criterion::{BatchSize, Criterion};
+use holon_core::prelude::*;
+use holon_core::{FamilyPolicy, Registry, Tool, ToolCall, ToolMeta};
+use serde_json::{Value, json};
+
+/// How a batch is processed.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// All at once.
+    Eager,
+    /// On demand.
+    Lazy,
+}
+
+/// Six fields of the common kinds.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct BenchArgs {
+    /// A name.
+    pub label: String,
+    /// A count.
+    pub count: u32,
+    /// A flag.
+    pub enabled: bool,
+    /// A ratio.
+    pub ratio: f64,
+    /// Some tags.
+    pub tags: Vec<String>,
+    /// A mode.
+    pub mode: Mode,
+}
+
+/// The result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BenchOutcome {
+    /// How many tags were accepted.
+    pub accepted: usize,
+}
+
+fn handle(args: BenchArgs) -> Result<BenchOutcome, ToolError> {
+    Ok(BenchOutcome {
+        accepted: args.tags.len() + usize::from(args.enabled) + args.label.len(),
+    })
+}
+
+/// A tool with six argument fields, for the benchmark.
+#[holon_tool(family = CoreAgent)]
+fn bench_six_fields(args: BenchArgs) -> Result<BenchOutcome, ToolError> {
+    handle(args)
+}
+
+/// The same tool under another name, to fill a registry.
+struct Renamed {
+    inner: &'static dyn Tool,
+    meta: &'static ToolMeta,
+}
+
+impl Tool for Renamed {
+    fn meta(&self) -> &'static ToolMeta {
+        self.meta
+    }
+    fn input_fields(&self) -> &'static [&'static str] {
+        self.inner.input_fields()
+    }
+    fn input_schema(&self, g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        self.inner.input_schema(g)
+    }
+    fn result_schema(&self, g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        self.inner.result_schema(g)
+    }
+    fn call<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        input: holon_core::ToolInput,
+    ) -> holon_core::CallFuture<'a> {
+        self.inner.call(context, input)
+    }
+}
+
+fn registry_of(size: usize) -> Registry {
+    let original = holon_core::registered_tools()
+        .find(|tool| tool.meta().name == "BenchSixFields")
+        .expect("the bench tool is registered");
+    let mut tools: Vec<&'static dyn Tool> = vec![original];
+    for index in 1..size {
+        let mut meta = *original.meta();
+        meta.name = Box::leak(format!("BenchTool{index:04}").into_boxed_str());
+        let meta: &'static ToolMeta = Box::leak(Box::new(meta));
+        tools.push(Box::leak(Box::new(Renamed {
+            inner: original,
+            meta,
+        })));
+    }
+    Registry::from_tools(tools).expect("valid registry")
+}
+
+fn input() -> Value {
+    json!({
+        "label": "nightly build",
+        "count": 12,
+        "enabled": true,
+        "ratio": 0.75,
+        "tags": ["ci", "linux", "x86_64"],
+        "mode": "eager",
+    })
+}
+
+/// Polls a future to completion on this thread (the handler is synchronous, so the
+/// first poll finishes it).
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut context = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+    }
+}
+
+fn floor(value: Value) -> Result<BenchOutcome, ToolError> {
+    let args =
+        BenchArgs::deserialize(value).map_err(|e| ToolError::invalid_input(e.to_string()))?;
+    handle(args)
+}
+
+/// The floor plus turning the result into JSON, which the envelope needs and the
+/// plain floor does not do.
+fn floor_with_json(value: Value) -> Option<Value> {
+    floor(value).ok().and_then(|outcome| serde_json::to_value(outcome).ok())
+}
+
+fn dispatch(registry: &Registry, context: &ToolContext, call: ToolCall) -> ToolResult {
+    block_on(registry.dispatch(context, call))
+}
+
+/// Per-call times of a baseline and of `dispatch`, interleaved in rounds so that both
+/// see the same machine state; returns the median ratio and the mean times.
+fn ratio(
+    registry: &Registry,
+    context: &ToolContext,
+    name: &str,
+    baseline: fn(Value) -> Option<Value>,
+) -> (f64, Duration, Duration) {
+    const ROUNDS: usize = 15;
+    const CALLS: usize = 20_000;
+    let mut ratios = Vec::with_capacity(ROUNDS);
+    let (mut baseline_total, mut dispatch_total) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..ROUNDS {
+        let inputs: Vec<Value> = (0..CALLS).map(|_| input()).collect();
+        let started = Instant::now();
+        for value in inputs {
+            black_box(baseline(black_box(value)));
+        }
+        let baseline_time = started.elapsed();
+
+        let calls: Vec<ToolCall> = (0..CALLS).map(|_| ToolCall::new(name, input())).collect();
+        let started = Instant::now();
+        for call in calls {
+            black_box(dispatch(registry, context, black_box(call)));
+        }
+        let dispatch_time = started.elapsed();
+        ratios.push(dispatch_time.as_secs_f64() / baseline_time.as_secs_f64());
+        baseline_total += baseline_time;
+        dispatch_total += dispatch_time;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let per_call = |total: Duration| total / (ROUNDS * CALLS) as u32;
+    (ratios[ROUNDS / 2], per_call(baseline_total), per_call(dispatch_total))
+}
+
+fn main() {
+    let context = ToolContext::new(FamilyPolicy::all());
+    let registries = [(40, registry_of(40)), (1_000, registry_of(1_000))];
+    // The last-registered name, so that lookup is not helped by position.
+    let name_for = |size: usize| format!("BenchTool{:04}", size - 1);
+
+    // Sanity: both paths do the same work and succeed.
+    assert!(floor(input()).is_ok());
+    for (size, registry) in &registries {
+        let result = dispatch(registry, &context, ToolCall::new(name_for(*size), input()));
+        assert!(result.is_success(), "{:?}", result.error);
+    }
+
+    // `HOLON_BENCH_PROFILE=1`: only run dispatches, for a profiler such as callgrind.
+    if std::env::var_os("HOLON_BENCH_PROFILE").is_some() {
+        let (_, registry) = &registries[0];
+        let floor_mode = std::env::var_os("HOLON_BENCH_PROFILE").is_some_and(|v| v == "floor");
+        for _ in 0..20_000 {
+            if floor_mode {
+                black_box(floor(input()).ok());
+            } else {
+                black_box(dispatch(registry, &context, ToolCall::new(name_for(40), input())));
+            }
+        }
+        return;
+    }
+
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut group = criterion.benchmark_group("one call, six fields");
+    group.bench_function("floor: deserialize + call", |b| {
+        b.iter_batched(
+            input,
+            |value| floor(black_box(value)),
+            BatchSize::SmallInput,
+        )
+    });
+    for (size, registry) in &registries {
+        let name = name_for(*size);
+        group.bench_function(format!("registry.dispatch, {size} tools"), |b| {
+            b.iter_batched(
+                || ToolCall::new(name.clone(), input()),
+                |call| dispatch(registry, &context, black_box(call)),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+    criterion.final_summary();
+
+    println!("\ndispatch / baseline, same run, interleaved rounds, median (goal: <= 1.30x the floor):");
+    let baselines: [(&str, fn(Value) -> Option<Value>); 2] = [
+        ("floor (deserialize + call)", |value| floor(value).ok().map(|_| Value::Null)),
+        ("floor + result to JSON", floor_with_json),
+    ];
+    for (size, registry) in &registries {
+        for (label, baseline) in baselines {
+            let (ratio, baseline_time, dispatch_time) =
+                ratio(registry, &context, &name_for(*size), baseline);
+            println!(
+                "  {size:>5} tools vs {label:<27} {baseline_time:>9.2?} -> dispatch {dispatch_time:>9.2?}: {ratio:.2}x"
+            );
+        }
+    }
+}

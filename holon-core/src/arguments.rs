@@ -4,6 +4,8 @@
 //! into typed errors: an unknown field names the closest valid one, a missing field is
 //! named in the path, a wrong enum value lists the valid ones.
 
+use std::borrow::Cow;
+
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Value, json};
 
@@ -61,11 +63,7 @@ pub fn argument_fields<T: ToolArgs>() -> &'static [&'static str] {
 }
 
 fn parse_json<T: ToolArgs>(value: Value) -> Result<T, ToolError> {
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        let path = if path == "." { String::new() } else { path };
-        classify(&path, &error.inner().to_string())
-    })
+    crate::value_de::from_value(value).map_err(|error| classify(&error.path(), error.message()))
 }
 
 /// Joins a parent path and a field name: `todo_list[2]` + `state`.
@@ -77,12 +75,52 @@ pub(crate) fn join_path(parent: &str, field: &str) -> String {
     }
 }
 
+/// The longest input text (a field name, a value, a serde message) an error quotes
+/// whole; longer ones are cut in the middle, so that an error about a huge input stays
+/// small enough to show to a model.
+pub(crate) const MAX_QUOTED_CHARS: usize = 200;
+
+/// `text`, cut in the middle when it has more than [`MAX_QUOTED_CHARS`] characters.
+pub(crate) fn shorten(text: &str) -> Cow<'_, str> {
+    if text.char_indices().nth(MAX_QUOTED_CHARS).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let half = MAX_QUOTED_CHARS / 2;
+    let head_end = text.char_indices().nth(half).map_or(0, |(i, _)| i);
+    let tail_start = text
+        .char_indices()
+        .rev()
+        .nth(half - 1)
+        .map_or(0, |(i, _)| i);
+    Cow::Owned(format!(
+        "{}…[{} bytes omitted]…{}",
+        &text[..head_end],
+        tail_start - head_end,
+        &text[tail_start..]
+    ))
+}
+
+/// "Did you mean ...?" for `wanted`, unless `wanted` is too long to be a typo of a
+/// name (string distances cost time and memory in the product of the lengths).
+pub(crate) fn suggest<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    if wanted.len() > MAX_QUOTED_CHARS {
+        return None;
+    }
+    closest(wanted, candidates)
+}
+
 fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
 }
 
 /// Builds an `unknown_field` error; `expected` are the valid fields at that level.
 pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> ToolError {
+    let hint = suggest(field, expected.iter().copied());
+    let field = shorten(field);
+    let field = field.as_ref();
     let path = join_path(parent, field);
     let mut error = ToolError::new(
         ToolErrorKind::UNKNOWN_FIELD,
@@ -90,7 +128,7 @@ pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> Too
     )
     .with_field(path)
     .with_details(json!({ "unknown": field, "expected": expected }));
-    error.recovery_hint = Some(match closest(field, expected.iter().copied()) {
+    error.recovery_hint = Some(match hint {
         Some(best) => format!("did you mean `{best}`?"),
         None if expected.is_empty() => "remove it: no fields are accepted here".to_string(),
         None => format!("remove it; valid fields here: {}", expected.join(", ")),
@@ -103,7 +141,7 @@ fn classify(path: &str, message: &str) -> ToolError {
     let names = backticked(message);
     if message.starts_with("unknown field") {
         if let Some((field, expected)) = names.split_first() {
-            // serde_path_to_error's path ends with the unknown field itself.
+            // The error's path ends with the unknown field itself.
             let parent = path
                 .strip_suffix(field)
                 .map(|p| p.trim_end_matches('.'))
@@ -121,13 +159,15 @@ fn classify(path: &str, message: &str) -> ToolError {
     }
     if message.starts_with("unknown variant") {
         if let Some((value, expected)) = names.split_first() {
+            let hint = suggest(value, expected.iter().copied());
+            let value = shorten(value);
             let mut error = ToolError::invalid_input(format!(
                 "`{path}` has the value `{value}`, which is not one of: {}",
                 expected.join(", ")
             ))
             .with_field(path)
             .with_details(json!({ "value": value, "expected": expected }));
-            error.recovery_hint = Some(match closest(value, expected.iter().copied()) {
+            error.recovery_hint = Some(match hint {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => format!("use one of: {}", expected.join(", ")),
             });
@@ -139,6 +179,8 @@ fn classify(path: &str, message: &str) -> ToolError {
     } else {
         format!("`{path}`")
     };
+    // serde quotes the offending value (`invalid type: string "...", expected u32`).
+    let message = shorten(message);
     let mut error = ToolError::invalid_input(format!("{subject}: {message}"));
     if !path.is_empty() {
         error = error.with_field(path);
@@ -149,6 +191,41 @@ fn classify(path: &str, message: &str) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shortens_huge_quotes_in_the_middle() {
+        assert_eq!(shorten("short"), "short");
+        let exact = "é".repeat(MAX_QUOTED_CHARS);
+        assert_eq!(shorten(&exact), exact);
+
+        let huge = format!(
+            "{}{}{}",
+            "a".repeat(150),
+            "é".repeat(1_000_000),
+            "z".repeat(150)
+        );
+        let short = shorten(&huge);
+        assert!(
+            short.starts_with(&"a".repeat(MAX_QUOTED_CHARS / 2)),
+            "{short}"
+        );
+        assert!(
+            short.ends_with(&"z".repeat(MAX_QUOTED_CHARS / 2)),
+            "{short}"
+        );
+        assert!(short.contains("bytes omitted"), "{short}");
+        assert!(short.chars().count() < MAX_QUOTED_CHARS + 40, "{short}");
+
+        // No string distance is computed for a huge name.
+        assert_eq!(suggest(&huge, ["a"]), None);
+        let error = unknown_field(&huge, "items[0]", &["name"]);
+        assert!(error.message.len() < 2 * MAX_QUOTED_CHARS + 100);
+        assert!(
+            error
+                .field
+                .is_some_and(|field| field.starts_with("items[0].aaa"))
+        );
+    }
 
     #[test]
     fn classifies_serde_messages() {

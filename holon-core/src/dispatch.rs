@@ -14,12 +14,12 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use serde_json::{Value, json};
 
-use crate::arguments::{join_path, unknown_field};
+use crate::arguments::{join_path, shorten, suggest, unknown_field};
 use crate::context::{Execution, ToolCall, ToolContext, ToolInput};
 use crate::error::{ToolError, ToolErrorKind};
-use crate::hints::closest;
 use crate::registry::{Entry, PathStep, Registry, schema_properties_at, visible_to};
 use crate::result::{ToolResult, ToolStatus};
+use crate::output::ToolOutput;
 use crate::tool::CallFuture;
 
 /// Inputs nested deeper than this are refused before anything recurses into them.
@@ -29,50 +29,50 @@ impl Registry {
     /// Dispatches one call and returns its envelope. Never panics and never returns a
     /// Rust error: every failure is a `ToolResult` with `status = error`.
     pub async fn dispatch(&self, context: &ToolContext, call: ToolCall) -> ToolResult {
-        match context.observer() {
-            None => self.dispatch_unobserved(context, call).await,
-            Some(observer) => {
-                // The input is moved into the parse, so an observer gets it serialized first.
-                let input_json = call.input.to_string();
-                let requested_name = call.name.clone();
-                let started_at = SystemTime::now();
-                let started = Instant::now();
-                let result = self.dispatch_unobserved(context, call).await;
-                observer.record(&Execution {
-                    requested_name: &requested_name,
-                    input_json: &input_json,
-                    result: &result,
-                    started_at,
-                    elapsed: started.elapsed(),
-                });
-                result
-            }
-        }
-    }
-
-    async fn dispatch_unobserved(&self, context: &ToolContext, call: ToolCall) -> ToolResult {
+        // One async fn for the whole pipeline: a synchronous handler completes on the
+        // first poll, and only an async handler's boxed future lives across the await.
+        let observed = context.observer().map(|observer| {
+            // The input is moved into the parse, so an observer gets it serialized first.
+            let input_json = call.input.to_string();
+            (observer, input_json, call.name.clone(), SystemTime::now(), Instant::now())
+        });
         let ToolCall {
             name,
             input,
             call_id,
         } = call;
-        let entry = match self.resolve(context, &name) {
-            Ok(entry) => entry,
+        let outcome = match self.resolve(context, &name) {
             Err(error) => {
                 dispose(input);
-                let mut result = ToolResult::from_error(Arc::from(name), error);
-                result.call_id = call_id;
-                return result;
+                // A name that is not a tool is echoed, but never a huge one whole.
+                Err((Arc::from(shorten(&name)), error))
             }
+            Ok(entry) => match self.start(entry, context, input) {
+                Err(error) => Err((entry.definition.spec.name.clone(), enrich(entry, error))),
+                Ok(Started::Finished(output)) => Ok((entry, output)),
+                Ok(Started::Running(future)) => match (CatchUnwind { future }).await {
+                    Ok(Ok(output)) => Ok((entry, output)),
+                    Ok(Err(error)) => {
+                        Err((entry.definition.spec.name.clone(), enrich(entry, error)))
+                    }
+                    Err(payload) => Err((entry.definition.spec.name.clone(), panicked(payload))),
+                },
+            },
         };
-        let mut result = match self.run(entry, context, input).await {
-            Ok(result) => result,
-            Err(error) => ToolResult::from_error(
-                entry.definition.spec.name.clone(),
-                enrich(entry, error),
-            ),
+        let mut result = match outcome {
+            Ok((entry, output)) => success(entry, output),
+            Err((tool_name, error)) => ToolResult::from_error(tool_name, error),
         };
         result.call_id = call_id;
+        if let Some((observer, input_json, requested_name, started_at, started)) = observed {
+            observer.record(&Execution {
+                requested_name: &requested_name,
+                input_json: &input_json,
+                result: &result,
+                started_at,
+                elapsed: started.elapsed(),
+            });
+        }
         result
     }
 
@@ -92,9 +92,9 @@ impl Registry {
                 .map(|e| &*e.definition.spec.name);
             let mut error = ToolError::new(
                 ToolErrorKind::UNKNOWN_TOOL,
-                format!("there is no tool named `{name}`"),
+                format!("there is no tool named `{}`", shorten(name)),
             );
-            error.recovery_hint = Some(match closest(name, visible) {
+            error.recovery_hint = Some(match suggest(name, visible) {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => "call one of the tools you were given, by its exact name".to_string(),
             });
@@ -118,12 +118,13 @@ impl Registry {
         Ok(entry)
     }
 
-    async fn run(
+    /// Shape, schema constraints, typed parse and the handler's first step.
+    fn start<'a>(
         &self,
-        entry: &Entry,
-        context: &ToolContext,
+        entry: &'a Entry,
+        context: &'a ToolContext,
         input: Value,
-    ) -> Result<ToolResult, ToolError> {
+    ) -> Result<Started<'a>, ToolError> {
         let input = shape(entry, input)?;
         if let (Some(validator), ToolInput::Json(value)) = (&entry.validator, &input) {
             if let Err(error) = validator.validate(value) {
@@ -135,31 +136,44 @@ impl Registry {
             }
         }
         let tool = entry.tool;
-        let future = match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {
-            Ok(future) => future,
-            Err(payload) => return Err(panicked(payload)),
-        };
-        let output = match (CatchUnwind { future }).await {
-            Ok(output) => output?,
-            Err(payload) => return Err(panicked(payload)),
-        };
-        let status = if output.deferred.is_some() {
-            ToolStatus::Deferred
-        } else {
-            ToolStatus::Success
-        };
-        Ok(ToolResult {
-            tool_name: entry.definition.spec.name.clone(),
-            call_id: None,
-            status,
-            summary: output.summary,
-            content: output.content,
-            structured: Some(output.value),
-            artifacts: output.artifacts,
-            error: None,
-            directive: output.deferred,
-            receipt: output.receipt,
-        })
+        match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {
+            Err(payload) => Err(panicked(payload)),
+            Ok(CallFuture::Ready(Some(output))) => output.map(Started::Finished),
+            Ok(CallFuture::Ready(None)) => Err(ToolError::new(
+                ToolErrorKind::new("internal_error"),
+                "the tool returned an already consumed result",
+            )),
+            Ok(CallFuture::Boxed(future)) => Ok(Started::Running(future)),
+        }
+    }
+}
+
+/// How a handler came back from its first step.
+enum Started<'a> {
+    /// A synchronous handler, done.
+    Finished(ToolOutput),
+    /// An async handler, still to be polled.
+    Running(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
+}
+
+/// The envelope of a successful call.
+fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
+    let status = if output.deferred.is_some() {
+        ToolStatus::Deferred
+    } else {
+        ToolStatus::Success
+    };
+    ToolResult {
+        tool_name: entry.definition.spec.name.clone(),
+        call_id: None,
+        status,
+        summary: output.summary,
+        content: output.content,
+        structured: Some(output.value),
+        artifacts: output.artifacts,
+        error: None,
+        directive: output.deferred,
+        receipt: output.receipt,
     }
 }
 
@@ -168,7 +182,9 @@ impl Registry {
 fn shape(entry: &Entry, input: Value) -> Result<ToolInput, ToolError> {
     let freeform = entry.definition.spec.freeform_grammar.as_ref();
     match input {
-        Value::Object(_) if exceeds_depth(&input, MAX_INPUT_DEPTH) => {
+        // The typed parse bounds depth itself; the schema validator recurses, so an
+        // input it will see is measured first.
+        Value::Object(_) if entry.validator.is_some() && exceeds_depth(&input, MAX_INPUT_DEPTH) => {
             dispose(input);
             Err(ToolError::invalid_input(format!(
                 "the input nests deeper than {MAX_INPUT_DEPTH} levels"
@@ -208,25 +224,22 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// Whether `value` nests deeper than `limit`, without recursion.
+/// Whether `value` nests deeper than `limit`. Recursion stops at `limit`, so the
+/// stack stays bounded whatever the input, and nothing is allocated.
 fn exceeds_depth(value: &Value, limit: usize) -> bool {
-    let mut stack = vec![(value, 1usize)];
-    while let Some((value, depth)) = stack.pop() {
-        if depth > limit {
-            return true;
-        }
-        match value {
-            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|v| (v, depth + 1))),
-            _ => {}
-        }
+    let Some(remaining) = limit.checked_sub(1) else {
+        return true;
+    };
+    match value {
+        Value::Array(items) => items.iter().any(|item| exceeds_depth(item, remaining)),
+        Value::Object(map) => map.values().any(|item| exceeds_depth(item, remaining)),
+        _ => false,
     }
-    false
 }
 
 /// Drops a value without recursion, so that a maliciously deep input cannot overflow
 /// the stack when it is freed.
-fn dispose(value: Value) {
+pub(crate) fn dispose(value: Value) {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
@@ -297,16 +310,14 @@ fn schema_error(entry: &Entry, error: &jsonschema::ValidationError<'_>) -> ToolE
                 .as_array()
                 .map(|values| values.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            let given = error.instance().as_str().unwrap_or_default();
-            let mut tool_error =
-                ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
-                    .with_field(path)
-                    .with_details(json!({ "expected": valid }));
-            tool_error.recovery_hint = Some(match closest(given, valid.iter().copied()) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => format!("use one of: {}", valid.join(", ")),
-            });
-            tool_error
+            one_of_error(path, error.instance(), valid)
+        }
+        // An enum with documented variants is a `oneOf` of string constants.
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
+            if constant_options(context).is_some() =>
+        {
+            let valid = constant_options(context).unwrap_or_default();
+            one_of_error(path, error.instance(), valid)
         }
         _ => {
             let subject = if path.is_empty() {
@@ -315,14 +326,67 @@ fn schema_error(entry: &Entry, error: &jsonschema::ValidationError<'_>) -> ToolE
                 format!("`{path}`")
             };
             let keyword = error.kind().keyword();
-            let mut tool_error = ToolError::invalid_input(format!("{subject}: {error}"))
-                .with_details(json!({ "keyword": keyword }));
+            // Quote the offending value only when it is small: the message of an
+            // error about a 10 MB value must not be 10 MB.
+            let small = match error.instance().as_ref() {
+                Value::Null | Value::Bool(_) | Value::Number(_) => true,
+                Value::String(text) => text.len() <= 64,
+                Value::Array(_) | Value::Object(_) => false,
+            };
+            let message = if small {
+                format!("{subject}: {error}")
+            } else {
+                format!("{subject}: {}", error.masked_with("the value"))
+            };
+            let mut tool_error =
+                ToolError::invalid_input(message).with_details(json!({ "keyword": keyword }));
             if !path.is_empty() {
                 tool_error = tool_error.with_field(path);
             }
             tool_error
         }
     }
+}
+
+/// The string constants of a `oneOf`/`anyOf` whose every branch failed on a `const`
+/// or `enum` of strings (the schema of an enum with documented variants).
+fn constant_options<'e>(
+    branches: &'e [Vec<jsonschema::ValidationError<'static>>],
+) -> Option<Vec<&'e str>> {
+    let mut valid = Vec::new();
+    for branch in branches {
+        let before = valid.len();
+        for error in branch {
+            match error.kind() {
+                ValidationErrorKind::Constant { expected_value } => {
+                    valid.extend(expected_value.as_str());
+                }
+                ValidationErrorKind::Enum { options } => {
+                    valid.extend(options.as_array()?.iter().filter_map(Value::as_str));
+                }
+                _ => {}
+            }
+        }
+        if valid.len() == before {
+            return None;
+        }
+    }
+    (!valid.is_empty()).then_some(valid)
+}
+
+/// `path` must be one of the strings `valid`; `given` is what the caller sent.
+fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
+    let given = given.as_str().unwrap_or_default();
+    let hint = suggest(given, valid.iter().copied());
+    let mut tool_error =
+        ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
+            .with_field(path)
+            .with_details(json!({ "expected": valid }));
+    tool_error.recovery_hint = Some(match hint {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!("use one of: {}", valid.join(", ")),
+    });
+    tool_error
 }
 
 fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
@@ -338,17 +402,17 @@ fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
     .with_hint("this is a bug in the tool, not in the call; try another approach or report it")
 }
 
-/// Polls a call and turns a panic inside it into an error value.
+/// Polls an async handler and turns a panic inside it into an error value.
 struct CatchUnwind<'a> {
-    future: CallFuture<'a>,
+    future: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>,
 }
 
 impl Future for CatchUnwind<'_> {
-    type Output = Result<Result<crate::output::ToolOutput, ToolError>, Box<dyn Any + Send>>;
+    type Output = Result<Result<ToolOutput, ToolError>, Box<dyn Any + Send>>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let future = &mut self.get_mut().future;
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut *future).poll(cx))) {
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
             Err(payload) => Poll::Ready(Err(payload)),

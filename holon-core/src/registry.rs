@@ -7,6 +7,8 @@
 //! fails these checks is never handed out.
 
 use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -31,7 +33,9 @@ pub(crate) struct Entry {
 /// Every tool the program can dispatch.
 pub struct Registry {
     pub(crate) entries: Vec<Entry>,
-    pub(crate) lookup: HashMap<Box<str>, usize>,
+    /// Names and aliases to entries. Keys are the registry's own names, so a fast
+    /// non-DoS-resistant hash is fine.
+    pub(crate) lookup: FxHashMap<Box<str>, usize>,
 }
 
 /// Why a registry could not be built: every problem found, each naming its tool and
@@ -113,7 +117,8 @@ impl Registry {
                 owners.insert(name, (meta, role));
             }
         }
-        let mut lookup: HashMap<Box<str>, usize> = HashMap::with_capacity(entries.len());
+        let mut lookup: FxHashMap<Box<str>, usize> =
+            FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
         for (index, entry) in entries.iter().enumerate() {
             let meta = entry.tool.meta();
             for name in std::iter::once(meta.name).chain(meta.aliases.iter().copied()) {
@@ -283,11 +288,13 @@ pub(crate) fn visible_to(visibility: Visibility, runtime_access: bool) -> bool {
     visibility == Visibility::Model || runtime_access
 }
 
-/// Top-level helper for `Value`-typed schema lookups used by the dispatcher's hints.
+/// The names of the properties the object at `path` of an input may have, per the
+/// input's `schema` (for the hints of `unknown_field` errors). Follows local `$ref`s,
+/// which recursive types keep.
 pub(crate) fn schema_properties_at<'s>(schema: &'s Value, path: &[PathStep<'_>]) -> Vec<&'s str> {
     let mut current = schema;
     for step in path {
-        current = match object_branch(current) {
+        current = match object_branch(schema, current) {
             Some(object) => match step {
                 PathStep::Key(key) => match object
                     .get("properties")
@@ -304,7 +311,7 @@ pub(crate) fn schema_properties_at<'s>(schema: &'s Value, path: &[PathStep<'_>])
             None => return Vec::new(),
         };
     }
-    object_branch(current)
+    object_branch(schema, current)
         .map(schema::property_names)
         .unwrap_or_default()
 }
@@ -315,8 +322,27 @@ pub(crate) enum PathStep<'a> {
     Index,
 }
 
-/// The schema itself, or the first `anyOf`/`oneOf` branch that is not `null`.
-fn object_branch(schema: &Value) -> Option<&Value> {
+/// `schema`, or what its local `$ref` (`#` or `#/$defs/...`) points to in `root`.
+fn resolve<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
+    // Bounded: a `$ref` chain is short, and a cycle of them must not hang.
+    for _ in 0..16 {
+        let target = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix('#'))
+            .and_then(|pointer| root.pointer(pointer));
+        match target {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
+/// The schema itself, or the first `anyOf`/`oneOf` branch that is not `null`, with
+/// references resolved.
+fn object_branch<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
+    let schema = resolve(root, schema);
     if schema.get("properties").is_some() || schema.get("items").is_some() {
         return Some(schema);
     }
@@ -324,5 +350,6 @@ fn object_branch(schema: &Value) -> Option<&Value> {
         .iter()
         .filter_map(|key| schema.get(*key).and_then(Value::as_array))
         .flatten()
+        .map(|branch| resolve(root, branch))
         .find(|branch| branch.get("properties").is_some() || branch.get("items").is_some())
 }

@@ -124,6 +124,19 @@ const CONSTRAINT_KEYWORDS: &[&str] = &[
     "oneOf",
 ];
 
+/// Whether `branches` is a list of `{"const": ...}` schemas (how schemars writes a
+/// unit-variant enum whose variants have doc comments).
+fn is_enum_of_constants(branches: &Value) -> bool {
+    branches.as_array().is_some_and(|branches| {
+        branches.iter().all(|branch| {
+            branch.get("const").is_some()
+                && branch
+                    .as_object()
+                    .is_some_and(|b| b.keys().all(|k| matches!(k.as_str(), "const" | "type" | "description")))
+        })
+    })
+}
+
 /// Whether the dispatcher must run schema validation for `schema`: true when any
 /// subschema uses a keyword serde does not check. Unsigned integers' `minimum: 0` is
 /// checked by serde and does not count.
@@ -133,6 +146,10 @@ pub fn needs_validation(schema: &Value) -> bool {
         match value {
             Value::Object(map) => {
                 for (key, inner) in map {
+                    // A unit-variant enum with documented variants: serde checks it.
+                    if key == "oneOf" && is_enum_of_constants(inner) {
+                        continue;
+                    }
                     let unsigned_floor = key == "minimum"
                         && inner.as_f64() == Some(0.0)
                         && map
