@@ -65,6 +65,11 @@
 //! [`IntoToolOutput`]: any `Serialize + JsonSchema` type, or [`ToolOutput<T>`] to add
 //! content blocks, artifacts, a custom receipt or a deferral.
 
+/// The README's quickstart, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeQuickstart;
+
 mod arguments;
 mod catalog;
 mod context;
@@ -81,6 +86,7 @@ mod result;
 pub mod schema;
 mod spec;
 mod tool;
+mod value_de;
 
 pub use catalog::{
     INVENTORY_FILE_NAME, INVENTORY_VERSION, InventoryDrift, check_inventory, inventory,
@@ -130,17 +136,173 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    use crate::{FromFreeform, IntoToolOutput, ToolArgs};
+    use schemars::{Schema, SchemaGenerator};
+
+    use crate::{
+        FromFreeform, IntoToolOutput, ToolArgs, ToolContext, ToolError, ToolInput, ToolOutput,
+    };
+
+    // Each `assert_*` helper is the one place where the code `#[holon_tool]` generates
+    // requires a bound of a user's type; the macro spans the call at that type in the
+    // handler's signature. The helpers return what the tool needs of the type as plain
+    // function pointers, so the rest of the generated code requires no bound and a
+    // missing derive is reported once, at the user's token, not once per use.
+    //
+    // Where a bound has several parts (`Serialize + JsonSchema`, `Send + Sync`), rustc
+    // would report each unmet part as its own error. The check traits below avoid that:
+    // each has a second impl, for the `Unchecked` marker, that no type can satisfy. With
+    // two candidate impls rustc must pick one, and when neither applies it reports the
+    // check trait itself, once, with its own message.
+
+    /// Marks the impl of a check trait that applies when the bound holds.
+    pub enum Checked {}
+
+    /// Marks the impl of a check trait that never applies (see [`Unsatisfiable`]).
+    pub enum Unchecked {}
+
+    mod sealed {
+        pub trait Sealed {}
+    }
+
+    /// Implemented by no type (it is sealed): the bound of the `Unchecked` impls.
+    pub trait Unsatisfiable: sealed::Sealed {}
+
+    const NEVER: &str = "an `Unchecked` impl is never selected: `Unsatisfiable` has no impl";
+
+    fn unreachable_schema(_: &mut SchemaGenerator) -> Schema {
+        unreachable!("{NEVER}")
+    }
+
+    fn unreachable_convert<T, R>(_: T) -> R {
+        unreachable!("{NEVER}")
+    }
+
+    fn unreachable_state<T>(_: &ToolContext) -> Result<&T, ToolError> {
+        unreachable!("{NEVER}")
+    }
+
+    /// What a tool needs of its argument type.
+    pub struct ArgumentsFns<T> {
+        /// The wire names of the fields.
+        pub fields: &'static [&'static str],
+        /// The input schema.
+        pub schema: fn(&mut SchemaGenerator) -> Schema,
+        /// Parses a JSON input.
+        pub parse: fn(ToolInput) -> Result<T, ToolError>,
+    }
 
     /// The handler's argument type must implement `ToolArgs`.
-    pub const fn assert_tool_args<T: ToolArgs>() {}
+    pub const fn assert_tool_args<T: ToolArgs>() -> ArgumentsFns<T> {
+        ArgumentsFns {
+            fields: T::FIELDS,
+            schema: crate::arguments::arguments_schema::<T>,
+            parse: crate::arguments::parse_arguments::<T>,
+        }
+    }
+
+    /// Builds the arguments from the raw text of a freeform call.
+    pub type FreeformFn<T> = fn(String) -> Result<T, ToolError>;
 
     /// A freeform tool's argument type must implement `FromFreeform`.
-    pub const fn assert_freeform_args<T: FromFreeform>() {}
+    pub const fn assert_freeform_args<T: FromFreeform>() -> FreeformFn<T> {
+        T::from_freeform
+    }
+
+    /// Reads a state parameter out of the context.
+    pub type StateFn<T> = for<'a> fn(&'a ToolContext) -> Result<&'a T, ToolError>;
+
+    /// A state parameter's type: shared across the threads that dispatch calls.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool's state: it must be `Send + Sync + 'static`",
+        label = "a state parameter's type must be `Send + Sync`",
+        note = "the dispatcher shares the context's states across threads; wrap interior mutability in a `Mutex` or an atomic"
+    )]
+    pub trait ToolStateType<M> {
+        /// Reads the state out of the context.
+        const STATE: StateFn<Self>;
+    }
+
+    impl<T: Send + Sync + 'static> ToolStateType<Checked> for T {
+        const STATE: StateFn<T> = state_or_context::<T>;
+    }
+
+    /// The macro recognises `&ToolContext` by its name; under another name (`use
+    /// holon_core::ToolContext as Ctx;`) it arrives here, and gets the context itself.
+    fn state_or_context<T: Send + Sync + 'static>(context: &ToolContext) -> Result<&T, ToolError> {
+        match (context as &dyn std::any::Any).downcast_ref::<T>() {
+            Some(context) => Ok(context),
+            None => context.state::<T>(),
+        }
+    }
+
+    impl<T: Unsatisfiable> ToolStateType<Unchecked> for T {
+        const STATE: StateFn<T> = unreachable_state::<T>;
+    }
 
     /// A state parameter's type must be shareable across threads.
-    pub const fn assert_state<T: Send + Sync + 'static>() {}
+    pub const fn assert_state<T: ToolStateType<M>, M>() -> StateFn<T> {
+        T::STATE
+    }
+
+    /// What a tool needs of its success type.
+    pub struct ResultFns<T> {
+        /// The result schema.
+        pub schema: fn(&mut SchemaGenerator) -> Schema,
+        /// Converts the handler's success value into the erased output.
+        pub convert: fn(T) -> Result<ToolOutput, ToolError>,
+    }
+
+    /// A handler's success type: `Serialize + JsonSchema`, or a `ToolOutput` of one.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool's result: it must implement `Serialize` and `JsonSchema`",
+        label = "this type does not implement `Serialize` and `JsonSchema`",
+        note = "derive them: `#[derive(Serialize, JsonSchema)]`; the tool's result schema is derived from this type"
+    )]
+    pub trait ToolResultType<M>: Sized {
+        /// What the tool needs of the type.
+        const FNS: ResultFns<Self>;
+    }
+
+    impl<T: IntoToolOutput> ToolResultType<Checked> for T {
+        const FNS: ResultFns<T> = ResultFns {
+            schema: T::result_schema,
+            convert: T::into_tool_output,
+        };
+    }
+
+    impl<T: Unsatisfiable> ToolResultType<Unchecked> for T {
+        const FNS: ResultFns<T> = ResultFns {
+            schema: unreachable_schema,
+            convert: unreachable_convert::<T, Result<ToolOutput, ToolError>>,
+        };
+    }
 
     /// The handler's success type must be a tool result.
-    pub const fn assert_tool_result<T: IntoToolOutput>() {}
+    pub const fn assert_tool_result<T: ToolResultType<M>, M>() -> ResultFns<T> {
+        T::FNS
+    }
+
+    /// A handler's error type: `ToolError`, or one that converts into it.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool's error: it must convert into `ToolError`",
+        label = "`ToolError` does not implement `From<{Self}>`",
+        note = "return `Result<T, ToolError>` and convert other errors with `.map_err(...)`, or implement `From<{Self}>` for `ToolError` if `{Self}` is your own type"
+    )]
+    pub trait ToolErrorType<M>: Sized {
+        /// Converts the error.
+        const INTO: fn(Self) -> ToolError;
+    }
+
+    impl<E: Into<ToolError>> ToolErrorType<Checked> for E {
+        const INTO: fn(E) -> ToolError = E::into;
+    }
+
+    impl<E: Unsatisfiable> ToolErrorType<Unchecked> for E {
+        const INTO: fn(E) -> ToolError = unreachable_convert::<E, ToolError>;
+    }
+
+    /// The handler's error type must convert into a `ToolError`.
+    pub const fn assert_tool_error<E: ToolErrorType<M>, M>() -> fn(E) -> ToolError {
+        E::INTO
+    }
 }
