@@ -138,12 +138,17 @@ fn floor(value: Value) -> Result<BenchOutcome, ToolError> {
 /// The floor plus turning the result into JSON, which the envelope needs and the
 /// plain floor does not do.
 fn floor_with_json(value: Value) -> Option<Value> {
-    floor(value).ok().and_then(|outcome| serde_json::to_value(outcome).ok())
+    floor(value)
+        .ok()
+        .and_then(|outcome| serde_json::to_value(outcome).ok())
 }
 
 fn dispatch(registry: &Registry, context: &ToolContext, call: ToolCall) -> ToolResult {
     block_on(registry.dispatch(context, call))
 }
+
+/// A baseline: what the same work costs without the dispatcher.
+type Baseline = fn(Value) -> Option<Value>;
 
 /// Per-call times of a baseline and of `dispatch`, interleaved in rounds so that both
 /// see the same machine state; returns the median ratio and the mean times.
@@ -151,7 +156,7 @@ fn ratio(
     registry: &Registry,
     context: &ToolContext,
     name: &str,
-    baseline: fn(Value) -> Option<Value>,
+    baseline: Baseline,
 ) -> (f64, Duration, Duration) {
     const ROUNDS: usize = 15;
     const CALLS: usize = 20_000;
@@ -177,7 +182,11 @@ fn ratio(
     }
     ratios.sort_by(f64::total_cmp);
     let per_call = |total: Duration| total / (ROUNDS * CALLS) as u32;
-    (ratios[ROUNDS / 2], per_call(baseline_total), per_call(dispatch_total))
+    (
+        ratios[ROUNDS / 2],
+        per_call(baseline_total),
+        per_call(dispatch_total),
+    )
 }
 
 fn main() {
@@ -201,7 +210,11 @@ fn main() {
             if floor_mode {
                 black_box(floor(input()).ok());
             } else {
-                black_box(dispatch(registry, &context, ToolCall::new(name_for(40), input())));
+                black_box(dispatch(
+                    registry,
+                    &context,
+                    ToolCall::new(name_for(40), input()),
+                ));
             }
         }
         return;
@@ -229,9 +242,13 @@ fn main() {
     group.finish();
     criterion.final_summary();
 
-    println!("\ndispatch / baseline, same run, interleaved rounds, median (goal: <= 1.30x the floor):");
-    let baselines: [(&str, fn(Value) -> Option<Value>); 2] = [
-        ("floor (deserialize + call)", |value| floor(value).ok().map(|_| Value::Null)),
+    println!(
+        "\ndispatch / baseline, same run, interleaved rounds, median (goal: <= 1.30x the floor):"
+    );
+    let baselines: [(&str, Baseline); 2] = [
+        ("floor (deserialize + call)", |value| {
+            floor(value).ok().map(|_| Value::Null)
+        }),
         ("floor + result to JSON", floor_with_json),
     ];
     for (size, registry) in &registries {

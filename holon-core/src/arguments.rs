@@ -139,40 +139,40 @@ pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> Too
 /// Turns serde's message at `path` into a typed error.
 fn classify(path: &str, message: &str) -> ToolError {
     let names = backticked(message);
-    if message.starts_with("unknown field") {
-        if let Some((field, expected)) = names.split_first() {
-            // The error's path ends with the unknown field itself.
-            let parent = path
-                .strip_suffix(field)
-                .map(|p| p.trim_end_matches('.'))
-                .unwrap_or(path);
-            return unknown_field(field, parent, expected);
-        }
+    if message.starts_with("unknown field")
+        && let Some((field, expected)) = names.split_first()
+    {
+        // The error's path ends with the unknown field itself.
+        let parent = path
+            .strip_suffix(field)
+            .map(|p| p.trim_end_matches('.'))
+            .unwrap_or(path);
+        return unknown_field(field, parent, expected);
     }
-    if message.starts_with("missing field") {
-        if let Some(field) = names.first() {
-            let full = join_path(path, field);
-            return ToolError::invalid_input(format!("missing required field `{full}`"))
-                .with_field(full.clone())
-                .with_hint(format!("add `{full}` to the input"));
-        }
+    if message.starts_with("missing field")
+        && let Some(field) = names.first()
+    {
+        let full = join_path(path, field);
+        return ToolError::invalid_input(format!("missing required field `{full}`"))
+            .with_field(full.clone())
+            .with_hint(format!("add `{full}` to the input"));
     }
-    if message.starts_with("unknown variant") {
-        if let Some((value, expected)) = names.split_first() {
-            let hint = suggest(value, expected.iter().copied());
-            let value = shorten(value);
-            let mut error = ToolError::invalid_input(format!(
-                "`{path}` has the value `{value}`, which is not one of: {}",
-                expected.join(", ")
-            ))
-            .with_field(path)
-            .with_details(json!({ "value": value, "expected": expected }));
-            error.recovery_hint = Some(match hint {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => format!("use one of: {}", expected.join(", ")),
-            });
-            return error;
-        }
+    if message.starts_with("unknown variant")
+        && let Some((value, expected)) = names.split_first()
+    {
+        let hint = suggest(value, expected.iter().copied());
+        let value = shorten(value);
+        let mut error = ToolError::invalid_input(format!(
+            "`{path}` has the value `{value}`, which is not one of: {}",
+            expected.join(", ")
+        ))
+        .with_field(path)
+        .with_details(json!({ "value": value, "expected": expected }));
+        error.recovery_hint = Some(match hint {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => format!("use one of: {}", expected.join(", ")),
+        });
+        return error;
     }
     let subject = if path.is_empty() {
         "the input".to_string()

@@ -17,9 +17,9 @@ use serde_json::{Value, json};
 use crate::arguments::{join_path, shorten, suggest, unknown_field};
 use crate::context::{Execution, ToolCall, ToolContext, ToolInput};
 use crate::error::{ToolError, ToolErrorKind};
+use crate::output::ToolOutput;
 use crate::registry::{Entry, PathStep, Registry, schema_properties_at, visible_to};
 use crate::result::{ToolResult, ToolStatus};
-use crate::output::ToolOutput;
 use crate::tool::CallFuture;
 
 /// Inputs nested deeper than this are refused before anything recurses into them.
@@ -34,7 +34,13 @@ impl Registry {
         let observed = context.observer().map(|observer| {
             // The input is moved into the parse, so an observer gets it serialized first.
             let input_json = call.input.to_string();
-            (observer, input_json, call.name.clone(), SystemTime::now(), Instant::now())
+            (
+                observer,
+                input_json,
+                call.name.clone(),
+                SystemTime::now(),
+                Instant::now(),
+            )
         });
         let ToolCall {
             name,
@@ -126,14 +132,14 @@ impl Registry {
         input: Value,
     ) -> Result<Started<'a>, ToolError> {
         let input = shape(entry, input)?;
-        if let (Some(validator), ToolInput::Json(value)) = (&entry.validator, &input) {
-            if let Err(error) = validator.validate(value) {
-                let error = schema_error(entry, &error);
-                if let ToolInput::Json(value) = input {
-                    dispose(value);
-                }
-                return Err(error);
+        if let (Some(validator), ToolInput::Json(value)) = (&entry.validator, &input)
+            && let Err(error) = validator.validate(value)
+        {
+            let error = schema_error(entry, &error);
+            if let ToolInput::Json(value) = input {
+                dispose(value);
             }
+            return Err(error);
         }
         let tool = entry.tool;
         match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {

@@ -60,9 +60,10 @@ pub struct ToolError {
     /// Path of the input field the error is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
-    /// Structured details, such as the valid values.
+    /// Structured details, such as the valid values. Boxed so that `ToolError` stays
+    /// small enough to return by value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
     /// How to make the call succeed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_hint: Option<String>,
@@ -103,7 +104,7 @@ impl ToolError {
 
     /// Sets structured details.
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 

@@ -1,7 +1,14 @@
 //! "Did you mean ...?": the closest valid name to a misspelt one.
 
+/// Names longer than this are not typos of a tool or field name; comparing them would
+/// only cost time.
+const MAX_COMPARED_LEN: usize = 200;
+
 /// The candidate closest to `wanted`, if any is close enough to be a likely typo.
 pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    if wanted.len() > MAX_COMPARED_LEN {
+        return None;
+    }
     let wanted_lower = wanted.to_ascii_lowercase();
     let mut best: Option<(&'a str, f64)> = None;
     for candidate in candidates {

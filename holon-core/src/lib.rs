@@ -254,9 +254,9 @@ pub mod __private {
 
     /// A handler's success type: `Serialize + JsonSchema`, or a `ToolOutput` of one.
     #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be a tool's result: it must implement `Serialize` and `JsonSchema`",
-        label = "this type does not implement `Serialize` and `JsonSchema`",
-        note = "derive them: `#[derive(Serialize, JsonSchema)]`; the tool's result schema is derived from this type"
+        message = "`{Self}` cannot be a tool's result: a result is a `Serialize + JsonSchema` type, or a `ToolOutput` of one",
+        label = "not `Serialize + JsonSchema`",
+        note = "derive them on the result type: `#[derive(Serialize, JsonSchema)]`; the tool's result schema is derived from it"
     )]
     pub trait ToolResultType<M>: Sized {
         /// What the tool needs of the type.

@@ -32,17 +32,17 @@ pub(crate) fn render(result: &ToolResult) -> String {
             out.push_str("retryable: true\n");
         }
     }
-    if result.status != ToolStatus::Error {
-        if let Some(structured) = &result.structured {
-            match structured {
-                Value::Object(map) => {
-                    for (key, value) in map {
-                        write_entry(&mut out, 0, key, value);
-                    }
+    if result.status != ToolStatus::Error
+        && let Some(structured) = &result.structured
+    {
+        match structured {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    write_entry(&mut out, 0, key, value);
                 }
-                Value::Null => {}
-                other => write_entry(&mut out, 0, "result", other),
             }
+            Value::Null => {}
+            other => write_entry(&mut out, 0, "result", other),
         }
     }
     if !result.artifacts.is_empty() {

@@ -130,9 +130,10 @@ fn is_enum_of_constants(branches: &Value) -> bool {
     branches.as_array().is_some_and(|branches| {
         branches.iter().all(|branch| {
             branch.get("const").is_some()
-                && branch
-                    .as_object()
-                    .is_some_and(|b| b.keys().all(|k| matches!(k.as_str(), "const" | "type" | "description")))
+                && branch.as_object().is_some_and(|b| {
+                    b.keys()
+                        .all(|k| matches!(k.as_str(), "const" | "type" | "description"))
+                })
         })
     })
 }

@@ -94,7 +94,9 @@ struct ValueDeserializer(Value, usize);
 
 fn too_deep(value: Value) -> PathError {
     dispose(value);
-    de::Error::custom(format!("the input nests deeper than {MAX_INPUT_DEPTH} levels"))
+    de::Error::custom(format!(
+        "the input nests deeper than {MAX_INPUT_DEPTH} levels"
+    ))
 }
 
 impl<'de> Deserializer<'de> for ValueDeserializer {
@@ -121,7 +123,10 @@ impl<'de> Deserializer<'de> for ValueDeserializer {
                 if access.items.len() == 0 {
                     Ok(value)
                 } else {
-                    Err(de::Error::invalid_length(length, &"fewer elements in array"))
+                    Err(de::Error::invalid_length(
+                        length,
+                        &"fewer elements in array",
+                    ))
                 }
             }
             Value::Object(map) => visit_object(map, depth, visitor),
@@ -171,7 +176,8 @@ impl<'de> Deserializer<'de> for ValueDeserializer {
                     .map_err(|e| e.at(Segment::Key(key)))
             }
             other => {
-                let error = de::Error::invalid_type(unexpected(&other), &"a string or a single-key object");
+                let error =
+                    de::Error::invalid_type(unexpected(&other), &"a string or a single-key object");
                 dispose(other);
                 Err(error)
             }
@@ -358,7 +364,10 @@ impl<'de> EnumAccess<'de> for Enum {
     type Error = PathError;
     type Variant = Variant;
 
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Variant), PathError> {
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Variant), PathError> {
         let deserializer: StringDeserializer<PathError> = self.variant.into_deserializer();
         let variant = seed.deserialize(deserializer)?;
         Ok((variant, Variant(self.value, self.depth)))
@@ -373,21 +382,34 @@ impl<'de> VariantAccess<'de> for Variant {
     fn unit_variant(self) -> Result<(), PathError> {
         match self.0 {
             None | Some(Value::Null) => Ok(()),
-            Some(other) => Err(de::Error::invalid_type(unexpected(&other), &"a unit variant")),
+            Some(other) => Err(de::Error::invalid_type(
+                unexpected(&other),
+                &"a unit variant",
+            )),
         }
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, PathError> {
         match self.0 {
             Some(value) => seed.deserialize(ValueDeserializer(value, self.1)),
-            None => Err(de::Error::invalid_type(de::Unexpected::UnitVariant, &"a newtype variant")),
+            None => Err(de::Error::invalid_type(
+                de::Unexpected::UnitVariant,
+                &"a newtype variant",
+            )),
         }
     }
 
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, PathError> {
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, PathError> {
         match self.0 {
             Some(value) => ValueDeserializer(value, self.1).deserialize_any(visitor),
-            None => Err(de::Error::invalid_type(de::Unexpected::UnitVariant, &"a tuple variant")),
+            None => Err(de::Error::invalid_type(
+                de::Unexpected::UnitVariant,
+                &"a tuple variant",
+            )),
         }
     }
 
@@ -398,8 +420,14 @@ impl<'de> VariantAccess<'de> for Variant {
     ) -> Result<V::Value, PathError> {
         match self.0 {
             Some(Value::Object(map)) => visit_object(map, self.1, visitor),
-            Some(other) => Err(de::Error::invalid_type(unexpected(&other), &"a struct variant")),
-            None => Err(de::Error::invalid_type(de::Unexpected::UnitVariant, &"a struct variant")),
+            Some(other) => Err(de::Error::invalid_type(
+                unexpected(&other),
+                &"a struct variant",
+            )),
+            None => Err(de::Error::invalid_type(
+                de::Unexpected::UnitVariant,
+                &"a struct variant",
+            )),
         }
     }
 }
@@ -455,18 +483,27 @@ mod tests {
         });
         let error = from_value::<Plan>(input).unwrap_err();
         assert_eq!(error.path(), "todo_list[2].state");
-        assert!(error.message().starts_with("unknown variant `don`"), "{error}");
+        assert!(
+            error.message().starts_with("unknown variant `don`"),
+            "{error}"
+        );
 
-        let error = from_value::<Plan>(json!({"title": "x", "todo_list": [], "limit": 300})).unwrap_err();
+        let error =
+            from_value::<Plan>(json!({"title": "x", "todo_list": [], "limit": 300})).unwrap_err();
         assert_eq!(error.path(), "limit");
 
-        let error = from_value::<Plan>(json!({"title": "x", "todo_list": [{"text": "a"}]})).unwrap_err();
+        let error =
+            from_value::<Plan>(json!({"title": "x", "todo_list": [{"text": "a"}]})).unwrap_err();
         assert_eq!(error.path(), "todo_list[0]");
         assert_eq!(error.message(), "missing field `state`");
 
-        let error = from_value::<Plan>(json!({"title": "x", "todo_list": [], "titel": 1})).unwrap_err();
+        let error =
+            from_value::<Plan>(json!({"title": "x", "todo_list": [], "titel": 1})).unwrap_err();
         assert_eq!(error.path(), "titel");
-        assert!(error.message().starts_with("unknown field `titel`"), "{error}");
+        assert!(
+            error.message().starts_with("unknown field `titel`"),
+            "{error}"
+        );
 
         let mut deep = json!(1);
         for _ in 0..200 {
@@ -477,6 +514,9 @@ mod tests {
 
         let error = from_value::<Plan>(json!({"title": 5, "todo_list": []})).unwrap_err();
         assert_eq!(error.path(), "title");
-        assert_eq!(error.message(), "invalid type: integer `5`, expected a string");
+        assert_eq!(
+            error.message(),
+            "invalid type: integer `5`, expected a string"
+        );
     }
 }

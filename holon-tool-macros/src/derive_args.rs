@@ -53,13 +53,24 @@ fn wire_field_names(input: &DeriveInput, errors: &mut Errors) -> Vec<String> {
     let named = match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(named) => Some(named),
-            Fields::Unnamed(_) | Fields::Unit => {
+            Fields::Unnamed(fields) => {
+                errors.at(
+                    fields,
+                    format!(
+                        "`{ident}` cannot be a tool's arguments: they are a JSON object, so \
+                         `#[derive(ToolArgs)]` needs a struct with named fields, not a tuple \
+                         struct"
+                    ),
+                );
+                None
+            }
+            Fields::Unit => {
                 errors.at(
                     ident,
                     format!(
                         "`{ident}` cannot be a tool's arguments: they are a JSON object, so \
-                         `#[derive(ToolArgs)]` needs a struct with named fields, not a tuple \
-                         or unit struct"
+                         `#[derive(ToolArgs)]` needs a struct with named fields, not a unit \
+                         struct; a tool without arguments simply takes no arguments parameter"
                     ),
                 );
                 None

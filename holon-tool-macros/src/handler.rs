@@ -2,11 +2,11 @@
 //! type, its `holon_core::Tool` impl and the link-time registration.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{
-    Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, Meta, PathArguments, ReturnType,
-    Type,
+    Expr, ExprLit, FnArg, GenericArgument, Ident, Item, ItemFn, Lit, Meta, PathArguments,
+    ReturnType, TraitItemFn, Type,
 };
 
 use crate::naming::pascal_case;
@@ -22,10 +22,11 @@ enum Param {
     State(Type),
 }
 
-/// The handler's return type, split into the success type and whether it is a `Result`.
+/// The handler's return type, split into the success type and, for a `Result`, the
+/// error type (`None` inside when it is not written, as in `io::Result<T>`).
 struct Output {
     success: Type,
-    is_result: bool,
+    error: Option<Option<Type>>,
 }
 
 /// Everything validated about the handler function.
@@ -42,10 +43,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
-            errors.at_span(
-                Span::call_site(),
-                "#[holon_tool] goes on a free `fn` or `async fn`",
-            );
+            not_a_function(&item, &mut errors);
             let error = errors.into_result().err().map(|e| e.to_compile_error());
             return quote!(#error #item);
         }
@@ -64,6 +62,36 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 #function
             }
         }
+    }
+}
+
+/// Reports an attribute put on something else than a function, at the item's keyword
+/// and name (`struct Echo`), or at the whole item when it is not recognised.
+fn not_a_function(item: &TokenStream, errors: &mut Errors) {
+    const MESSAGE: &str = "#[holon_tool] goes on a free `fn` or `async fn` (the tool's handler)";
+    fn head(keyword: &dyn ToTokens, name: &dyn ToTokens) -> TokenStream {
+        quote!(#keyword #name)
+    }
+    let head = match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Struct(item)) => Some((head(&item.struct_token, &item.ident), "a struct")),
+        Ok(Item::Enum(item)) => Some((head(&item.enum_token, &item.ident), "an enum")),
+        Ok(Item::Union(item)) => Some((head(&item.union_token, &item.ident), "a union")),
+        Ok(Item::Trait(item)) => Some((head(&item.trait_token, &item.ident), "a trait")),
+        Ok(Item::Impl(item)) => Some((head(&item.impl_token, &item.self_ty), "an `impl` block")),
+        Ok(Item::Mod(item)) => Some((head(&item.mod_token, &item.ident), "a module")),
+        Ok(Item::Const(item)) => Some((head(&item.const_token, &item.ident), "a constant")),
+        Ok(Item::Static(item)) => Some((head(&item.static_token, &item.ident), "a static")),
+        Ok(Item::Type(item)) => Some((head(&item.type_token, &item.ident), "a type alias")),
+        _ => syn::parse2::<TraitItemFn>(item.clone()).ok().map(|item| {
+            let what = "a function without a body";
+            (head(&item.sig.fn_token, &item.sig.ident), what)
+        }),
+    };
+    match head {
+        Some((head, what)) => errors.at(head, format!("{MESSAGE}, not on {what}")),
+        None if item.is_empty() => errors.at_span(Span::call_site(), MESSAGE),
+        // Anything else: the whole item.
+        None => errors.at(item, MESSAGE),
     }
 }
 
@@ -130,7 +158,7 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
     let output = match &signature.output {
         ReturnType::Default => Output {
             success: syn::parse_quote!(()),
-            is_result: false,
+            error: None,
         },
         ReturnType::Type(_, ty) => split_result(ty),
     };
@@ -176,43 +204,49 @@ fn is_tool_context(ty: &Type) -> bool {
 }
 
 fn split_result(ty: &Type) -> Output {
-    if let Type::Path(path) = ty {
-        if let Some(last) = path.path.segments.last() {
-            if last.ident == "Result" {
-                if let PathArguments::AngleBracketed(arguments) = &last.arguments {
-                    if let Some(GenericArgument::Type(success)) = arguments.args.first() {
-                        return Output {
-                            success: success.clone(),
-                            is_result: true,
-                        };
-                    }
-                }
-            }
+    if let Type::Path(path) = ty
+        && let Some(last) = path.path.segments.last()
+        && last.ident == "Result"
+        && let PathArguments::AngleBracketed(arguments) = &last.arguments
+    {
+        let mut types = arguments.args.iter().filter_map(|argument| match argument {
+            GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        });
+        if let Some(success) = types.next() {
+            return Output {
+                success: success.clone(),
+                error: Some(types.next().cloned()),
+            };
         }
     }
     Output {
         success: ty.clone(),
-        is_result: false,
+        error: None,
     }
 }
 
-/// The doc comment of the function: one space of indentation removed, paragraphs kept.
+/// The doc comment of the function: one space of indentation removed, blank lines (and
+/// so paragraphs) kept.
 fn doc_comment(function: &ItemFn) -> Option<String> {
     let mut lines = Vec::new();
     for attr in &function.attrs {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(nv) = &attr.meta {
-            if let Expr::Lit(ExprLit {
+        if let Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(ExprLit {
                 lit: Lit::Str(lit), ..
             }) = &nv.value
-            {
-                let value = lit.value();
-                for line in value.lines() {
-                    let line = line.strip_prefix(' ').unwrap_or(line);
-                    lines.push(line.trim_end().to_string());
-                }
+        {
+            let value = lit.value();
+            // `///` alone gives an empty string, for which `lines()` yields nothing.
+            if value.is_empty() {
+                lines.push(String::new());
+            }
+            for line in value.lines() {
+                let line = line.strip_prefix(' ').unwrap_or(line);
+                lines.push(line.trim_end().to_string());
             }
         }
     }
@@ -230,7 +264,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     let name = match &options.name {
         Some(lit) => quote!(#lit),
         None => {
-            let name = pascal_case(&fn_ident.to_string().trim_start_matches("r#").to_string());
+            let name = pascal_case(fn_ident.to_string().trim_start_matches("r#"));
             quote!(#name)
         }
     };
@@ -274,96 +308,120 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
         _ => None,
     });
 
-    // Compile-time checks, each spanned at the user's token it is about.
-    let mut assertions = Vec::new();
+    // The checks of the user's types. Each is the only place where a bound of that
+    // type is required, and it is spanned at the type in the handler's signature; the
+    // rest of the code uses the function pointers the checks return. So a missing
+    // derive is one error at the user's token, not one per use.
+    let mut checks = Vec::new();
     if let Some(ty) = arguments_type {
-        assertions
-            .push(quote_spanned!(ty.span()=> ::holon_core::__private::assert_tool_args::<#ty>();));
+        let check = quote_spanned!(ty.span()=> ::holon_core::__private::assert_tool_args::<#ty>());
+        checks.push(quote! {
+            const __HOLON_ARGUMENTS: ::holon_core::__private::ArgumentsFns<#ty> = #check;
+        });
         if options.freeform.is_some() {
-            assertions.push(
-                quote_spanned!(ty.span()=> ::holon_core::__private::assert_freeform_args::<#ty>();),
-            );
+            let check =
+                quote_spanned!(ty.span()=> ::holon_core::__private::assert_freeform_args::<#ty>());
+            checks.push(quote! {
+                const __HOLON_FREEFORM: ::holon_core::__private::FreeformFn<#ty> = #check;
+            });
         }
     }
-    for param in &handler.params {
+    for (index, param) in handler.params.iter().enumerate() {
         if let Param::State(ty) = param {
-            assertions
-                .push(quote_spanned!(ty.span()=> ::holon_core::__private::assert_state::<#ty>();));
+            let state = format_ident!("__HOLON_STATE_{}", index);
+            let check =
+                quote_spanned!(ty.span()=> ::holon_core::__private::assert_state::<#ty, _>());
+            checks.push(quote! {
+                const #state: ::holon_core::__private::StateFn<#ty> = #check;
+            });
         }
     }
     let success = &handler.output.success;
-    assertions.push(
-        quote_spanned!(success.span()=> ::holon_core::__private::assert_tool_result::<#success>();),
-    );
+    let check = quote_spanned!(success.span()=> ::holon_core::__private::assert_tool_result::<#success, _>());
+    checks.push(quote! {
+        const __HOLON_RESULT: ::holon_core::__private::ResultFns<#success> = #check;
+    });
+    let convert_error = match &handler.output.error {
+        Some(Some(error)) => {
+            let check = quote_spanned!(error.span()=> ::holon_core::__private::assert_tool_error::<#error, _>());
+            checks.push(quote! {
+                const __HOLON_ERROR: fn(#error) -> ::holon_core::ToolError = #check;
+            });
+            quote!(__HOLON_ERROR(error))
+        }
+        // `io::Result<T>` and the like: the error type is not written, nothing to span.
+        _ => quote!(::core::convert::Into::<::holon_core::ToolError>::into(
+            error
+        )),
+    };
 
-    let (input_schema, input_fields, parse) = match arguments_type {
-        Some(ty) => {
+    let (input_fields, input_schema, parse) = match arguments_type {
+        Some(_) => {
             let parse = if options.freeform.is_some() {
-                quote_spanned!(ty.span()=> ::holon_core::__private::parse_freeform_arguments::<#ty>(input))
+                quote! {
+                    match input {
+                        ::holon_core::ToolInput::Freeform(text) => __HOLON_FREEFORM(text),
+                        input => (__HOLON_ARGUMENTS.parse)(input),
+                    }
+                }
             } else {
-                quote_spanned!(ty.span()=> ::holon_core::__private::parse_arguments::<#ty>(input))
+                quote!((__HOLON_ARGUMENTS.parse)(input))
             };
             (
-                quote_spanned!(ty.span()=> ::holon_core::__private::arguments_schema::<#ty>(generator)),
-                quote_spanned!(ty.span()=> ::holon_core::__private::argument_fields::<#ty>()),
+                quote!(__HOLON_ARGUMENTS.fields),
+                quote!((__HOLON_ARGUMENTS.schema)(generator)),
                 parse,
             )
         }
         None => (
-            quote!(::holon_core::__private::empty_arguments_schema()),
             quote!(&[]),
+            quote!(::holon_core::__private::empty_arguments_schema()),
             quote!(::holon_core::__private::parse_no_arguments(input)),
         ),
     };
 
     let mut bindings = Vec::new();
     let mut extractions = Vec::new();
+    if arguments_type.is_none() {
+        extractions.push(quote! {
+            if let ::core::result::Result::Err(error) = #parse {
+                return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
+            }
+        });
+    }
     for (index, param) in handler.params.iter().enumerate() {
         let binding = format_ident!("__holon_param_{}", index);
-        let extraction = match param {
-            Param::Arguments(_) => quote! {
-                let #binding = match #parse {
-                    ::core::result::Result::Ok(arguments) => arguments,
-                    ::core::result::Result::Err(error) => {
-                        return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
-                    }
-                };
-            },
-            Param::Context => quote!(let #binding = context;),
-            Param::State(ty) => quote_spanned! {ty.span()=>
-                let #binding = match context.state::<#ty>() {
-                    ::core::result::Result::Ok(state) => state,
-                    ::core::result::Result::Err(error) => {
-                        return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
-                    }
-                };
-            },
+        let fallible = match param {
+            Param::Context => None,
+            Param::Arguments(_) => Some(quote!({ #parse })),
+            Param::State(_) => {
+                let state = format_ident!("__HOLON_STATE_{}", index);
+                Some(quote!(#state(context)))
+            }
         };
-        bindings.push(binding);
-        extractions.push(extraction);
-    }
-    if arguments_type.is_none() {
-        extractions.insert(
-            0,
-            quote! {
-                if let ::core::result::Result::Err(error) = #parse {
-                    return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
-                }
+        extractions.push(match fallible {
+            None => quote!(let #binding = context;),
+            Some(value) => quote! {
+                let #binding = match #value {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => {
+                        return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
+                    }
+                };
             },
-        );
+        });
+        bindings.push(binding);
     }
 
-    let convert = if handler.output.is_result {
+    let convert = if handler.output.error.is_some() {
         quote! {
             match returned {
-                ::core::result::Result::Ok(value) => ::holon_core::IntoToolOutput::into_tool_output(value),
-                ::core::result::Result::Err(error) => ::core::result::Result::Err(
-                    ::core::convert::Into::<::holon_core::ToolError>::into(error),
-                ),
+                ::core::result::Result::Ok(value) => (__HOLON_RESULT.convert)(value),
+                ::core::result::Result::Err(error) => ::core::result::Result::Err(#convert_error),
             }
         }
     } else {
-        quote!(::holon_core::IntoToolOutput::into_tool_output(returned))
+        quote!((__HOLON_RESULT.convert)(returned))
     };
     let invoke = if function.sig.asyncness.is_some() {
         quote! {
@@ -395,7 +453,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
             #[allow(non_camel_case_types)]
             struct #tool_type;
 
-            static META: ::holon_core::ToolMeta = ::holon_core::ToolMeta {
+            static __HOLON_META: ::holon_core::ToolMeta = ::holon_core::ToolMeta {
                 name: #name,
                 family: #family,
                 description: #description,
@@ -412,14 +470,11 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
                 defined_at: #defined_at,
             };
 
-            #[allow(dead_code)]
-            fn __holon_assertions() {
-                #(#assertions)*
-            }
+            #(#checks)*
 
             impl ::holon_core::Tool for #tool_type {
                 fn meta(&self) -> &'static ::holon_core::ToolMeta {
-                    &META
+                    &__HOLON_META
                 }
 
                 fn input_fields(&self) -> &'static [&'static str] {
@@ -437,7 +492,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
                     &self,
                     generator: &mut ::holon_core::__private::schemars::SchemaGenerator,
                 ) -> ::holon_core::__private::schemars::Schema {
-                    <#success as ::holon_core::IntoToolOutput>::result_schema(generator)
+                    (__HOLON_RESULT.schema)(generator)
                 }
 
                 fn call<'a>(

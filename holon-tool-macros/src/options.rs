@@ -110,7 +110,10 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
             continue;
         };
         if seen.contains(&key) {
-            errors.at(meta.path(), format!("duplicate option `{key}`"));
+            errors.at(
+                meta.path(),
+                format!("duplicate option `{key}`: give each option once"),
+            );
             continue;
         }
         seen.push(key.clone());
@@ -140,13 +143,16 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
         }
     }
     if options.family.is_none() && !seen.iter().any(|k| k == "family") {
-        errors.at_span(
-            Span::call_site(),
-            format!(
-                "missing `family = ...`: every tool belongs to a capability family, one of: {}",
-                FAMILIES.join(", ")
-            ),
+        let message = format!(
+            "missing `family = ...`: every tool belongs to a capability family, one of: {}",
+            FAMILIES.join(", ")
         );
+        // At the options written, or at the attribute when there are none.
+        if attr.is_empty() {
+            errors.at_span(Span::call_site(), message);
+        } else {
+            errors.at(&attr, message);
+        }
     }
     options
 }
@@ -352,7 +358,7 @@ fn parse_freeform(meta: &Meta, errors: &mut Errors) -> Option<Freeform> {
                 failed = true;
                 errors.at(
                     item.path(),
-                    format!("duplicate option `{key}` in `freeform`"),
+                    format!("duplicate option `{key}` in `freeform`: give it once"),
                 );
             }
             _ => {
@@ -426,7 +432,13 @@ fn parse_annotations(meta: &Meta, errors: &mut Errors) -> Annotations {
             }
         };
         if slot.is_some() {
-            errors.at(item.path(), "duplicate annotation");
+            errors.at(
+                item.path(),
+                format!(
+                    "duplicate annotation `{}`: give each annotation once",
+                    item.path().to_token_stream()
+                ),
+            );
         }
         *slot = value;
     }
