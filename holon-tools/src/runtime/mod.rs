@@ -6,6 +6,7 @@
 
 mod migrations;
 mod store;
+mod workspace;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use holon_core::{
 };
 
 pub use store::{ExecutionRecord, Store, StoreError};
+pub use workspace::{PathEscape, WorkspaceRoots};
 
 use crate::tools::model::catalog::{CatalogError, ModelCatalog};
 
@@ -91,6 +93,13 @@ pub enum RuntimeError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The workspace root is not a readable directory.
+    Workspace {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// The store failed.
     Store(StoreError),
     /// The model catalog is invalid.
@@ -105,6 +114,11 @@ impl std::fmt::Display for RuntimeError {
                 "cannot create the state directory {}: {source}; choose another with --state-dir or HOLON_HOME",
                 path.display()
             ),
+            Self::Workspace { path, source } => write!(
+                f,
+                "the workspace root {} cannot be used: {source}; pass an existing directory with --workspace",
+                path.display()
+            ),
             Self::Store(error) => error.fmt(f),
             Self::Catalog(error) => error.fmt(f),
         }
@@ -116,6 +130,7 @@ impl std::error::Error for RuntimeError {}
 /// The runtime shared by every call of a session.
 pub struct Runtime {
     workspace_root: PathBuf,
+    roots: WorkspaceRoots,
     state_dir: Option<PathBuf>,
     store: Store,
     catalog: ModelCatalog,
@@ -126,6 +141,12 @@ impl Runtime {
     /// Opens the runtime: creates the state directory, opens and migrates the store,
     /// loads the model catalog.
     pub fn open(config: RuntimeConfig) -> Result<Arc<Self>, RuntimeError> {
+        let roots = WorkspaceRoots::new([config.workspace_root.clone()]).map_err(|source| {
+            RuntimeError::Workspace {
+                path: config.workspace_root.clone(),
+                source,
+            }
+        })?;
         let store = match &config.state_dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir).map_err(|source| RuntimeError::StateDir {
@@ -147,6 +168,7 @@ impl Runtime {
             ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
+            roots,
             state_dir: config.state_dir,
             store,
             catalog,
@@ -157,6 +179,11 @@ impl Runtime {
     /// The workspace root.
     pub fn workspace_root(&self) -> &Path {
         &self.workspace_root
+    }
+
+    /// The workspace roots tools are confined to (canonical; the first is active).
+    pub fn workspace_roots(&self) -> &WorkspaceRoots {
+        &self.roots
     }
 
     /// The state directory, if the state is on disk.

@@ -1,0 +1,175 @@
+//! Confinement to the workspace roots: every path a tool touches must resolve inside
+//! one of them, after `..` is applied and symlinks are followed.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Why a path was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathEscape {
+    /// The path is absolute where only workspace-relative paths are accepted.
+    Absolute,
+    /// `..` climbs above the root.
+    ClimbsOut,
+    /// The path (or a symlink along it) resolves outside every workspace root.
+    Outside(PathBuf),
+}
+
+impl std::fmt::Display for PathEscape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Absolute => {
+                f.write_str("it is absolute; give a path relative to the workspace root")
+            }
+            Self::ClimbsOut => f.write_str("its `..` components climb out of the workspace"),
+            Self::Outside(resolved) => write!(
+                f,
+                "it resolves to {}, outside the workspace roots (a symlink may point out)",
+                resolved.display()
+            ),
+        }
+    }
+}
+
+/// The workspace roots a runtime confines tools to, canonicalized once.
+#[derive(Debug, Clone)]
+pub struct WorkspaceRoots {
+    roots: Vec<PathBuf>,
+}
+
+impl WorkspaceRoots {
+    /// Roots from existing directories; each is canonicalized.
+    pub fn new(roots: impl IntoIterator<Item = PathBuf>) -> std::io::Result<Self> {
+        let roots = roots
+            .into_iter()
+            .map(|root| root.canonicalize())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self { roots })
+    }
+
+    /// The canonical roots; the first is the active one.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// The active root, against which relative paths resolve.
+    pub fn active(&self) -> &Path {
+        &self.roots[0]
+    }
+
+    /// Whether `path` (already canonical) lies inside a root.
+    pub fn contains(&self, path: &Path) -> bool {
+        self.roots.iter().any(|root| path.starts_with(root))
+    }
+
+    /// Resolves `requested` (relative to the active root, or absolute when
+    /// `allow_absolute`) to a path inside a root. The path need not exist yet: its
+    /// longest existing ancestor is canonicalized (following symlinks) and the rest is
+    /// appended, so a symlink anywhere along the way cannot lead out.
+    pub fn resolve(&self, requested: &Path, allow_absolute: bool) -> Result<PathBuf, PathEscape> {
+        if requested.is_absolute() && !allow_absolute {
+            return Err(PathEscape::Absolute);
+        }
+        let joined = if requested.is_absolute() {
+            requested.to_path_buf()
+        } else {
+            self.active().join(requested)
+        };
+        let lexical = normalize(&joined).ok_or(PathEscape::ClimbsOut)?;
+        let resolved = resolve_existing_prefix(&lexical);
+        if self.contains(&resolved) {
+            Ok(resolved)
+        } else if !requested.is_absolute() && !self.contains(&lexical) {
+            Err(PathEscape::ClimbsOut)
+        } else {
+            Err(PathEscape::Outside(resolved))
+        }
+    }
+}
+
+/// Applies `.` and `..` lexically; `None` when `..` climbs above the filesystem root.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    Some(out)
+}
+
+/// Canonicalizes the longest existing ancestor of `path` and appends the rest.
+fn resolve_existing_prefix(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            let mut resolved = canonical;
+            for part in rest.iter().rev() {
+                resolved.push(part);
+            }
+            return resolved;
+        }
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confines_relative_absolute_and_symlinked_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
+        let roots = WorkspaceRoots::new([dir.path().to_path_buf()]).unwrap();
+        let root = roots.active().to_path_buf();
+
+        assert_eq!(
+            roots.resolve(Path::new("src/new.rs"), false).unwrap(),
+            root.join("src/new.rs")
+        );
+        assert_eq!(
+            roots.resolve(Path::new("src/../a.txt"), false).unwrap(),
+            root.join("a.txt")
+        );
+        assert_eq!(
+            roots.resolve(Path::new("../x"), false),
+            Err(PathEscape::ClimbsOut)
+        );
+        assert_eq!(
+            roots.resolve(Path::new("/etc/passwd"), false),
+            Err(PathEscape::Absolute)
+        );
+        assert!(matches!(
+            roots.resolve(Path::new("/etc"), true),
+            Err(PathEscape::Outside(_))
+        ));
+        assert_eq!(
+            roots.resolve(&root.join("src"), true).unwrap(),
+            root.join("src")
+        );
+        #[cfg(unix)]
+        assert!(matches!(
+            roots.resolve(Path::new("escape/file"), false),
+            Err(PathEscape::Outside(_))
+        ));
+    }
+}
