@@ -75,6 +75,7 @@ mod catalog;
 mod context;
 mod dispatch;
 mod error;
+pub mod export;
 mod family;
 mod grammar;
 mod hints;

@@ -1,0 +1,17 @@
+use holon_core::prelude::*;
+
+/// Arguments of Echo.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct EchoArgs {
+    /// The text to send back.
+    pub text: String,
+}
+
+/// Sends the text back.
+#[holon_tool(family = CoreAgent, freeform(syntax = "regex", definition = ".+"))]
+fn echo(args: EchoArgs) -> Result<String, ToolError> {
+    Ok(args.text)
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+use holon_core::prelude::*;
+
+/// Arguments of Echo, without `deny_unknown_fields`.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+pub struct EchoArgs {
+    /// The text to send back.
+    pub text: String,
+}
+
+/// Sends the text back.
+#[holon_tool(family = CoreAgent)]
+fn echo(args: EchoArgs) -> Result<String, ToolError> {
+    Ok(args.text)
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use holon_core::prelude::*;
+
+/// Arguments of Echo: `ToolArgs` without `JsonSchema`.
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct EchoArgs {
+    /// The text to send back.
+    pub text: String,
+}
+
+/// Sends the text back.
+#[holon_tool(family = CoreAgent)]
+fn echo(args: EchoArgs) -> Result<String, ToolError> {
+    Ok(args.text)
+}
+
+fn main() {}

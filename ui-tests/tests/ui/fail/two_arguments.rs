@@ -1,0 +1,17 @@
+use holon_core::prelude::*;
+
+/// Arguments of Echo.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct EchoArgs {
+    /// The text to send back.
+    pub text: String,
+}
+
+/// Sends the text back.
+#[holon_tool(family = CoreAgent)]
+fn echo(args: EchoArgs, times: u32) -> Result<String, ToolError> {
+    Ok(args.text.repeat(times as usize))
+}
+
+fn main() {}

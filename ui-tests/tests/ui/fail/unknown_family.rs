@@ -1,0 +1,9 @@
+use holon_core::prelude::*;
+
+/// Lists nothing.
+#[holon_tool(family = FileSystem)]
+fn list_nothing() -> Result<Vec<String>, ToolError> {
+    Ok(Vec::new())
+}
+
+fn main() {}
