@@ -21,10 +21,10 @@ pub fn plane_of(definition: &ToolDefinition) -> &'static str {
     let krate = segments.next().unwrap_or(module);
     if krate == "holon_tools" {
         let rest: Vec<&'static str> = segments.collect();
-        if let [first, plane, ..] = rest.as_slice() {
-            if *first == "tools" {
-                return plane;
-            }
+        if let [first, plane, ..] = rest.as_slice()
+            && *first == "tools"
+        {
+            return plane;
         }
     }
     krate
