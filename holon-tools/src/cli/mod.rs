@@ -1,10 +1,14 @@
 //! The `holon-tools` command line: list the tools, print or check the schema
-//! inventory, call a tool, or run a session of calls on one runtime.
+//! inventory, call a tool, run a session of calls on one runtime, export the tools for
+//! a model API, or serve them over MCP.
 
 mod call;
 mod catalog;
+mod export;
 mod list;
+mod serve;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,6 +16,9 @@ use clap::{Parser, Subcommand};
 use holon_core::{FamilyPolicy, Registry};
 
 use crate::runtime::{Runtime, RuntimeConfig};
+
+pub use export::ExportFormat;
+pub use serve::{HTTP_PATH, McpServer};
 
 /// Exit code of a tool call that returned an error.
 pub const EXIT_TOOL_ERROR: u8 = 2;
@@ -78,6 +85,44 @@ pub enum Command {
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
     },
+    /// Print the model-facing tools in the form a model API takes (the request's
+    /// `tools`) or, for `mcp`, the result of `tools/list`.
+    ///
+    /// Freeform tools become custom grammar tools on OpenAI and use their JSON surface
+    /// elsewhere (noted on stderr). Runtime-only tools never appear.
+    Export {
+        /// The API to export for.
+        #[arg(long, value_name = "FORMAT")]
+        format: ExportFormat,
+        /// The capability families to export, comma-separated (or `all`).
+        #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
+        families: FamilyPolicy,
+        /// OpenAI only: lower each schema to the strict subset and mark it `strict: true`;
+        /// a schema that cannot be lowered stays `strict: false`, with a warning that
+        /// names the keyword.
+        #[arg(long)]
+        strict: bool,
+        /// Print the whole export as JSON: each tool's wire form, its input surface
+        /// (json, freeform or json_fallback) and strictness, and the warnings.
+        #[arg(long)]
+        report: bool,
+    },
+    /// Serve the tools over MCP (Model Context Protocol): stdio by default, or
+    /// streamable HTTP at http://ADDR/mcp with --http.
+    ///
+    /// Point an MCP client at the command `holon-tools serve`, e.g. in Claude Desktop's
+    /// claude_desktop_config.json: {"mcpServers": {"holon": {"command": "holon-tools",
+    /// "args": ["--workspace", "/path/to/project", "serve"]}}}. Stops when the client
+    /// closes stdin, or on Ctrl-C or SIGTERM.
+    Serve {
+        /// Serve streamable HTTP on this loopback address instead of stdio, e.g.
+        /// 127.0.0.1:8080 (port 0 picks a free port; the URL is printed on stderr).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// The capability families clients may use, comma-separated (or `all`).
+        #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
+        families: FamilyPolicy,
+    },
 }
 
 fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
@@ -116,6 +161,25 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Session { families } => {
             with_runtime(&cli, |runtime| call::session(runtime, *families))
         }
+        Command::Export {
+            format,
+            families,
+            strict,
+            report,
+        } => export::export(registry, *format, *families, *strict, *report),
+        Command::Serve { http, families } => with_runtime(&cli, async |runtime| {
+            let server = match McpServer::new(registry, &runtime, *families) {
+                Ok(server) => server,
+                Err(error) => {
+                    eprintln!("holon-tools: a tool cannot be listed over MCP: {error}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match http {
+                Some(addr) => serve::http(server, *addr).await,
+                None => serve::stdio(server).await,
+            }
+        }),
     }
 }
 

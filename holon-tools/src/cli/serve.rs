@@ -1,0 +1,237 @@
+//! `holon-tools serve`: the tools as an MCP server, on stdio or streamable HTTP.
+//!
+//! Built on `rmcp`, the official Rust SDK. `tools/list` is the registry's MCP export
+//! under the family policy; `tools/call` goes through the dispatcher, on the same
+//! runtime as every other command, so each call is recorded in the store. A success is
+//! the receipt as text (plus the tool's image blocks) and the structured result; a tool
+//! error, invalid arguments included, is a result with `isError: true` whose receipt
+//! names the error and whose `_meta["holon/error"]` is the typed error; an unknown tool
+//! is a JSON-RPC invalid-params error.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use holon_core::export::{self, ExportOptions, Provider, mcp};
+use holon_core::{FamilyPolicy, Registry, ToolCall, ToolContext, closest};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::runtime::Runtime;
+
+/// The path the streamable HTTP endpoint is served at.
+pub const HTTP_PATH: &str = "/mcp";
+
+/// What the server tells a client about itself when it connects.
+const INSTRUCTIONS: &str = "The built-in tools of the holon agent runtime. Each call returns a \
+receipt as text and the typed result as structuredContent; a failed call has isError set, and \
+its receipt names the error kind, the offending field and how to fix the call.";
+
+/// The MCP server: the registry behind `tools/list` and `tools/call`.
+#[derive(Clone)]
+pub struct McpServer {
+    registry: &'static Registry,
+    context: ToolContext,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl McpServer {
+    /// A server for the tools `policy` allows, dispatching on `runtime`.
+    pub fn new(
+        registry: &'static Registry,
+        runtime: &Arc<Runtime>,
+        policy: FamilyPolicy,
+    ) -> Result<Self, serde_json::Error> {
+        let export = export::export(registry, Provider::Mcp, ExportOptions::new(policy));
+        let tools = export
+            .tools
+            .into_iter()
+            .map(|tool| serde_json::from_value::<Tool>(tool.wire))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            registry,
+            context: runtime.context(policy),
+            tools: Arc::new(tools),
+        })
+    }
+
+    fn unknown_tool(&self, name: &str) -> ErrorData {
+        let suggestion = closest(name, self.tools.iter().map(|tool| tool.name.as_ref()));
+        let message = match suggestion {
+            Some(best) => format!("unknown tool `{name}`; did you mean `{best}`?"),
+            None => format!("unknown tool `{name}`; tools/list shows the tools"),
+        };
+        ErrorData::invalid_params(
+            message,
+            Some(json!({ "kind": "unknown_tool", "tool": name, "did_you_mean": suggestion })),
+        )
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "holon-tools",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.as_ref();
+        let Some(definition) = self
+            .registry
+            .get(name)
+            .filter(|definition| definition.is_model_facing())
+        else {
+            return Err(self.unknown_tool(name));
+        };
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        let result = self
+            .registry
+            .dispatch(&self.context, ToolCall::new(name, input))
+            .await;
+        let wire = mcp::call_result(Some(definition), &result);
+        let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
+            ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
+        })?;
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP on stdin and stdout until the client closes them or a signal arrives.
+pub(crate) async fn stdio(server: McpServer) -> ExitCode {
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(running) => running,
+        Err(error) => {
+            eprintln!("holon-tools: the MCP client did not connect: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tokio::select! {
+        finished = running.waiting() => match finished {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("holon-tools: the MCP session failed: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        () = shutdown_signal() => ExitCode::SUCCESS,
+    }
+}
+
+/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives.
+/// Only loopback addresses are accepted: the server has no authentication.
+pub(crate) async fn http(server: McpServer, addr: SocketAddr) -> ExitCode {
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "holon-tools: --http {addr}: the server has no authentication, so it listens on loopback only; use 127.0.0.1:PORT or [::1]:PORT"
+        );
+        return ExitCode::FAILURE;
+    }
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("holon-tools: cannot listen on {addr}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let local = listener.local_addr().unwrap_or(addr);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    // The line a client (or a test that asked for port 0) reads the address from.
+    eprintln!("holon-tools: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}");
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    eprintln!("holon-tools: cannot accept a connection: {error}");
+                    continue;
+                }
+            },
+            () = &mut shutdown => return ExitCode::SUCCESS,
+        };
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let service = service.clone();
+                async move {
+                    if request.uri().path() == HTTP_PATH {
+                        Ok::<_, Infallible>(service.handle(request).await)
+                    } else {
+                        Ok(not_found())
+                    }
+                }
+            });
+            // A connection that fails (the client went away) ends only itself.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), handler)
+                .await;
+        });
+    }
+}
+
+fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    let body = Full::new(Bytes::from_static(b"not found: the MCP endpoint is /mcp\n")).boxed();
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM where there is one. A signal that cannot be
+/// listened for never fires (it does not stop the server).
+async fn shutdown_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                terminate.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}
