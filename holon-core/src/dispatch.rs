@@ -124,6 +124,24 @@ impl Registry {
         Ok(entry)
     }
 
+    /// Runs every step of [`Registry::dispatch`] up to, but not including, the
+    /// handler: lookup, family gate, input shape, schema constraints and the typed
+    /// parse. `Ok` means `dispatch` would hand this input to the handler. Nothing the
+    /// tool does is triggered, so it is safe on tools with side effects.
+    pub fn check(&self, context: &ToolContext, call: ToolCall) -> Result<(), ToolError> {
+        let ToolCall { name, input, .. } = call;
+        let entry = match self.resolve(context, &name) {
+            Ok(entry) => entry,
+            Err(error) => {
+                dispose(input);
+                return Err(error);
+            }
+        };
+        validate(entry, input)
+            .and_then(|input| entry.tool.check_input(input))
+            .map_err(|error| enrich(entry, error))
+    }
+
     /// Shape, schema constraints, typed parse and the handler's first step.
     fn start<'a>(
         &self,
@@ -131,16 +149,7 @@ impl Registry {
         context: &'a ToolContext,
         input: Value,
     ) -> Result<Started<'a>, ToolError> {
-        let input = shape(entry, input)?;
-        if let (Some(validator), ToolInput::Json(value)) = (&entry.validator, &input)
-            && let Err(error) = validator.validate(value)
-        {
-            let error = schema_error(entry, &error);
-            if let ToolInput::Json(value) = input {
-                dispose(value);
-            }
-            return Err(error);
-        }
+        let input = validate(entry, input)?;
         let tool = entry.tool;
         match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {
             Err(payload) => Err(panicked(payload)),
@@ -152,6 +161,21 @@ impl Registry {
             Ok(CallFuture::Boxed(future)) => Ok(Started::Running(future)),
         }
     }
+}
+
+/// The input's shape and the schema constraints serde does not check.
+fn validate(entry: &Entry, input: Value) -> Result<ToolInput, ToolError> {
+    let input = shape(entry, input)?;
+    if let (Some(validator), ToolInput::Json(value)) = (&entry.validator, &input)
+        && let Err(error) = validator.validate(value)
+    {
+        let error = schema_error(entry, &error);
+        if let ToolInput::Json(value) = input {
+            dispose(value);
+        }
+        return Err(error);
+    }
+    Ok(input)
 }
 
 /// How a handler came back from its first step.

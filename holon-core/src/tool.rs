@@ -87,6 +87,14 @@ pub trait Tool: Send + Sync + 'static {
     /// JSON Schema of the structured result.
     fn result_schema(&self, generator: &mut SchemaGenerator) -> Schema;
 
+    /// Parses `input` into the argument type and drops it, without running the
+    /// handler: what [`Registry::check`](crate::Registry::check) uses. A hand-written
+    /// tool that cannot check its input without running accepts everything here.
+    fn check_input(&self, input: ToolInput) -> Result<(), ToolError> {
+        let _ = input;
+        Ok(())
+    }
+
     /// Parses `input` into the argument type and runs the handler.
     fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput) -> CallFuture<'a>;
 }

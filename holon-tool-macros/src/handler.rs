@@ -495,6 +495,13 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
                     (__HOLON_RESULT.schema)(generator)
                 }
 
+                fn check_input(
+                    &self,
+                    input: ::holon_core::ToolInput,
+                ) -> ::core::result::Result<(), ::holon_core::ToolError> {
+                    ::core::result::Result::map(#parse, ::core::mem::drop)
+                }
+
                 fn call<'a>(
                     &'a self,
                     context: &'a ::holon_core::ToolContext,

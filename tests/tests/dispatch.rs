@@ -856,3 +856,31 @@ async fn the_call_id_is_echoed_on_success_and_on_every_kind_of_error() {
         "no call id, no key: {envelope:#}"
     );
 }
+
+#[tokio::test]
+async fn check_runs_every_step_but_the_handler() {
+    let registry = Registry::global();
+    let context = ToolContext::new(FamilyPolicy::all());
+    let before = FETCH_RUNS.load(Ordering::SeqCst);
+    let good = json!({"url": "https://example.org"});
+    registry
+        .check(&context, ToolCall::new("GuardedFetch", good.clone()))
+        .expect("a valid input passes the check");
+    assert_eq!(FETCH_RUNS.load(Ordering::SeqCst), before, "the handler must not run");
+
+    for bad in [json!({"url": 5}), json!({"uri": "x"}), json!([])] {
+        let checked = registry
+            .check(&context, ToolCall::new("GuardedFetch", bad.clone()))
+            .expect_err("an invalid input fails the check");
+        let dispatched = registry
+            .dispatch(&context, ToolCall::new("GuardedFetch", bad.clone()))
+            .await;
+        assert_eq!(Some(&checked), dispatched.error.as_ref(), "{bad}");
+    }
+    let outside = ToolContext::new(FamilyPolicy::none());
+    let error = registry
+        .check(&outside, ToolCall::new("GuardedFetch", good))
+        .expect_err("the family gate applies");
+    assert_eq!(error.kind.as_str(), "family_not_allowed");
+    assert_eq!(FETCH_RUNS.load(Ordering::SeqCst), before);
+}
