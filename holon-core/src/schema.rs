@@ -44,13 +44,63 @@ impl Transform for StripTitles {
     }
 }
 
-/// Turns a generated schema into its canonical JSON: titles removed, keys sorted.
+/// Gives an integer schema with a format (`uint32`, `int64`, ...) the range of that
+/// format where it states no bound of its own: the typed parse refuses a number
+/// outside the Rust type's range, so the published schema must too (without it, a
+/// `u32` field's schema would allow 4,294,967,296).
+struct IntegerRanges;
+
+/// The range of an integer format, as JSON numbers.
+fn integer_range(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "uint64" => (0.into(), u64::MAX.into()),
+        // `isize` and `usize`: the range of the platform the schema is built on.
+        "int" => (isize::MIN.into(), isize::MAX.into()),
+        "uint" => (0.into(), usize::MAX.into()),
+        _ => return None,
+    })
+}
+
+impl Transform for IntegerRanges {
+    fn transform(&mut self, schema: &mut Schema) {
+        let integer = match schema.get("type") {
+            Some(Value::String(ty)) => ty == "integer",
+            Some(Value::Array(types)) => types.iter().any(|ty| ty == "integer"),
+            _ => false,
+        };
+        let range = schema
+            .get("format")
+            .and_then(Value::as_str)
+            .and_then(integer_range);
+        if let (true, Some((min, max))) = (integer, range) {
+            if schema.get("minimum").is_none() && schema.get("exclusiveMinimum").is_none() {
+                schema.insert("minimum".to_string(), min);
+            }
+            if schema.get("maximum").is_none() && schema.get("exclusiveMaximum").is_none() {
+                schema.insert("maximum".to_string(), max);
+            }
+        }
+        transform_subschemas(self, schema);
+    }
+}
+
+/// Turns a generated schema into its canonical JSON: titles removed, integer formats
+/// bounded, keys sorted.
 pub fn finish(mut schema: Schema) -> Value {
     StripTitles.transform(&mut schema);
+    IntegerRanges.transform(&mut schema);
     if let Some(definitions) = schema.get_mut("$defs").and_then(Value::as_object_mut) {
         for definition in definitions.values_mut() {
             if let Ok(sub) = <&mut Schema>::try_from(definition) {
                 StripTitles.transform(sub);
+                IntegerRanges.transform(sub);
             }
         }
     }
@@ -139,8 +189,9 @@ fn is_enum_of_constants(branches: &Value) -> bool {
 }
 
 /// Whether the dispatcher must run schema validation for `schema`: true when any
-/// subschema uses a keyword serde does not check. Unsigned integers' `minimum: 0` is
-/// checked by serde and does not count.
+/// subschema uses a keyword serde does not check. The range of an integer format
+/// (`minimum: 0` and `maximum: 4294967295` of a `uint32`) is checked by serde and
+/// does not count.
 pub fn needs_validation(schema: &Value) -> bool {
     let mut stack = vec![schema];
     while let Some(value) = stack.pop() {
@@ -151,13 +202,20 @@ pub fn needs_validation(schema: &Value) -> bool {
                     if key == "oneOf" && is_enum_of_constants(inner) {
                         continue;
                     }
-                    let unsigned_floor = key == "minimum"
-                        && inner.as_f64() == Some(0.0)
-                        && map
-                            .get("format")
-                            .and_then(Value::as_str)
-                            .is_some_and(|format| format.starts_with("uint"));
-                    if CONSTRAINT_KEYWORDS.contains(&key.as_str()) && !unsigned_floor {
+                    // The range of an integer format (`IntegerRanges`): serde checks it.
+                    let range = map
+                        .get("format")
+                        .and_then(Value::as_str)
+                        .and_then(integer_range);
+                    let format_bound = range.is_some_and(|(min, max)| {
+                        let bound = match key.as_str() {
+                            "minimum" => min,
+                            "maximum" => max,
+                            _ => return false,
+                        };
+                        inner.as_f64() == bound.as_f64()
+                    });
+                    if CONSTRAINT_KEYWORDS.contains(&key.as_str()) && !format_bound {
                         return true;
                     }
                     stack.push(inner);
@@ -168,4 +226,43 @@ pub fn needs_validation(schema: &Value) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn integer_formats_carry_their_range() {
+        let schema = Schema::try_from(json!({
+            "type": "object",
+            "properties": {
+                "small": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
+                "bounded": {"type": "integer", "format": "uint64", "minimum": 1, "maximum": 100},
+                "signed": {"type": "integer", "format": "int8"},
+                "ratio": {"type": "number", "format": "double"}
+            }
+        }))
+        .unwrap_or_default();
+        let schema = finish(schema);
+        let properties = &schema["properties"];
+        assert_eq!(properties["small"]["maximum"], json!(u32::MAX));
+        assert_eq!(
+            properties["bounded"]["maximum"],
+            json!(100),
+            "its own bound stays"
+        );
+        assert_eq!(properties["signed"]["minimum"], json!(-128));
+        assert_eq!(properties["signed"]["maximum"], json!(127));
+        assert!(properties["ratio"].get("maximum").is_none());
+        // A format's own range is what serde checks: no validation is needed for it,
+        // but a narrower bound needs it.
+        let mut unbounded = schema.clone();
+        if let Some(properties) = unbounded["properties"].as_object_mut() {
+            properties.remove("bounded");
+        }
+        assert!(!needs_validation(&unbounded));
+        assert!(needs_validation(&schema));
+    }
 }

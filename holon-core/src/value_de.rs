@@ -110,7 +110,12 @@ impl<'de> Deserializer<'de> for ValueDeserializer {
             }
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
-            Value::Number(n) => n.deserialize_any(visitor).map_err(de::Error::custom),
+            Value::Number(n) => match whole_float(&n) {
+                // JSON Schema's `integer` accepts `1.0`; so must the typed parse.
+                Some(Whole::Unsigned(value)) => visitor.visit_u64(value),
+                Some(Whole::Signed(value)) => visitor.visit_i64(value),
+                None => n.deserialize_any(visitor).map_err(de::Error::custom),
+            },
             Value::String(s) => visitor.visit_string(s),
             Value::Array(items) => {
                 let length = items.len();
@@ -192,6 +197,32 @@ impl<'de> Deserializer<'de> for ValueDeserializer {
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// A float with no fractional part, as the integer it equals.
+enum Whole {
+    Unsigned(u64),
+    Signed(i64),
+}
+
+/// `Some` for a number written as a float (`3.0`, `-2e3`) whose value is a whole number
+/// that fits `u64` or `i64`.
+fn whole_float(number: &serde_json::Number) -> Option<Whole> {
+    if !number.is_f64() {
+        return None;
+    }
+    let value = number.as_f64()?;
+    if value.fract() != 0.0 || !value.is_finite() {
+        return None;
+    }
+    // 2^64 and -2^63 are exact in f64; the casts below are exact inside these bounds.
+    if (0.0..18_446_744_073_709_551_616.0).contains(&value) {
+        Some(Whole::Unsigned(value as u64))
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&value) {
+        Some(Whole::Signed(value as i64))
+    } else {
+        None
     }
 }
 
