@@ -79,6 +79,7 @@ pub mod export;
 mod family;
 mod grammar;
 mod hints;
+pub mod lint;
 mod meta;
 mod output;
 mod receipt;
