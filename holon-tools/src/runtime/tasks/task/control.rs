@@ -1,0 +1,169 @@
+//! Waiting on a task, writing to it, and ending it.
+
+use std::io::Write;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use super::{ExitDetails, SHUTDOWN_REASON, StopCause, Task, now_ms};
+use crate::runtime::Store;
+use crate::runtime::tasks::process::{self, Signal};
+use crate::runtime::tasks::{TaskKind, TaskState, lock, records};
+
+/// How long a stopped task's process group gets to exit after SIGTERM before SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// How long to wait, after SIGKILL, for the process to be reaped.
+const KILL_WAIT: Duration = Duration::from_secs(10);
+
+impl Task {
+    /// A receiver that sees every change: new output, a closed stream, the exit.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// Waits until `ready` holds or `timeout` passes; whether it holds.
+    async fn wait_for(&self, timeout: Duration, ready: impl Fn(&Self) -> bool) -> bool {
+        let mut changes = self.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if ready(self) {
+                return true;
+            }
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => {}
+                // The sender lives as long as the task: only the deadline ends the wait.
+                Ok(Err(_)) | Err(_) => return ready(self),
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for the process to exit (and be reaped); whether it did.
+    pub async fn wait_exit(&self, timeout: Duration) -> bool {
+        self.wait_for(timeout, |task| task.exit().is_some()).await
+    }
+
+    /// Waits up to `timeout` for every output stream to reach its end (a background
+    /// child may keep a stream open after the leader exits); whether they did.
+    pub async fn wait_drained(&self, timeout: Duration) -> bool {
+        self.wait_for(timeout, |task| lock(&task.live).open_streams == 0)
+            .await
+    }
+
+    /// Waits up to `timeout` for the process to exit or for its output to grow past
+    /// `seen` (stdout bytes, stderr bytes).
+    pub async fn wait_progress(&self, timeout: Duration, seen: (u64, u64)) -> bool {
+        self.wait_for(timeout, |task| {
+            let info = task.info();
+            info.status != TaskState::Running
+                || info.stdout_bytes > seen.0
+                || info.stderr_bytes > seen.1
+        })
+        .await
+    }
+
+    /// Writes `bytes` to the task's stdin (or terminal), then closes stdin when
+    /// `close` is set. Blocks while the process does not read: call it off the async
+    /// threads.
+    pub fn write_input(&self, bytes: &[u8], close: bool) -> std::io::Result<()> {
+        let mut input = lock(&self.input);
+        let Some(writer) = input.as_mut() else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the task's input is closed",
+            ));
+        };
+        writer.write_all(bytes)?;
+        writer.flush()?;
+        if close {
+            if self.identity.kind == TaskKind::Terminal {
+                // A terminal has no end of input; ^D at the start of a line is the
+                // convention programs read as one.
+                writer.write_all(b"\x04")?;
+                writer.flush()?;
+            } else {
+                *input = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the task's whole process group: SIGTERM (SIGKILL at once for a timeout),
+    /// SIGKILL after [`STOP_GRACE`] if it is still alive, then SIGKILL again for any
+    /// member that outlived the leader. Returns once the leader is reaped; whether the
+    /// task was running.
+    pub async fn stop(&self, cause: StopCause) -> bool {
+        {
+            let mut live = lock(&self.live);
+            if live.exit.is_some() {
+                return false;
+            }
+            live.stop.get_or_insert(cause);
+        }
+        let first = match cause {
+            StopCause::Requested => Signal::Term,
+            StopCause::TimedOut | StopCause::Shutdown => Signal::Kill,
+        };
+        process::signal_group(self.pid, first);
+        if !self.wait_exit(STOP_GRACE).await {
+            process::signal_group(self.pid, Signal::Kill);
+            self.wait_exit(KILL_WAIT).await;
+        }
+        process::signal_group(self.pid, Signal::Kill);
+        true
+    }
+
+    /// Whether the process was reaped, its ending stored, and every output stream
+    /// reached its end: the task will not change any more, and the store has it.
+    pub(in crate::runtime::tasks) fn settled(&self) -> bool {
+        let live = lock(&self.live);
+        live.recorded && live.open_streams == 0
+    }
+
+    /// Whether the leader has ended but processes it started (background jobs of the
+    /// shell) still hold its output open: they are still in its process group.
+    pub fn has_leftovers(&self) -> bool {
+        let live = lock(&self.live);
+        live.exit.is_some() && live.open_streams > 0
+    }
+
+    /// Kills what the ended leader left running in its process group; whether there
+    /// was something to kill.
+    pub async fn kill_leftovers(&self) -> bool {
+        if !self.has_leftovers() {
+            return false;
+        }
+        process::signal_group(self.pid, Signal::Kill);
+        self.wait_drained(KILL_WAIT).await;
+        true
+    }
+
+    /// Kills the process group without waiting and records the task as interrupted
+    /// (the reaper may not get to run before the program exits). A task whose leader
+    /// ended has its leftovers killed.
+    pub(in crate::runtime::tasks) fn shut_down(&self, store: &Store) {
+        {
+            let mut live = lock(&self.live);
+            if live.exit.is_some() {
+                if live.open_streams > 0 {
+                    process::signal_group(self.pid, Signal::Kill);
+                }
+                return;
+            }
+            live.stop.get_or_insert(StopCause::Shutdown);
+        }
+        process::signal_group(self.pid, Signal::Kill);
+        let record = records::Ending {
+            state: TaskState::Interrupted,
+            exit: ExitDetails {
+                code: None,
+                signal: Some(process::SIGKILL),
+            },
+            ended_at_ms: now_ms(),
+            reason: Some(SHUTDOWN_REASON),
+        };
+        if let Err(error) = records::finish(store, self.identity.row, &record) {
+            eprintln!("holon-tools: task {}: {error}", self.identity.id);
+        }
+    }
+}

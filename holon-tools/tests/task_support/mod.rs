@@ -1,0 +1,60 @@
+//! Helpers shared by the task control plane tests.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use holon_core::{FamilyPolicy, Registry, ToolCall};
+use holon_tools::runtime::{Runtime, RuntimeConfig};
+use serde_json::Value;
+
+/// A runtime on a fresh workspace (kept alive by the returned guard).
+pub fn runtime() -> (Arc<Runtime>, tempfile::TempDir) {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join("sub")).unwrap();
+    let runtime = Runtime::open(RuntimeConfig::in_memory(workspace.path())).unwrap();
+    (runtime, workspace)
+}
+
+pub async fn call(runtime: &Arc<Runtime>, name: &str, input: Value) -> Value {
+    let result = Registry::global()
+        .dispatch(
+            &runtime.context(FamilyPolicy::all()),
+            ToolCall::new(name, input),
+        )
+        .await;
+    serde_json::to_value(&result).unwrap()
+}
+
+pub fn text(value: &Value) -> &str {
+    value.as_str().unwrap_or_default()
+}
+
+/// Whether a process with this id still exists (a zombie another process must reap
+/// counts as gone from this process's point of view only if its parent is not us).
+pub fn alive(pid: u64) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => false,
+        Ok(stat) => {
+            let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+            let mut fields = after_name.split(' ');
+            let state = fields.next().unwrap();
+            let parent: u32 = fields.next().unwrap().parse().unwrap();
+            !(state == "Z" && parent != std::process::id())
+        }
+    }
+}
+
+/// Waits (bounded) until the process is gone: killed processes a shell started are
+/// reaped by init, which may take a moment.
+pub fn gone(pid: u64) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}

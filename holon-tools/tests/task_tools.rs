@@ -1,0 +1,338 @@
+//! The task tools (ListTasks, TaskStatus, TaskOutput, TaskInput, TaskStop) through
+//! `registry.dispatch`, on real background processes.
+
+mod task_support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use holon_tools::runtime::{Runtime, RuntimeConfig};
+use serde_json::{Value, json};
+use task_support::{alive, call, gone, runtime, text};
+
+#[tokio::test]
+async fn a_slow_command_becomes_a_background_task_and_stops_with_its_group() {
+    let (runtime, _workspace) = runtime();
+    let envelope = call(
+        &runtime,
+        "ExecCommand",
+        json!({"cmd": "sleep 300 & echo $!; sleep 300", "yield_time_ms": 300}),
+    )
+    .await;
+    let result = &envelope["structured"];
+    assert_eq!(result["disposition"], "promoted_to_task", "{envelope}");
+    assert_eq!(result["status"], "running");
+    assert!(result["exit_status"].is_null());
+    let handle = &result["task_handle"];
+    assert_eq!(handle["kind"], "command");
+    assert_eq!(handle["status"], "running");
+    let task_id = text(&handle["task_id"]).to_string();
+    assert!(result["initial_output_preview"].is_object());
+    assert!(text(&envelope["receipt"]).contains(&format!("now background task {task_id}")));
+
+    let listed = call(&runtime, "ListTasks", json!({})).await;
+    let tasks = listed["structured"]["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 1, "{listed}");
+    assert_eq!(tasks[0]["task_id"], task_id.as_str());
+    assert_eq!(tasks[0]["status"], "running");
+    assert_eq!(listed["structured"]["running_count"], 1);
+    let leader = tasks[0]["pid"].as_u64().unwrap();
+
+    // The background child's pid is the first line of output.
+    let output = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
+    assert_eq!(
+        output["structured"]["retrieval_status"], "success",
+        "{output}"
+    );
+    let child: u64 = text(&output["structured"]["output"]["stdout"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(alive(leader) && alive(child));
+
+    let stopped = call(&runtime, "TaskStop", json!({"task_id": task_id})).await;
+    assert_eq!(stopped["structured"]["stopped"], true, "{stopped}");
+    assert_eq!(stopped["structured"]["task"]["status"], "stopped");
+    assert!(!alive(leader), "the leader is reaped when TaskStop returns");
+    assert!(gone(child), "the whole group is killed");
+
+    let status = call(&runtime, "TaskStatus", json!({"task_id": task_id})).await;
+    assert_eq!(status["structured"]["task"]["status"], "stopped");
+    let again = call(&runtime, "TaskStop", json!({"task_id": task_id})).await;
+    assert_eq!(again["structured"]["stopped"], false);
+    assert!(text(&again["structured"]["reason"]).contains("already ended"));
+}
+
+#[tokio::test]
+async fn task_stop_kills_what_an_ended_task_left_running() {
+    let (runtime, _workspace) = runtime();
+    let started = call(
+        &runtime,
+        "ExecCommand",
+        json!({"cmd": "sleep 300 & echo $!", "yield_time_ms": 0}),
+    )
+    .await;
+    let task_id = started["structured"]["task_handle"]["task_id"].clone();
+    let output = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
+    let child: u64 = text(&output["structured"]["output"]["stdout"])
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = call(&runtime, "TaskStatus", json!({"task_id": task_id})).await;
+        if status["structured"]["task"]["status"] == "completed" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{status}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(alive(child), "the background job outlives the shell");
+    let stopped = call(&runtime, "TaskStop", json!({"task_id": task_id})).await;
+    assert_eq!(stopped["structured"]["stopped"], true, "{stopped}");
+    assert_eq!(stopped["structured"]["task"]["status"], "completed");
+    assert!(text(&stopped["structured"]["reason"]).contains("left running"));
+    assert!(gone(child));
+}
+
+#[tokio::test]
+async fn yield_zero_promotes_at_once_and_duplicates_are_reused() {
+    let (runtime, _workspace) = runtime();
+    let input = json!({"cmd": "sleep 300", "yield_time_ms": 0});
+    let first = call(&runtime, "ExecCommand", input.clone()).await;
+    assert_eq!(first["structured"]["disposition"], "promoted_to_task");
+    let first_id = first["structured"]["task_handle"]["task_id"].clone();
+
+    let second = call(&runtime, "ExecCommand", input.clone()).await;
+    assert_eq!(
+        second["structured"]["disposition"], "already_running",
+        "{second}"
+    );
+    assert_eq!(second["structured"]["task_handle"]["task_id"], first_id);
+    assert_eq!(second["structured"]["status"], "running");
+    assert!(text(&second["structured"]["hint"]).contains("start_new"));
+
+    let mut start_new = input.clone();
+    start_new["duplicate_policy"] = json!("start_new");
+    let third = call(&runtime, "ExecCommand", start_new).await;
+    assert_eq!(third["structured"]["disposition"], "promoted_to_task");
+    assert_ne!(third["structured"]["task_handle"]["task_id"], first_id);
+
+    // Another directory is another command.
+    let elsewhere = call(
+        &runtime,
+        "ExecCommand",
+        json!({"cmd": "sleep 300", "yield_time_ms": 0, "workdir": "sub"}),
+    )
+    .await;
+    assert_eq!(elsewhere["structured"]["disposition"], "promoted_to_task");
+
+    let listed = call(&runtime, "TaskList", json!({"limit": 2})).await;
+    assert_eq!(listed["tool_name"], "ListTasks");
+    assert_eq!(listed["structured"]["tasks"].as_array().unwrap().len(), 2);
+    assert_eq!(listed["structured"]["total_count"], 3);
+    for task in [first, third, elsewhere] {
+        let id = task["structured"]["task_handle"]["task_id"].clone();
+        let stopped = call(&runtime, "TaskStop", json!({"task_id": id})).await;
+        assert_eq!(stopped["structured"]["stopped"], true);
+    }
+}
+
+#[tokio::test]
+async fn input_reaches_stdin_and_terminals_only_when_accepted() {
+    let (runtime, _workspace) = runtime();
+    let reader = "read line; echo \"got $line\"";
+    for extra in [json!({"accepts_input": true}), json!({"tty": true})] {
+        let mut input = json!({"cmd": reader, "yield_time_ms": 0});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let started = call(&runtime, "ExecCommand", input).await;
+        let task_id = started["structured"]["task_handle"]["task_id"].clone();
+        let sent = call(
+            &runtime,
+            "TaskInput",
+            json!({"task_id": task_id, "input": "hello\n"}),
+        )
+        .await;
+        assert_eq!(sent["structured"]["accepted_input"], true, "{sent}");
+        assert_eq!(sent["structured"]["bytes_written"], 6);
+        let mut seen = String::new();
+        for _ in 0..20 {
+            let output = call(
+                &runtime,
+                "TaskOutput",
+                json!({"task_id": task_id, "timeout_ms": 10_000}),
+            )
+            .await;
+            seen.push_str(text(&output["structured"]["output"]["stdout"]));
+            if output["structured"]["task"]["status"] != "running" {
+                break;
+            }
+        }
+        assert!(seen.contains("got hello"), "{seen}");
+    }
+
+    let started = call(
+        &runtime,
+        "ExecCommand",
+        json!({"cmd": "sleep 300", "yield_time_ms": 0}),
+    )
+    .await;
+    let task_id = started["structured"]["task_handle"]["task_id"].clone();
+    let sent = call(
+        &runtime,
+        "TaskInput",
+        json!({"task_id": task_id, "input": "x"}),
+    )
+    .await;
+    assert_eq!(sent["status"], "success");
+    assert_eq!(sent["structured"]["accepted_input"], false);
+    assert!(text(&sent["structured"]["reason"]).contains("accepts_input"));
+    call(&runtime, "TaskStop", json!({"task_id": task_id})).await;
+    let sent = call(
+        &runtime,
+        "TaskInput",
+        json!({"task_id": task_id, "input": "x"}),
+    )
+    .await;
+    assert_eq!(sent["structured"]["accepted_input"], false);
+    assert!(text(&sent["structured"]["reason"]).contains("ended"));
+
+    // Closing stdin ends a reader waiting for end of file.
+    let started = call(
+        &runtime,
+        "ExecCommand",
+        json!({"cmd": "wc -l", "yield_time_ms": 0, "accepts_input": true}),
+    )
+    .await;
+    let task_id = started["structured"]["task_handle"]["task_id"].clone();
+    call(
+        &runtime,
+        "TaskInput",
+        json!({"task_id": task_id, "input": "a\nb\n", "close_input": true}),
+    )
+    .await;
+    let output = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
+    assert_eq!(
+        text(&output["structured"]["output"]["stdout"]).trim(),
+        "2",
+        "{output}"
+    );
+}
+
+#[tokio::test]
+async fn task_output_waits_reports_timeouts_and_reads_incrementally() {
+    let (runtime, _workspace) = runtime();
+    let started = call(
+        &runtime,
+        "ExecCommand",
+        json!({"cmd": "echo first; read go; echo second", "yield_time_ms": 0, "accepts_input": true}),
+    )
+    .await;
+    let task_id = started["structured"]["task_handle"]["task_id"].clone();
+    let output = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
+    assert_eq!(output["structured"]["retrieval_status"], "success");
+    assert_eq!(output["structured"]["output"]["stdout"], "first\n");
+
+    let output = call(
+        &runtime,
+        "TaskOutput",
+        json!({"task_id": task_id, "block": false}),
+    )
+    .await;
+    assert_eq!(
+        output["structured"]["retrieval_status"], "not_ready",
+        "{output}"
+    );
+    assert!(output["structured"]["output"].is_null());
+    let output = call(
+        &runtime,
+        "TaskOutput",
+        json!({"task_id": task_id, "timeout_ms": 100}),
+    )
+    .await;
+    assert_eq!(
+        output["structured"]["retrieval_status"], "timeout",
+        "{output}"
+    );
+
+    call(
+        &runtime,
+        "TaskInput",
+        json!({"task_id": task_id, "input": "\n"}),
+    )
+    .await;
+    let mut seen = String::new();
+    let mut last = Value::Null;
+    for _ in 0..20 {
+        last = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
+        seen.push_str(text(&last["structured"]["output"]["stdout"]));
+        if last["structured"]["task"]["status"] != "running" {
+            break;
+        }
+    }
+    assert_eq!(seen, "second\n");
+    assert_eq!(last["structured"]["task"]["status"], "completed");
+    assert_eq!(last["structured"]["task"]["exit_status"], 0);
+
+    let envelope = call(&runtime, "TaskOutput", json!({"task_id": "task-999"})).await;
+    assert_eq!(envelope["error"]["kind"], "unknown_task");
+    assert_eq!(envelope["error"]["field"], "task_id");
+    let envelope = call(&runtime, "TaskStatus", json!({"task_id": "nonsense"})).await;
+    assert_eq!(envelope["error"]["kind"], "unknown_task");
+}
+
+#[tokio::test]
+async fn a_reopened_runtime_reports_lost_tasks_as_interrupted() {
+    let workspace = tempfile::tempdir().unwrap();
+    let state = workspace.path().join("state");
+    let config = || {
+        let mut config = RuntimeConfig::new(workspace.path());
+        config.state_dir = Some(state.clone());
+        config
+    };
+    let first = Runtime::open(config()).unwrap();
+    let started = call(
+        &first,
+        "ExecCommand",
+        json!({"cmd": "sleep 300", "yield_time_ms": 0}),
+    )
+    .await;
+    let task_id = started["structured"]["task_handle"]["task_id"].clone();
+    let log = text(&started["structured"]["stdout_log"]).to_string();
+    assert!(
+        Path::new(&log).starts_with(&state),
+        "logs live under the state dir: {log}"
+    );
+    let status = call(&first, "TaskStatus", json!({"task_id": task_id})).await;
+    let pid = status["structured"]["task"]["pid"].as_u64().unwrap();
+
+    // A second runtime next to a live one leaves its tasks alone.
+    let second = Runtime::open(config()).unwrap();
+    let status = call(&second, "TaskStatus", json!({"task_id": task_id})).await;
+    assert_eq!(status["structured"]["task"]["status"], "running");
+    let stop = call(&second, "TaskStop", json!({"task_id": task_id})).await;
+    assert_eq!(stop["structured"]["stopped"], false);
+    drop(second);
+
+    drop(first);
+    assert!(gone(pid), "a runtime that goes away kills its tasks");
+    let reopened = Runtime::open(config()).unwrap();
+    let listed = call(&reopened, "ListTasks", json!({})).await;
+    let task = &listed["structured"]["tasks"][0];
+    assert_eq!(task["task_id"], task_id);
+    assert_eq!(task["status"], "interrupted", "{listed}");
+    assert!(text(&task["reason"]).contains("shut down"));
+    assert_eq!(listed["structured"]["running_count"], 0);
+    let output = call(&reopened, "TaskOutput", json!({"task_id": task_id})).await;
+    assert_eq!(output["structured"]["retrieval_status"], "success");
+    let sent = call(
+        &reopened,
+        "TaskInput",
+        json!({"task_id": task_id, "input": "x"}),
+    )
+    .await;
+    assert_eq!(sent["structured"]["accepted_input"], false);
+}
