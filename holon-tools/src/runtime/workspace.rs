@@ -30,20 +30,48 @@ impl std::fmt::Display for PathEscape {
     }
 }
 
-/// The workspace roots a runtime confines tools to, canonicalized once.
+/// The workspace roots a runtime confines tools to, canonicalized once, and the
+/// working directory relative paths resolve against.
 #[derive(Debug, Clone)]
 pub struct WorkspaceRoots {
+    /// Never empty; the first is the active root.
     roots: Vec<PathBuf>,
+    /// A directory inside the active root chosen with SwitchWorkspace's `cwd`.
+    working_dir: Option<PathBuf>,
 }
 
 impl WorkspaceRoots {
-    /// Roots from existing directories; each is canonicalized.
+    /// Roots from existing directories, the first being the active one; each is
+    /// canonicalized. No root at all is an `InvalidInput` error.
     pub fn new(roots: impl IntoIterator<Item = PathBuf>) -> std::io::Result<Self> {
         let roots = roots
             .into_iter()
             .map(|root| root.canonicalize())
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self { roots })
+        if roots.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a workspace needs at least one root",
+            ));
+        }
+        Ok(Self {
+            roots,
+            working_dir: None,
+        })
+    }
+
+    /// The same roots with `dir` (an existing directory inside the active root) as the
+    /// working directory; a directory that does not exist or lies outside the active
+    /// root is refused and the roots are returned unchanged.
+    pub fn with_working_dir(self, dir: &Path) -> Result<Self, (Self, PathEscape)> {
+        match dir.canonicalize() {
+            Ok(canonical) if canonical.starts_with(self.active_root()) => Ok(Self {
+                working_dir: (canonical != self.active_root()).then_some(canonical),
+                ..self
+            }),
+            Ok(canonical) => Err((self, PathEscape::Outside(canonical))),
+            Err(_) => Err((self, PathEscape::Outside(dir.to_path_buf()))),
+        }
     }
 
     /// The canonical roots; the first is the active one.
@@ -51,9 +79,17 @@ impl WorkspaceRoots {
         &self.roots
     }
 
-    /// The active root, against which relative paths resolve.
-    pub fn active(&self) -> &Path {
+    /// The active root.
+    pub fn active_root(&self) -> &Path {
         &self.roots[0]
+    }
+
+    /// The working directory, against which relative paths resolve: the active root,
+    /// or the directory inside it chosen with SwitchWorkspace's `cwd`.
+    pub fn active(&self) -> &Path {
+        self.working_dir
+            .as_deref()
+            .unwrap_or_else(|| self.active_root())
     }
 
     /// Whether `path` (already canonical) lies inside a root.
@@ -171,5 +207,37 @@ mod tests {
             roots.resolve(Path::new("escape/file"), false),
             Err(PathEscape::Outside(_))
         ));
+    }
+
+    #[test]
+    fn a_working_directory_moves_relative_paths_but_not_the_confinement() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        let roots = WorkspaceRoots::new([dir.path().to_path_buf()]).unwrap();
+        let root = roots.active_root().to_path_buf();
+        let roots = roots.with_working_dir(&root.join("a/b")).unwrap();
+        assert_eq!(roots.active(), root.join("a/b"));
+        assert_eq!(roots.active_root(), root);
+        assert_eq!(
+            roots.resolve(Path::new("x.md"), false).unwrap(),
+            root.join("a/b/x.md")
+        );
+        assert_eq!(
+            roots.resolve(Path::new("../../y.md"), false).unwrap(),
+            root.join("y.md")
+        );
+        assert_eq!(
+            roots.resolve(Path::new("../../../z"), false),
+            Err(PathEscape::ClimbsOut)
+        );
+        let (roots, escape) = roots.with_working_dir(outside.path()).unwrap_err();
+        assert!(matches!(escape, PathEscape::Outside(_)));
+        assert_eq!(
+            roots.active(),
+            root.join("a/b"),
+            "a refused directory changes nothing"
+        );
+        assert!(WorkspaceRoots::new(Vec::<PathBuf>::new()).is_err());
     }
 }

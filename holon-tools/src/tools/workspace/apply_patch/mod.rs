@@ -93,7 +93,7 @@ fn apply_patch(rt: &Runtime, args: ApplyPatchArgs) -> Result<ToolOutput<PatchApp
         .with_field("patch")
         .with_hint("send a unified diff, or a patch between `*** Begin Patch` and `*** End Patch` as the tool description shows")
     })?;
-    let outcomes = apply::apply(rt.workspace_roots(), &changes).map_err(apply_error)?;
+    let outcomes = apply::apply(&rt.workspace_roots(), &changes).map_err(apply_error)?;
     let files: Vec<ChangedFile> = outcomes.iter().map(changed_file).collect();
     let diff_preview = preview(&outcomes);
     let receipt = receipt(&files, &diff_preview);

@@ -1,0 +1,25 @@
+//! The memory index: the agent's memory notes and the Markdown files of its workspace
+//! roots, chunked by section and indexed with SQLite FTS5 (bm25 ranking, snippets).
+//!
+//! The index is brought up to date before each search by a stat walk of the roots
+//! searched: only files whose size, modification time (or hash, for a file written
+//! within two seconds of its last indexing) changed are read again, and files that are
+//! gone are dropped. Edits made by any means, ApplyPatch included, are therefore seen by
+//! the next search. Notes live in the store and are indexed when written.
+//!
+//! Tables: `memory_notes`, `memory_sources`, `memory_chunks`, `memory_fts`.
+
+mod chunk;
+mod index;
+mod notes;
+mod search;
+mod walk;
+
+pub use chunk::{Chunk, MAX_CHUNK_LINES, chunks};
+pub use index::{SyncStats, prune_unbound, sync_root};
+pub use notes::{MemoryNote, NoteError, is_valid_note_id};
+pub use search::{Hit, HitSource, MAX_QUERY_TERMS, SNIPPET_MARKS, fts_query, search};
+pub use walk::{
+    FoundFile, MAX_DIRS_PER_ROOT, MAX_FILE_BYTES, MAX_FILES_PER_ROOT, NotIndexed, SKIPPED_DIRS,
+    Walk, indexed_file, is_markdown, walk,
+};

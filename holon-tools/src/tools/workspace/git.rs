@@ -1,0 +1,195 @@
+//! The real `git` binary, run as a child process for worktrees. Every call is
+//! non-interactive and ignores `GIT_*` variables of the environment that would point
+//! it at another repository; refs the model gives are verified and resolved to commit
+//! ids before they reach a command line, and no value can be taken for an option.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use holon_core::prelude::*;
+
+use super::errors::error;
+
+/// Environment variables that would make git act on another repository.
+const REPOSITORY_VARIABLES: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+];
+
+/// What a git command did.
+#[derive(Debug)]
+pub(crate) struct GitOutput {
+    /// Whether it exited with 0.
+    pub(crate) success: bool,
+    /// Its exit code.
+    pub(crate) code: Option<i32>,
+    /// Its standard output.
+    pub(crate) stdout: String,
+    /// Its standard error, trimmed.
+    pub(crate) stderr: String,
+}
+
+/// Runs `git -C dir args...`.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<GitOutput, ToolError> {
+    let mut command = Command::new("git");
+    command.arg("-C").arg(dir).args(args);
+    for variable in REPOSITORY_VARIABLES {
+        command.env_remove(variable);
+    }
+    command
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("LC_ALL", "C")
+        .stdin(std::process::Stdio::null());
+    let output = command.output().map_err(|e| {
+        error("git_unavailable", format!("running git failed: {e}"))
+            .with_hint("the runtime needs the `git` binary on its PATH for worktrees")
+    })?;
+    Ok(GitOutput {
+        success: output.status.success(),
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+    })
+}
+
+/// Runs a git command that must succeed; a failure is a `git_failed` error quoting git.
+pub(crate) fn git_ok(dir: &Path, args: &[&str], doing: &str) -> Result<String, ToolError> {
+    let output = git(dir, args)?;
+    if output.success {
+        Ok(output.stdout)
+    } else {
+        Err(error(
+            "git_failed",
+            format!("{doing} failed: git {}: {}", args.join(" "), output.stderr),
+        )
+        .with_details(serde_json::json!({ "exit_code": output.code, "stderr": output.stderr })))
+    }
+}
+
+/// Whether `dir` is inside a git working tree.
+pub(crate) fn is_repository(dir: &Path) -> bool {
+    git(dir, &["rev-parse", "--is-inside-work-tree"])
+        .is_ok_and(|o| o.success && o.stdout.trim() == "true")
+}
+
+/// The top directory of the working tree holding `dir`, or a `not_a_git_repository`
+/// error naming `what`.
+pub(crate) fn toplevel(dir: &Path, what: &str, field: &str) -> Result<PathBuf, ToolError> {
+    let output = git(dir, &["rev-parse", "--show-toplevel"])?;
+    if output.success {
+        let top = PathBuf::from(output.stdout.trim());
+        return Ok(top.canonicalize().unwrap_or(top));
+    }
+    Err(error(
+        "not_a_git_repository",
+        format!("{what} ({}) is not inside a git repository", dir.display()),
+    )
+    .with_field(field)
+    .with_hint("worktrees need a git repository: run `git init` there first, or pick a workspace that is one"))
+}
+
+/// The commit `rev` names, if it names one.
+pub(crate) fn resolve_commit(dir: &Path, rev: &str) -> Result<Option<String>, ToolError> {
+    let spec = format!("{rev}^{{commit}}");
+    let output = git(
+        dir,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
+    )?;
+    Ok(output
+        .success
+        .then(|| output.stdout.trim().to_string())
+        .filter(|id| !id.is_empty()))
+}
+
+/// Whether `branch` is a valid new branch name (and not an option in disguise).
+pub(crate) fn is_valid_branch_name(dir: &Path, branch: &str) -> Result<bool, ToolError> {
+    if branch.starts_with('-') || branch.is_empty() {
+        return Ok(false);
+    }
+    Ok(git(dir, &["check-ref-format", "--branch", branch])?.success)
+}
+
+/// Whether the local branch `branch` exists.
+pub(crate) fn branch_exists(dir: &Path, branch: &str) -> Result<bool, ToolError> {
+    let reference = format!("refs/heads/{branch}");
+    Ok(git(dir, &["rev-parse", "--verify", "--quiet", &reference])?.success)
+}
+
+/// One entry of `git worktree list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListedWorktree {
+    /// Its path.
+    pub(crate) path: PathBuf,
+    /// The branch checked out, without `refs/heads/`.
+    pub(crate) branch: Option<String>,
+    /// Whether it is the main working tree.
+    pub(crate) main: bool,
+}
+
+/// The worktrees of the repository holding `dir`, the main one first.
+pub(crate) fn list_worktrees(dir: &Path) -> Result<Vec<ListedWorktree>, ToolError> {
+    let text = git_ok(
+        dir,
+        &["worktree", "list", "--porcelain"],
+        "listing the worktrees",
+    )?;
+    let mut out: Vec<ListedWorktree> = Vec::new();
+    for line in text.lines() {
+        if let Some(path) = line.strip_prefix("worktree ") {
+            let path = PathBuf::from(path);
+            out.push(ListedWorktree {
+                path: path.canonicalize().unwrap_or(path),
+                branch: None,
+                main: out.is_empty(),
+            });
+        } else if let (Some(branch), Some(last)) = (line.strip_prefix("branch "), out.last_mut()) {
+            last.branch = Some(
+                branch
+                    .strip_prefix("refs/heads/")
+                    .unwrap_or(branch)
+                    .to_string(),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The uncommitted changes of the worktree at `dir` (`git status --porcelain` lines,
+/// untracked files included, ignored ones not).
+pub(crate) fn uncommitted_changes(dir: &Path) -> Result<Vec<String>, ToolError> {
+    let text = git_ok(
+        dir,
+        &["status", "--porcelain", "--untracked-files=all"],
+        "checking the worktree for changes",
+    )?;
+    Ok(text.lines().map(str::to_string).collect())
+}
+
+/// Whether `commit` is an ancestor of (merged into) `target`.
+pub(crate) fn is_ancestor(dir: &Path, commit: &str, target: &str) -> Result<bool, ToolError> {
+    let output = git(dir, &["merge-base", "--is-ancestor", commit, target])?;
+    match output.code {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        _ => Err(error(
+            "git_failed",
+            format!(
+                "checking whether {commit} is merged into {target} failed: {}",
+                output.stderr
+            ),
+        )),
+    }
+}
