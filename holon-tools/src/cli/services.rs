@@ -1,0 +1,67 @@
+//! Global options that configure the tools talking to the outside: the web tools'
+//! private-address switch and search providers, and GenerateImage's provider.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::runtime::services::{IMAGE_API_KEY_ENV, SearchProvider};
+use crate::runtime::{ApiKey, PrivateAddresses, RuntimeConfig};
+
+/// The search providers of `--search-url`.
+#[derive(Debug, Clone)]
+pub struct SearchProviders(pub Vec<SearchProvider>);
+
+fn parse_search(text: &str) -> Result<SearchProviders, String> {
+    SearchProvider::parse_list(text).map(SearchProviders)
+}
+
+/// Options of the web and image tools.
+#[derive(Debug, Clone, Args)]
+pub struct ServiceOptions {
+    /// WebSearch's provider: a SearXNG-compatible JSON endpoint such as
+    /// http://127.0.0.1:8888/search, or several as NAME=URL,NAME=URL (the first is
+    /// the default) [default: none, WebSearch says what to set].
+    #[arg(long, global = true, value_name = "URLS", env = "HOLON_SEARCH_URL", value_parser = parse_search)]
+    pub search_url: Option<SearchProviders>,
+
+    /// Let WebFetch reach loopback, private and link-local addresses: `true`, `false`,
+    /// or a comma-separated list of the only IP addresses allowed [default: false].
+    #[arg(long, global = true, value_name = "SWITCH", env = "HOLON_WEB_ALLOW_PRIVATE", value_parser = PrivateAddresses::parse)]
+    pub web_allow_private: Option<PrivateAddresses>,
+
+    /// GenerateImage's provider: the base of an OpenAI-compatible images API, such as
+    /// https://api.openai.com/v1. Its API key is read from HOLON_IMAGE_API_KEY
+    /// [default: none, GenerateImage says what to set].
+    #[arg(long, global = true, value_name = "URL", env = "HOLON_IMAGE_API_BASE")]
+    pub image_api_base: Option<String>,
+
+    /// The image model GenerateImage asks for [default: gpt-image-1].
+    #[arg(long, global = true, value_name = "MODEL", env = "HOLON_IMAGE_MODEL")]
+    pub image_model: Option<String>,
+
+    /// Where GenerateImage saves images [default: <state dir>/media].
+    #[arg(long, global = true, value_name = "DIR", env = "HOLON_MEDIA_DIR")]
+    pub media_dir: Option<PathBuf>,
+}
+
+impl ServiceOptions {
+    /// Writes the options (and the image API key from the environment) into `config`.
+    pub fn apply(&self, config: &mut RuntimeConfig) {
+        if let Some(SearchProviders(providers)) = &self.search_url {
+            config.web.search_providers = providers.clone();
+        }
+        if let Some(switch) = &self.web_allow_private {
+            config.web.private_addresses = switch.clone();
+        }
+        config.images.api_base = self.image_api_base.clone().filter(|s| !s.is_empty());
+        if let Some(model) = self.image_model.clone().filter(|s| !s.is_empty()) {
+            config.images.model = model;
+        }
+        config.images.media_dir = self.media_dir.clone();
+        config.images.api_key = std::env::var(IMAGE_API_KEY_ENV)
+            .ok()
+            .filter(|key| !key.is_empty())
+            .map(ApiKey);
+    }
+}

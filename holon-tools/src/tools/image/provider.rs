@@ -1,0 +1,198 @@
+//! The image provider: an OpenAI-compatible `POST {api_base}/images/generations`.
+
+use base64::Engine as _;
+use holon_core::prelude::*;
+use hyper::header;
+use serde_json::{Value, json};
+
+use crate::net::{HttpClient, HttpRequest, NetError, PrivateAddresses};
+use crate::runtime::ImageConfig;
+use crate::runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
+
+/// The largest provider response read, in bytes (base64 images are large).
+const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Options sent along with the prompt, as the API spells them.
+#[derive(Debug, Default)]
+pub struct Options<'a> {
+    /// `size`, such as `1024x1024`.
+    pub size: Option<&'a str>,
+    /// `background`: `transparent`, `opaque` or `auto`.
+    pub background: Option<&'a str>,
+    /// `output_format`: `png`, `jpeg` or `webp`.
+    pub output_format: Option<&'a str>,
+}
+
+/// What the provider returned.
+#[derive(Debug)]
+pub struct Generation {
+    /// The image file's bytes.
+    pub bytes: Vec<u8>,
+    /// The prompt as the provider rewrote it, if it says.
+    pub revised_prompt: Option<String>,
+}
+
+fn kind(name: &'static str) -> ToolErrorKind {
+    ToolErrorKind::new(name)
+}
+
+/// The error of a GenerateImage call with no provider configured.
+pub fn not_configured() -> ToolError {
+    ToolError::new(
+        kind("image_provider_not_configured"),
+        format!(
+            "GenerateImage has no image provider configured: set {IMAGE_API_BASE_ENV} (or --image-api-base) to an OpenAI-compatible images API such as https://api.openai.com/v1, and {IMAGE_API_KEY_ENV} to its API key; {IMAGE_MODEL_ENV} (or --image-model) picks the model"
+        ),
+    )
+    .with_hint("ask the operator to configure an image provider; retrying will not help until then")
+}
+
+/// Asks the provider for one image.
+pub async fn generate(
+    config: &ImageConfig,
+    prompt: &str,
+    options: &Options<'_>,
+) -> Result<Generation, ToolError> {
+    let base = config.api_base.as_deref().ok_or_else(not_configured)?;
+    let url = format!("{}/images/generations", base.trim_end_matches('/'));
+    let mut body = json!({ "model": config.model, "prompt": prompt, "n": 1 });
+    for (key, value) in [
+        ("size", options.size),
+        ("background", options.background),
+        ("output_format", options.output_format),
+    ] {
+        if let Some(value) = value {
+            body[key] = json!(value);
+        }
+    }
+    let mut request = HttpRequest::post_json(&url, &body);
+    if let Some(key) = &config.api_key {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {}", key.0));
+    }
+    let client = HttpClient {
+        // The provider is the operator's choice, so its address is not checked.
+        private_addresses: PrivateAddresses::Allow,
+        timeout: config.timeout,
+        max_body_bytes: MAX_RESPONSE_BYTES,
+        max_redirects: 0,
+    };
+    let response = client.send(request).await.map_err(net_error)?;
+    if !(200..300).contains(&response.status) {
+        return Err(status_error(response.status, &response.body));
+    }
+    if response.truncated {
+        return Err(bad_response(format!(
+            "the response is larger than {MAX_RESPONSE_BYTES} bytes"
+        )));
+    }
+    let value: Value = serde_json::from_slice(&response.body)
+        .map_err(|error| bad_response(format!("the response is not JSON: {error}")))?;
+    let item = &value["data"][0];
+    let revised_prompt = item["revised_prompt"].as_str().map(str::to_string);
+    let bytes = if let Some(b64) = item["b64_json"].as_str() {
+        base64::engine::general_purpose::STANDARD
+            .decode(b64.trim())
+            .map_err(|error| bad_response(format!("`b64_json` is not base64: {error}")))?
+    } else if let Some(image_url) = item["url"].as_str() {
+        download(&client, image_url).await?
+    } else {
+        return Err(bad_response(
+            "`data[0]` has neither `b64_json` nor `url`".to_string(),
+        ));
+    };
+    Ok(Generation {
+        bytes,
+        revised_prompt,
+    })
+}
+
+/// Downloads an image the provider gave by URL.
+async fn download(client: &HttpClient, url: &str) -> Result<Vec<u8>, ToolError> {
+    let client = HttpClient {
+        max_redirects: 3,
+        ..client.clone()
+    };
+    let response = client
+        .send(HttpRequest::get(url))
+        .await
+        .map_err(net_error)?;
+    if !(200..300).contains(&response.status) || response.truncated {
+        return Err(bad_response(format!(
+            "downloading the image from {url} answered HTTP {}{}",
+            response.status,
+            if response.truncated {
+                " (too large)"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(response.body)
+}
+
+/// A provider answer that is not what the API promises.
+pub fn bad_response(detail: String) -> ToolError {
+    ToolError::new(
+        kind("image_provider_bad_response"),
+        format!("the image provider's answer is unusable: {detail}"),
+    )
+    .with_hint("check that the configured provider speaks the OpenAI images API")
+    .retryable()
+}
+
+fn net_error(error: NetError) -> ToolError {
+    match error {
+        NetError::InvalidUrl { .. } | NetError::UnsupportedScheme { .. } => ToolError::new(
+            kind("image_provider_not_configured"),
+            format!("the image provider address is wrong: {error}"),
+        )
+        .with_hint(format!(
+            "ask the operator to set {IMAGE_API_BASE_ENV} to an http(s) URL"
+        )),
+        NetError::Timeout { .. } => ToolError::new(
+            kind("image_provider_timeout"),
+            format!("the image provider did not answer in time: {error}"),
+        )
+        .with_hint("try again, perhaps with a simpler prompt or a smaller size")
+        .retryable(),
+        other => ToolError::new(
+            kind("image_provider_unreachable"),
+            format!("the image provider cannot be reached: {other}"),
+        )
+        .with_hint("the provider may be down; try again later")
+        .retryable(),
+    }
+}
+
+fn status_error(status: u16, body: &[u8]) -> ToolError {
+    let parsed: Option<Value> = serde_json::from_slice(body).ok();
+    let detail = parsed
+        .as_ref()
+        .and_then(|v| v["error"]["message"].as_str().or(v["error"].as_str()))
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let text = String::from_utf8_lossy(body);
+            text.chars().take(300).collect()
+        });
+    let hint = match status {
+        401 | 403 => format!(
+            "the provider refused the credentials; ask the operator to check {IMAGE_API_KEY_ENV}"
+        ),
+        400 | 422 => {
+            "the provider refused the request; change the prompt or the options".to_string()
+        }
+        429 => "the provider is rate limiting; wait and try again".to_string(),
+        _ => "try again later".to_string(),
+    };
+    let error = ToolError::new(
+        kind("image_provider_error"),
+        format!("the image provider answered HTTP {status}: {detail}"),
+    )
+    .with_details(json!({ "status": status }))
+    .with_hint(hint);
+    if status == 429 || status >= 500 {
+        error.retryable()
+    } else {
+        error
+    }
+}

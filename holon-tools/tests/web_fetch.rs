@@ -1,0 +1,365 @@
+//! WebFetch through `registry.dispatch`, against servers on loopback addresses.
+
+mod local_http;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use holon_core::{FamilyPolicy, Registry, ToolCall};
+use holon_tools::runtime::{PrivateAddresses, Runtime, RuntimeConfig, WebConfig};
+use local_http::{Reply, serve, serve_on};
+use serde_json::{Value, json};
+
+fn runtime(web: WebConfig) -> (tempfile::TempDir, Arc<Runtime>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = RuntimeConfig::in_memory(dir.path());
+    config.web = web;
+    (dir, Runtime::open(config).unwrap())
+}
+
+fn allowing_private() -> WebConfig {
+    WebConfig {
+        private_addresses: PrivateAddresses::Allow,
+        ..WebConfig::default()
+    }
+}
+
+async fn fetch(runtime: &Arc<Runtime>, input: Value) -> Value {
+    let context = runtime.context(FamilyPolicy::all());
+    let result = Registry::global()
+        .dispatch(&context, ToolCall::new("WebFetch", input))
+        .await;
+    serde_json::to_value(&result).unwrap()
+}
+
+fn error_kind(envelope: &Value) -> &str {
+    envelope["error"]["kind"].as_str().unwrap_or("")
+}
+
+const PAGE: &str = "<!doctype html><html><head><title>Test &amp; page</title>\
+    <script>var secret = 1;</script></head><body><h1>Welcome</h1>\
+    <p>Some <b>bold</b> words.</p><a href=\"/next\">next page</a></body></html>";
+
+#[tokio::test]
+async fn html_becomes_wrapped_readable_text() {
+    let server = serve(|_, _| Reply::html(PAGE)).await;
+    let (_dir, runtime) = runtime(allowing_private());
+    let envelope = fetch(&runtime, json!({ "url": server.url("/page") })).await;
+    assert_eq!(envelope["status"], "success", "{envelope}");
+    let page = &envelope["structured"];
+    assert_eq!(page["status_code"], 200);
+    assert_eq!(page["extracted_as"], "text");
+    assert_eq!(page["title"], "Test & page");
+    assert_eq!(page["final_url"], server.url("/page"));
+    let content = page["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("<<<UNTRUSTED_EXTERNAL_CONTENT"),
+        "{content}"
+    );
+    assert!(
+        content.ends_with("<<<END_UNTRUSTED_EXTERNAL_CONTENT>>>"),
+        "{content}"
+    );
+    assert!(
+        content.contains("Welcome") && content.contains("next page"),
+        "{content}"
+    );
+    assert!(
+        !content.contains("<p>") && !content.contains("secret"),
+        "{content}"
+    );
+    assert_eq!(page["truncated"], false);
+    let seen = server.requests();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "GET");
+    assert!(
+        seen[0]
+            .header("user-agent")
+            .unwrap()
+            .starts_with("holon-tools/")
+    );
+}
+
+#[tokio::test]
+async fn extract_modes_choose_between_text_and_markup() {
+    let server = serve(|seen, _| match seen.path() {
+        "/json" => Reply::json(200, &json!({ "answer": 42 })),
+        "/html-as-plain" => Reply::new(200, "text/plain", PAGE),
+        _ => Reply::html(PAGE),
+    })
+    .await;
+    let (_dir, runtime) = runtime(allowing_private());
+    let raw = fetch(
+        &runtime,
+        json!({ "url": server.url("/page"), "extract_mode": "raw" }),
+    )
+    .await;
+    assert_eq!(raw["structured"]["extracted_as"], "raw", "{raw}");
+    assert!(
+        raw["structured"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("<h1>Welcome</h1>")
+    );
+
+    let json_body = fetch(&runtime, json!({ "url": server.url("/json") })).await;
+    assert_eq!(
+        json_body["structured"]["extracted_as"], "raw",
+        "{json_body}"
+    );
+    assert!(
+        json_body["structured"]["content"]
+            .as_str()
+            .unwrap()
+            .contains(r#"{"answer":42}"#)
+    );
+
+    let plain_auto = fetch(&runtime, json!({ "url": server.url("/html-as-plain") })).await;
+    assert!(
+        plain_auto["structured"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("<h1>")
+    );
+    let plain_text = fetch(
+        &runtime,
+        json!({ "url": server.url("/html-as-plain"), "extract_mode": "text" }),
+    )
+    .await;
+    assert_eq!(plain_text["structured"]["extracted_as"], "text");
+    assert!(
+        !plain_text["structured"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("<h1>")
+    );
+
+    let bad_mode = fetch(
+        &runtime,
+        json!({ "url": server.url("/page"), "extract_mode": "markdown" }),
+    )
+    .await;
+    assert_eq!(error_kind(&bad_mode), "invalid_tool_input", "{bad_mode}");
+}
+
+#[tokio::test]
+async fn max_chars_cuts_the_content_and_is_bounded() {
+    let long = format!("<p>{}</p>", "word ".repeat(2_000));
+    let server = serve(move |_, _| Reply::html(&long)).await;
+    let (_dir, runtime) = runtime(allowing_private());
+    let envelope = fetch(
+        &runtime,
+        json!({ "url": server.url("/"), "max_chars": 100 }),
+    )
+    .await;
+    let page = &envelope["structured"];
+    assert_eq!(page["truncated"], true, "{envelope}");
+    assert!(page["total_chars"].as_u64().unwrap() > 9_000);
+    assert!(page["content"].as_str().unwrap().contains("cut at 100 of"));
+    for bad in [json!(0), json!(100_001), json!(-1), json!("10")] {
+        let envelope = fetch(
+            &runtime,
+            json!({ "url": server.url("/"), "max_chars": bad }),
+        )
+        .await;
+        assert_eq!(error_kind(&envelope), "invalid_tool_input", "{envelope}");
+        assert_eq!(envelope["error"]["field"], "max_chars");
+    }
+    let unknown = fetch(&runtime, json!({ "url": server.url("/"), "max_char": 5 })).await;
+    assert_eq!(error_kind(&unknown), "unknown_field", "{unknown}");
+}
+
+#[tokio::test]
+async fn private_addresses_are_refused_by_default_after_dns() {
+    let server = serve(|_, _| Reply::html(PAGE)).await;
+    let port = server.addr.port();
+    let (_dir, runtime) = runtime(WebConfig::default());
+    for url in [
+        format!("http://127.0.0.1:{port}/"),
+        // A name: refused on the address it resolves to.
+        format!("http://localhost:{port}/"),
+        format!("http://[::1]:{port}/"),
+        format!("http://[::ffff:127.0.0.1]:{port}/"),
+        format!("http://0.0.0.0:{port}/"),
+    ] {
+        let envelope = fetch(&runtime, json!({ "url": url })).await;
+        assert_eq!(
+            error_kind(&envelope),
+            "address_refused",
+            "{url}: {envelope}"
+        );
+        assert_eq!(envelope["error"]["retryable"], false);
+        let hint = envelope["error"]["recovery_hint"].as_str().unwrap();
+        assert!(hint.contains("HOLON_WEB_ALLOW_PRIVATE"), "{hint}");
+    }
+    assert!(
+        server.requests().is_empty(),
+        "a refused address was reached"
+    );
+}
+
+#[tokio::test]
+async fn every_redirect_is_checked_again() {
+    // Only 127.0.0.1 is allowed; the page redirects to another loopback address.
+    let other = serve_on("127.0.0.2", |_, _| Reply::html("<p>private</p>")).await;
+    let target = other.url("/secret");
+    let server = serve(move |seen, _| match seen.path() {
+        "/to-other" => Reply::redirect(302, &target),
+        _ => Reply::html(PAGE),
+    })
+    .await;
+    let (_dir, runtime) = runtime(WebConfig {
+        private_addresses: PrivateAddresses::AllowOnly(vec!["127.0.0.1".parse().unwrap()]),
+        ..WebConfig::default()
+    });
+    let allowed = fetch(&runtime, json!({ "url": server.url("/page") })).await;
+    assert_eq!(allowed["status"], "success", "{allowed}");
+    let envelope = fetch(&runtime, json!({ "url": server.url("/to-other") })).await;
+    assert_eq!(error_kind(&envelope), "address_refused", "{envelope}");
+    assert!(
+        envelope["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("127.0.0.2")
+    );
+    assert!(
+        other.requests().is_empty(),
+        "the redirect target was reached"
+    );
+}
+
+#[tokio::test]
+async fn redirects_are_followed_up_to_the_bound() {
+    let server = serve(|seen, _| {
+        let path = seen.path();
+        match path
+            .strip_prefix("/hop/")
+            .and_then(|n| n.parse::<u32>().ok())
+        {
+            Some(0) => Reply::html("<title>Arrived</title><p>done</p>"),
+            // Relative and absolute-path locations, 301 to 308.
+            Some(n) if n % 2 == 0 => Reply::redirect(301, &format!("{}", n - 1)),
+            Some(n) => Reply::redirect(308, &format!("/hop/{}", n - 1)),
+            None => Reply::new(404, "text/plain", "no"),
+        }
+    })
+    .await;
+    let (_dir, runtime) = runtime(allowing_private());
+    let envelope = fetch(&runtime, json!({ "url": server.url("/hop/4") })).await;
+    assert_eq!(envelope["status"], "success", "{envelope}");
+    let page = &envelope["structured"];
+    assert_eq!(page["final_url"], server.url("/hop/0"));
+    assert_eq!(page["redirects"].as_array().unwrap().len(), 4);
+    assert_eq!(page["title"], "Arrived");
+
+    let envelope = fetch(&runtime, json!({ "url": server.url("/hop/9") })).await;
+    assert_eq!(error_kind(&envelope), "too_many_redirects", "{envelope}");
+    assert_eq!(server.requests().len(), 5 + 6, "stopped after the bound");
+}
+
+#[tokio::test]
+async fn the_body_is_read_up_to_the_cap_only() {
+    // The server would send 256 MiB; the client stops after the cap.
+    let server = serve(|_, _| Reply::new(200, "text/plain", "").streaming(256 << 20)).await;
+    let (_dir, runtime) = runtime(WebConfig {
+        max_response_bytes: 64 * 1024,
+        ..allowing_private()
+    });
+    let envelope = fetch(
+        &runtime,
+        json!({ "url": server.url("/big"), "max_chars": 1000 }),
+    )
+    .await;
+    assert_eq!(envelope["status"], "success", "{envelope}");
+    let page = &envelope["structured"];
+    assert_eq!(page["body_truncated"], true);
+    assert_eq!(page["body_bytes"], 64 * 1024);
+    assert_eq!(page["truncated"], true);
+}
+
+#[tokio::test]
+async fn a_slow_server_times_out() {
+    let server = serve(|_, _| Reply::html(PAGE).delayed(Duration::from_secs(30))).await;
+    let (_dir, runtime) = runtime(WebConfig {
+        timeout: Duration::from_millis(200),
+        ..allowing_private()
+    });
+    let envelope = fetch(&runtime, json!({ "url": server.url("/slow") })).await;
+    assert_eq!(error_kind(&envelope), "fetch_timed_out", "{envelope}");
+    assert_eq!(envelope["error"]["retryable"], true);
+}
+
+#[tokio::test]
+async fn only_http_and_https_urls_are_fetched() {
+    let (_dir, runtime) = runtime(allowing_private());
+    for (url, kind) in [
+        ("file:///etc/passwd", "unsupported_url_scheme"),
+        ("ftp://127.0.0.1/file", "unsupported_url_scheme"),
+        ("javascript:alert(1)", "unsupported_url_scheme"),
+        ("gopher://127.0.0.1:70/", "unsupported_url_scheme"),
+        ("example.com/page", "invalid_url"),
+        ("http://user:secret@127.0.0.1/", "invalid_url"),
+        ("http://", "invalid_url"),
+        ("http://127.0.0.1:99999/", "invalid_url"),
+    ] {
+        let envelope = fetch(&runtime, json!({ "url": url })).await;
+        assert_eq!(error_kind(&envelope), kind, "{url}: {envelope}");
+        assert_eq!(envelope["error"]["field"], "url");
+    }
+    let empty = fetch(&runtime, json!({ "url": "" })).await;
+    assert_eq!(error_kind(&empty), "invalid_tool_input", "{empty}");
+}
+
+#[tokio::test]
+async fn http_errors_binary_content_and_a_down_server_are_typed_errors() {
+    let server = serve(|seen, _| match seen.path() {
+        "/missing" => Reply::new(404, "text/html", "<p>not found</p>"),
+        "/busy" => Reply::new(503, "text/plain", "busy"),
+        _ => Reply::new(200, "image/png", vec![0x89, b'P', b'N', b'G', 0, 0, 0]),
+    })
+    .await;
+    let (_dir, runtime) = runtime(allowing_private());
+    let missing = fetch(&runtime, json!({ "url": server.url("/missing") })).await;
+    assert_eq!(error_kind(&missing), "http_error_status", "{missing}");
+    assert_eq!(missing["error"]["details"]["status"], 404);
+    assert_eq!(missing["error"]["retryable"], false);
+    let busy = fetch(&runtime, json!({ "url": server.url("/busy") })).await;
+    assert_eq!(busy["error"]["retryable"], true, "{busy}");
+    let image = fetch(&runtime, json!({ "url": server.url("/logo.png") })).await;
+    assert_eq!(error_kind(&image), "unsupported_content_type", "{image}");
+
+    let down = format!("http://127.0.0.1:{}/", local_http::closed_port());
+    let envelope = fetch(&runtime, json!({ "url": down })).await;
+    assert_eq!(error_kind(&envelope), "fetch_failed", "{envelope}");
+    assert_eq!(envelope["error"]["retryable"], true);
+}
+
+#[tokio::test]
+async fn https_to_a_server_without_tls_fails_the_handshake() {
+    let server = serve(|_, _| Reply::html(PAGE)).await;
+    let (_dir, runtime) = runtime(allowing_private());
+    let url = format!("https://127.0.0.1:{}/", server.addr.port());
+    let envelope = fetch(&runtime, json!({ "url": url })).await;
+    assert_eq!(error_kind(&envelope), "fetch_failed", "{envelope}");
+    assert!(
+        envelope["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("TLS")
+    );
+}
+
+#[tokio::test]
+async fn the_web_family_gates_the_tool() {
+    let (_dir, runtime) = runtime(allowing_private());
+    let context =
+        runtime.context(FamilyPolicy::parse_list("core_agent,local_environment").unwrap());
+    let result = Registry::global()
+        .dispatch(
+            &context,
+            ToolCall::new("WebFetch", json!({ "url": "http://127.0.0.1/" })),
+        )
+        .await;
+    let envelope = serde_json::to_value(&result).unwrap();
+    assert_eq!(error_kind(&envelope), "family_not_allowed", "{envelope}");
+}
