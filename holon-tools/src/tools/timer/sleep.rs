@@ -4,6 +4,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use holon_core::prelude::*;
 
+use crate::runtime::Runtime;
+use crate::runtime::agency::{caller, now_ms, timers, turns, write};
+
 /// The pause when `duration_ms` is not given.
 pub const DEFAULT_SLEEP_MS: u64 = 1_000;
 
@@ -32,16 +35,47 @@ pub struct SleepOutcome {
     pub woke_at_unix_ms: u64,
 }
 
+/// Records the pause of `agent` as a timer of kind `sleep`; returns its row.
+fn record_start(
+    rt: &Runtime,
+    agent: &str,
+    ms: u64,
+    reason: Option<&str>,
+) -> Result<i64, ToolError> {
+    let now = now_ms();
+    write(rt.store(), "recording a sleep", |tx| {
+        turns::for_call(tx, agent, now)?;
+        timers::create(tx, agent, "sleep", ms, reason, now)?;
+        Ok(tx.last_insert_rowid())
+    })
+}
+
 /// Pause for `duration_ms` milliseconds (default 1,000, at most 600,000), then return.
 ///
 /// Use it to give a background process time to make progress before checking on it
 /// again, or to back off before retrying something that failed for a transient reason.
-/// The pause blocks only this call; the result says how long it really lasted.
+/// The pause blocks only this call; the result says how long it really lasted. To wait
+/// for longer, or across a restart, set a timer (CreateTimer) and WaitFor it.
+// Recording the pause is the runtime's bookkeeping, like every execution record: the
+// tool changes nothing the caller can see, so it stays read-only.
 #[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
-async fn sleep(args: SleepArgs) -> ToolOutput<SleepOutcome> {
+async fn sleep(ctx: &ToolContext, args: SleepArgs) -> Result<ToolOutput<SleepOutcome>, ToolError> {
     let requested = args.duration_ms.unwrap_or(DEFAULT_SLEEP_MS);
+    // On a runtime the pause is recorded in the store (as a timer of kind `sleep`).
+    let record = match ctx.state::<Runtime>() {
+        Ok(rt) => Some((
+            rt,
+            record_start(rt, caller(ctx), requested, args.reason.as_deref())?,
+        )),
+        Err(_) => None,
+    };
     let started = Instant::now();
     tokio::time::sleep(Duration::from_millis(requested)).await;
+    if let Some((rt, row)) = &record {
+        write(rt.store(), "recording a sleep", |tx| {
+            timers::finish_sleep(tx, *row, now_ms())
+        })?;
+    }
     let slept_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let woke_at_unix_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -50,9 +84,9 @@ async fn sleep(args: SleepArgs) -> ToolOutput<SleepOutcome> {
         Some(reason) => format!("slept {slept_ms} ms ({reason})"),
         None => format!("slept {slept_ms} ms"),
     };
-    ToolOutput::new(SleepOutcome {
+    Ok(ToolOutput::new(SleepOutcome {
         slept_ms,
         woke_at_unix_ms,
     })
-    .with_summary(summary)
+    .with_summary(summary))
 }

@@ -1,0 +1,51 @@
+//! The turn gate where the runtime's calls enter: time and tasks are brought up to
+//! date, and a call made while the agent's turn awaits its final brief is refused
+//! with `turn_awaiting_final` (and recorded), without running.
+
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use holon_core::{Registry, ToolCall, ToolResult};
+
+use super::turns::{self, TurnState};
+use crate::runtime::{ExecutionRecord, Runtime};
+
+impl Runtime {
+    /// Admits a call of `agent_id`, or returns its refusal.
+    pub(crate) fn admit(&self, agent_id: &str, call: &ToolCall) -> Option<ToolResult> {
+        let started_at = SystemTime::now();
+        let started = Instant::now();
+        // Late timers or task wakes must not block the call; the operator sees why.
+        if let Err(error) = self.tick() {
+            eprintln!("holon-tools: {error}");
+        }
+        let turn = match turns::current(&self.store().connection(), agent_id) {
+            Ok(Some(turn)) if turn.state == TurnState::AwaitingFinal => turn,
+            Ok(_) => return None,
+            Err(error) => {
+                eprintln!("holon-tools: {error}");
+                return None;
+            }
+        };
+        let tool_name = Registry::global()
+            .get(&call.name)
+            .map_or_else(|| call.name.as_str().into(), |d| d.spec.name.clone());
+        let mut result = ToolResult::from_error(tool_name, turns::awaiting_final(&turn));
+        result.call_id = call.call_id.clone();
+        let record = ExecutionRecord {
+            tool_name: result.tool_name.to_string(),
+            requested_name: call.name.clone(),
+            call_id: call.call_id.clone(),
+            input_json: call.input.to_string(),
+            status: "error".to_string(),
+            error_kind: result.error_kind().map(str::to_string),
+            started_at_ms: started_at
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+            duration_us: i64::try_from(started.elapsed().as_micros()).unwrap_or(i64::MAX),
+        };
+        if let Err(error) = self.store().record_execution(&record) {
+            eprintln!("holon-tools: {error}");
+        }
+        Some(result)
+    }
+}

@@ -1,0 +1,122 @@
+//! How the agent tools show an agent.
+
+use holon_core::ToolError;
+use holon_core::prelude::*;
+use rusqlite::Connection;
+
+use super::spawn_agent::{ModelChoice, WorkspaceMode};
+use crate::runtime::agency::turns::{self, TurnState};
+use crate::runtime::agency::waits::{self, WaitView};
+use crate::runtime::agency::{
+    AgentProfile, AgentRecord, Lifecycle, agents, ids, ownership, queue, work_items,
+};
+
+/// The work item an agent focuses on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct FocusView {
+    /// Its id, `wi-<n>`.
+    pub work_item_id: String,
+    /// Its objective.
+    pub objective: String,
+}
+
+/// A child agent, in short.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ChildView {
+    /// Its id.
+    pub agent_id: String,
+    /// `private_child` or `public_named`.
+    pub profile: AgentProfile,
+    /// `idle`, `running`, `waiting` or `stopped`.
+    pub lifecycle: Lifecycle,
+    /// The task handle a private child works under (`agent:<id>`): WaitFor with
+    /// `wake = task_result` takes it as `resource`.
+    pub task_handle: Option<String>,
+}
+
+/// An agent's current turn, in short.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TurnBrief {
+    /// Its id, `turn-<n>`.
+    pub turn_id: String,
+    /// `open` or `awaiting_final`.
+    pub state: TurnState,
+}
+
+/// An agent.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct AgentView {
+    /// Its id.
+    pub agent_id: String,
+    /// `private_child` or `public_named`: which capability families it may use.
+    pub profile: AgentProfile,
+    /// The agent that spawned it; none for `root`.
+    pub parent_id: Option<String>,
+    /// `idle`, `running` (a turn is open), `waiting` (it yielded on a wait) or
+    /// `stopped`.
+    pub lifecycle: Lifecycle,
+    /// The work item it focuses on.
+    pub focus: Option<FocusView>,
+    /// Its waits that are pending or active: what it waits for.
+    pub waiting_on: Vec<WaitView>,
+    /// The agents it spawned.
+    pub children: Vec<ChildView>,
+    /// Its current turn.
+    pub current_turn: Option<TurnBrief>,
+    /// How many messages are queued for it.
+    pub queued_messages: i64,
+    /// The model it runs on, when one was chosen.
+    pub runs_on: Option<ModelChoice>,
+    /// The template it was spawned from.
+    pub spawned_from_template: Option<String>,
+    /// `inherit` or `worktree`.
+    pub workspace: WorkspaceMode,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_at_unix_ms: i64,
+}
+
+fn task_handle(child: &AgentRecord) -> Option<String> {
+    (child.profile == AgentProfile::PrivateChild).then(|| ownership::agent_task_handle(&child.id))
+}
+
+/// The view of `agent`.
+pub(crate) fn agent_view(conn: &Connection, agent: &AgentRecord) -> Result<AgentView, ToolError> {
+    let focus = match agent.focus_work_item {
+        Some(row) => work_items::load(conn, row)?.map(|item| FocusView {
+            work_item_id: ids::format(ids::WORK_ITEM, row),
+            objective: item.objective,
+        }),
+        None => None,
+    };
+    let children = agents::children(conn, &agent.id)?
+        .iter()
+        .map(|child| ChildView {
+            agent_id: child.id.clone(),
+            profile: child.profile,
+            lifecycle: child.lifecycle,
+            task_handle: task_handle(child),
+        })
+        .collect();
+    let current_turn = turns::current(conn, &agent.id)?.map(|turn| TurnBrief {
+        turn_id: turn.id(),
+        state: turn.state,
+    });
+    Ok(AgentView {
+        agent_id: agent.id.clone(),
+        profile: agent.profile,
+        parent_id: agent.parent_id.clone(),
+        lifecycle: agent.lifecycle,
+        focus,
+        waiting_on: waits::open_waits(conn, &agent.id)?,
+        children,
+        current_turn,
+        queued_messages: queue::depth(conn, &agent.id)?,
+        runs_on: agent
+            .model
+            .clone()
+            .and_then(|value| serde_json::from_value(value).ok()),
+        spawned_from_template: agent.template.clone(),
+        workspace: WorkspaceMode::parse(&agent.workspace_mode),
+        created_at_unix_ms: agent.created_at_ms,
+    })
+}
