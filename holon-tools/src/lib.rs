@@ -8,6 +8,7 @@
 //! declared in ([`plane_of`]).
 
 pub mod cli;
+pub mod net;
 pub mod runtime;
 pub mod tools;
 

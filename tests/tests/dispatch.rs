@@ -866,7 +866,11 @@ async fn check_runs_every_step_but_the_handler() {
     registry
         .check(&context, ToolCall::new("GuardedFetch", good.clone()))
         .expect("a valid input passes the check");
-    assert_eq!(FETCH_RUNS.load(Ordering::SeqCst), before, "the handler must not run");
+    assert_eq!(
+        FETCH_RUNS.load(Ordering::SeqCst),
+        before,
+        "the handler must not run"
+    );
 
     for bad in [json!({"url": 5}), json!({"uri": "x"}), json!([])] {
         let checked = registry

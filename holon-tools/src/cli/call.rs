@@ -1,5 +1,6 @@
 //! `holon-tools call` and `holon-tools session`.
 
+use super::output::emit_line;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -33,11 +34,11 @@ pub(crate) async fn call(
     let result = runtime.dispatch(policy, ToolCall::new(name, input)).await;
     if json {
         match serde_json::to_string_pretty(&result) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => emit_line(&text),
             Err(error) => eprintln!("holon-tools: {error}"),
         }
     } else {
-        println!("{}", result.receipt());
+        emit_line(&result.receipt());
     }
     if result.error.is_some() {
         ExitCode::from(EXIT_TOOL_ERROR)
@@ -50,7 +51,6 @@ pub(crate) async fn call(
 pub(crate) async fn session(runtime: Arc<Runtime>, policy: FamilyPolicy) -> ExitCode {
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = tokio::io::stdout();
-    let context = runtime.context(policy);
     loop {
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
@@ -63,16 +63,21 @@ pub(crate) async fn session(runtime: Arc<Runtime>, policy: FamilyPolicy) -> Exit
         if line.trim().is_empty() {
             continue;
         }
-        let result = match serde_json::from_str::<ToolCall>(&line) {
-            Ok(call) => holon_core::Registry::global().dispatch(&context, call).await,
-            Err(error) => ToolResult::from_error(
-                Arc::from(""),
-                ToolError::new(
-                    ToolErrorKind::new("invalid_session_line"),
-                    format!("the line is not a call: {error}"),
-                )
-                .with_hint(r#"send one JSON object a line: {"name": "Sleep", "input": {"duration_ms": 10}}"#),
-            ),
+        // A line with a `host` field is a host command (publish_final, begin_turn, ...).
+        let result = if let Some(reply) = runtime.host_line(&line) {
+            reply
+        } else {
+            match serde_json::from_str::<ToolCall>(&line) {
+                Ok(call) => runtime.dispatch(policy, call).await,
+                Err(error) => ToolResult::from_error(
+                    Arc::from(""),
+                    ToolError::new(
+                        ToolErrorKind::new("invalid_session_line"),
+                        format!("the line is not a call: {error}"),
+                    )
+                    .with_hint(r#"send one JSON object a line: {"name": "Sleep", "input": {"duration_ms": 10}}"#),
+                ),
+            }
         };
         let mut text = match serde_json::to_string(&result) {
             Ok(text) => text,

@@ -1,5 +1,6 @@
 //! `holon-tools schema` and `holon-tools inventory`.
 
+use super::output::{emit, emit_line};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -26,7 +27,7 @@ pub(crate) fn schema(registry: &Registry, name: &str) -> ExitCode {
     }
     match serde_json::to_string_pretty(&schemas) {
         Ok(text) => {
-            println!("{text}");
+            emit_line(&text);
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -39,7 +40,7 @@ pub(crate) fn schema(registry: &Registry, name: &str) -> ExitCode {
 /// Prints the inventory, or checks `check` against it.
 pub(crate) fn inventory(registry: &Registry, check: Option<&Path>) -> ExitCode {
     let Some(path) = check else {
-        print!("{}", inventory_text(registry));
+        emit(&inventory_text(registry));
         return ExitCode::SUCCESS;
     };
     let checked_in = match std::fs::read_to_string(path) {

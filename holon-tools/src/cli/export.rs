@@ -1,5 +1,6 @@
 //! `holon-tools export`: the tools in the form a model API (or MCP) takes.
 
+use super::output::emit_line;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
@@ -74,7 +75,7 @@ pub(crate) fn export(
     };
     match value.and_then(|value| serde_json::to_string_pretty(&value)) {
         Ok(text) => {
-            println!("{text}");
+            emit_line(&text);
             ExitCode::SUCCESS
         }
         Err(error) => {

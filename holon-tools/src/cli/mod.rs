@@ -5,8 +5,11 @@
 mod call;
 mod catalog;
 mod export;
+mod lint;
 mod list;
+mod output;
 mod serve;
+mod services;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -19,6 +22,7 @@ use crate::runtime::{Runtime, RuntimeConfig};
 
 pub use export::ExportFormat;
 pub use serve::{HTTP_PATH, McpServer};
+pub use services::ServiceOptions;
 
 /// Exit code of a tool call that returned an error.
 pub const EXIT_TOOL_ERROR: u8 = 2;
@@ -39,6 +43,10 @@ pub struct Cli {
     /// [default: <state dir>/model-catalog.json when it exists].
     #[arg(long, global = true, value_name = "FILE", env = "HOLON_MODEL_CATALOG")]
     pub model_catalog: Option<PathBuf>,
+
+    /// The web and image tools' options.
+    #[command(flatten)]
+    pub services: ServiceOptions,
 
     /// What to do.
     #[command(subcommand)]
@@ -123,6 +131,18 @@ pub enum Command {
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
     },
+    /// Check prompt guidance (Markdown files, or folders of them) and every tool
+    /// description against the tools: unknown tools and fields, enum values and
+    /// defaults that differ, example calls whose stated verdict is wrong. Prints
+    /// `file:line: kind: message` per finding; exits 1 on any.
+    LintGuidance {
+        /// Markdown files, or folders whose `.md` files are read.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Lint the files only, not the tool descriptions.
+        #[arg(long)]
+        no_descriptions: bool,
+    },
 }
 
 fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
@@ -145,7 +165,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     match &cli.command {
         Command::List { all } => {
-            print!("{}", list::table(registry, *all));
+            output::emit(&list::table(registry, *all));
             ExitCode::SUCCESS
         }
         Command::Schema { name } => catalog::schema(registry, name),
@@ -167,6 +187,10 @@ pub fn run(cli: Cli) -> ExitCode {
             strict,
             report,
         } => export::export(registry, *format, *families, *strict, *report),
+        Command::LintGuidance {
+            paths,
+            no_descriptions,
+        } => lint::lint_guidance_paths(registry, paths, *no_descriptions),
         Command::Serve { http, families } => with_runtime(&cli, async |runtime| {
             let server = match McpServer::new(registry, &runtime, *families) {
                 Ok(server) => server,
@@ -204,6 +228,7 @@ fn with_runtime(
         config.state_dir = Some(dir.clone());
     }
     config.model_catalog = cli.model_catalog.clone();
+    cli.services.apply(&mut config);
     let runtime = match Runtime::open(config) {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -4,8 +4,13 @@
 //! Handlers take `&Runtime`; [`Runtime::context`] builds a [`ToolContext`] that carries
 //! it and records every dispatched call in the store.
 
+pub mod agency;
+pub mod bindings;
+pub mod memory;
 mod migrations;
+pub mod services;
 mod store;
+pub mod tasks;
 mod workspace;
 
 use std::collections::BTreeSet;
@@ -17,7 +22,10 @@ use holon_core::{
     DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
 };
 
+pub use bindings::Bindings;
+pub use services::{ApiKey, ImageConfig, MediaDir, PrivateAddresses, SearchProvider, WebConfig};
 pub use store::{ExecutionRecord, Store, StoreError};
+pub use tasks::TaskManager;
 pub use workspace::{PathEscape, WorkspaceRoots};
 
 use crate::tools::model::catalog::{CatalogError, ModelCatalog};
@@ -60,6 +68,10 @@ pub struct RuntimeConfig {
     pub model_catalog: Option<PathBuf>,
     /// Where provider credentials are looked up.
     pub credentials: Credentials,
+    /// How WebFetch and WebSearch reach the network.
+    pub web: WebConfig,
+    /// The image provider of GenerateImage and the media directory.
+    pub images: ImageConfig,
 }
 
 impl RuntimeConfig {
@@ -71,6 +83,8 @@ impl RuntimeConfig {
             workspace_root,
             model_catalog: None,
             credentials: Credentials::Environment,
+            web: WebConfig::default(),
+            images: ImageConfig::default(),
         }
     }
 
@@ -130,24 +144,28 @@ impl std::error::Error for RuntimeError {}
 /// The runtime shared by every call of a session.
 pub struct Runtime {
     workspace_root: PathBuf,
-    roots: WorkspaceRoots,
+    bindings: Bindings,
     state_dir: Option<PathBuf>,
-    store: Store,
+    store: Arc<Store>,
+    tasks: TaskManager,
     catalog: ModelCatalog,
     credentials: Credentials,
+    web: WebConfig,
+    images: ImageConfig,
+    media: MediaDir,
 }
 
 impl Runtime {
     /// Opens the runtime: creates the state directory, opens and migrates the store,
     /// loads the model catalog.
     pub fn open(config: RuntimeConfig) -> Result<Arc<Self>, RuntimeError> {
-        let roots = WorkspaceRoots::new([config.workspace_root.clone()]).map_err(|source| {
+        WorkspaceRoots::new([config.workspace_root.clone()]).map_err(|source| {
             RuntimeError::Workspace {
                 path: config.workspace_root.clone(),
                 source,
             }
         })?;
-        let store = match &config.state_dir {
+        let store = Arc::new(match &config.state_dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir).map_err(|source| RuntimeError::StateDir {
                     path: dir.clone(),
@@ -156,7 +174,13 @@ impl Runtime {
                 Store::open(&dir.join(STORE_FILE_NAME)).map_err(RuntimeError::Store)?
             }
             None => Store::in_memory().map_err(RuntimeError::Store)?,
-        };
+        });
+        let bindings = Bindings::open(
+            Arc::clone(&store),
+            &config.workspace_root,
+            config.state_dir.as_deref(),
+        )?;
+        let tasks = TaskManager::open(Arc::clone(&store), config.state_dir.as_deref())?;
         let override_file = config.model_catalog.clone().or_else(|| {
             config
                 .state_dir
@@ -166,13 +190,23 @@ impl Runtime {
         });
         let catalog =
             ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;
+        let media = MediaDir::new(config.images.media_dir.clone().or_else(|| {
+            config
+                .state_dir
+                .as_ref()
+                .map(|dir| dir.join(services::MEDIA_DIR_NAME))
+        }));
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
-            roots,
+            bindings,
             state_dir: config.state_dir,
             store,
+            tasks,
             catalog,
             credentials: config.credentials,
+            media,
+            web: config.web,
+            images: config.images,
         }))
     }
 
@@ -181,9 +215,15 @@ impl Runtime {
         &self.workspace_root
     }
 
-    /// The workspace roots tools are confined to (canonical; the first is active).
-    pub fn workspace_roots(&self) -> &WorkspaceRoots {
-        &self.roots
+    /// The workspace roots tools are confined to, as bound now (canonical; the first
+    /// is the active one). Attaching, detaching and switching replace them.
+    pub fn workspace_roots(&self) -> Arc<WorkspaceRoots> {
+        self.bindings.roots()
+    }
+
+    /// The workspace bindings: attached workspaces, worktrees, the active root.
+    pub fn bindings(&self) -> &Bindings {
+        &self.bindings
     }
 
     /// The state directory, if the state is on disk.
@@ -196,6 +236,11 @@ impl Runtime {
         &self.store
     }
 
+    /// The commands started as tasks, live and recorded.
+    pub fn tasks(&self) -> &TaskManager {
+        &self.tasks
+    }
+
     /// The model catalog.
     pub fn catalog(&self) -> &ModelCatalog {
         &self.catalog
@@ -206,18 +251,40 @@ impl Runtime {
         &self.credentials
     }
 
-    /// A context for calls under `policy` that carries this runtime and records every
-    /// call in the store.
+    /// How WebFetch and WebSearch reach the network.
+    pub fn web(&self) -> &WebConfig {
+        &self.web
+    }
+
+    /// The image provider of GenerateImage.
+    pub fn images(&self) -> &ImageConfig {
+        &self.images
+    }
+
+    /// The directory generated media are saved in.
+    pub fn media(&self) -> &MediaDir {
+        &self.media
+    }
+
+    /// A context for calls of the default agent (`root`) under `policy` that carries
+    /// this runtime and records every call in the store. Use
+    /// [`Runtime::agent_context`] for another agent.
     pub fn context(self: &Arc<Self>, policy: FamilyPolicy) -> ToolContext {
         ToolContext::new(policy)
+            .with_caller(agency::ROOT_AGENT_ID)
             .with_shared_state(Arc::clone(self))
             .with_observer(Arc::new(ExecutionRecorder {
                 runtime: Arc::clone(self),
             }))
     }
 
-    /// Dispatches one call through the global registry under `policy`.
+    /// Dispatches one call of the default agent (`root`) through the global registry
+    /// under `policy`, behind the turn gate: a call made while the agent's turn awaits
+    /// its final brief is refused with `turn_awaiting_final` (see [`agency`]).
     pub async fn dispatch(self: &Arc<Self>, policy: FamilyPolicy, call: ToolCall) -> ToolResult {
+        if let Some(refused) = self.admit(agency::ROOT_AGENT_ID, &call) {
+            return refused;
+        }
         Registry::global()
             .dispatch(&self.context(policy), call)
             .await
@@ -251,7 +318,7 @@ impl DispatchObserver for ExecutionRecorder {
         };
         // A failed write must not fail the call the model already has the result of;
         // it is reported on stderr for the operator.
-        if let Err(error) = self.runtime.store.record_execution(&record) {
+        if let Err(error) = agency::record_execution(&self.runtime.store, &record, result) {
             eprintln!("holon-tools: {error}");
         }
     }

@@ -3,7 +3,7 @@
 use holon_core::closest;
 use holon_core::prelude::*;
 
-use super::catalog::ModelStatus;
+use super::catalog::{ModelEntry, ModelStatus};
 use crate::runtime::Runtime;
 
 /// Models returned per page when `limit` is not given.
@@ -28,25 +28,6 @@ pub struct ListProviderModelsArgs {
     pub include_unavailable: bool,
 }
 
-/// One model.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ModelSummary {
-    /// The id to request it by.
-    pub id: String,
-    /// Human name.
-    pub display_name: String,
-    /// Context window, in tokens.
-    pub context_window_tokens: u64,
-    /// Most output tokens per response.
-    pub max_output_tokens: u64,
-    /// Accepted input kinds.
-    pub input_modalities: Vec<String>,
-    /// Whether it can call tools.
-    pub supports_tools: bool,
-    /// `available`, `deprecated` or `retired`.
-    pub status: ModelStatus,
-}
-
 /// One page of models.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ModelPage {
@@ -55,7 +36,7 @@ pub struct ModelPage {
     /// Whether the provider's credential is set.
     pub configured: bool,
     /// This page's models, in catalog order.
-    pub models: Vec<ModelSummary>,
+    pub models: Vec<ModelEntry>,
     /// Pass as `cursor` to get the next page; absent on the last page.
     pub next_cursor: Option<String>,
     /// How many models match in all pages.
@@ -98,19 +79,11 @@ fn list_provider_models(
         Some(cursor) => cursor_position(cursor, &matching)?,
     };
     let limit = args.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
-    let page: Vec<ModelSummary> = matching
+    let page: Vec<ModelEntry> = matching
         .iter()
         .skip(start)
         .take(limit)
-        .map(|model| ModelSummary {
-            id: model.id.clone(),
-            display_name: model.display_name.clone(),
-            context_window_tokens: model.context_window_tokens,
-            max_output_tokens: model.max_output_tokens,
-            input_modalities: model.input_modalities.clone(),
-            supports_tools: model.supports_tools,
-            status: model.status,
-        })
+        .map(|model| (*model).clone())
         .collect();
     let end = start + page.len();
     let next_cursor = (end < matching.len())
@@ -136,10 +109,7 @@ fn list_provider_models(
 
 /// Where the page after `cursor` starts. Cursors name the last model of the previous
 /// page, so they stay valid when the catalog grows.
-fn cursor_position(
-    cursor: &str,
-    models: &[&super::catalog::ModelEntry],
-) -> Result<usize, ToolError> {
+fn cursor_position(cursor: &str, models: &[&ModelEntry]) -> Result<usize, ToolError> {
     let invalid = |why: &str| {
         ToolError::new(
             ToolErrorKind::new("invalid_cursor"),

@@ -6,4 +6,4 @@ mod list_model_providers;
 mod list_provider_models;
 
 pub use list_model_providers::{ListModelProvidersArgs, ProviderList, ProviderSummary};
-pub use list_provider_models::{ListProviderModelsArgs, ModelPage, ModelSummary};
+pub use list_provider_models::{ListProviderModelsArgs, ModelPage};
