@@ -1,1 +1,4 @@
-//! Integration tests live in `tests/`.
+//! Integration tests live in `tests/`. The library holds what both the tests and the
+//! fuzz target in `fuzz/` run.
+
+pub mod fuzz_dispatch;
