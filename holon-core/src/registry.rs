@@ -6,6 +6,7 @@
 //! description, a freeform grammar that is empty or does not parse. A registry that
 //! fails these checks is never handed out.
 
+use crate::schema::resolve_local_ref;
 use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
@@ -322,27 +323,10 @@ pub(crate) enum PathStep<'a> {
     Index,
 }
 
-/// `schema`, or what its local `$ref` (`#` or `#/$defs/...`) points to in `root`.
-fn resolve<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
-    // Bounded: a `$ref` chain is short, and a cycle of them must not hang.
-    for _ in 0..16 {
-        let target = schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| reference.strip_prefix('#'))
-            .and_then(|pointer| root.pointer(pointer));
-        match target {
-            Some(target) => schema = target,
-            None => break,
-        }
-    }
-    schema
-}
-
 /// The schema itself, or the first `anyOf`/`oneOf` branch that is not `null`, with
 /// references resolved.
 fn object_branch<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
-    let schema = resolve(root, schema);
+    let schema = resolve_local_ref(root, schema);
     if schema.get("properties").is_some() || schema.get("items").is_some() {
         return Some(schema);
     }
@@ -350,6 +334,6 @@ fn object_branch<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
         .iter()
         .filter_map(|key| schema.get(*key).and_then(Value::as_array))
         .flatten()
-        .map(|branch| resolve(root, branch))
+        .map(|branch| resolve_local_ref(root, branch))
         .find(|branch| branch.get("properties").is_some() || branch.get("items").is_some())
 }

@@ -228,6 +228,23 @@ pub fn needs_validation(schema: &Value) -> bool {
     false
 }
 
+/// `schema`, or what its local `$ref` (`#` or `#/$defs/...`) points to in `root`.
+/// Bounded: a `$ref` chain is short, and a cycle of them must not hang.
+pub fn resolve_local_ref<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
+    for _ in 0..16 {
+        let target = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix('#'))
+            .and_then(|pointer| root.pointer(pointer));
+        match target {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

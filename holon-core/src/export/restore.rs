@@ -1,6 +1,7 @@
 //! Reading strict arguments back into canonical ones (see
 //! [`restore_omitted`](super::strict::restore_omitted)).
 
+use crate::schema::resolve_local_ref;
 use serde_json::{Map, Value};
 
 /// Guards against a cycle of `$ref`s and against deep inputs.
@@ -12,7 +13,7 @@ pub(super) fn restore(root: &Value, schema: &Value, value: &mut Value, depth: us
     if depth > MAX_DEPTH {
         return;
     }
-    let schema = resolve(root, schema);
+    let schema = resolve_local_ref(root, schema);
     match value {
         Value::Object(map) => {
             let Some(object) = object_branch(root, schema, map) else {
@@ -51,22 +52,6 @@ pub(super) fn restore(root: &Value, schema: &Value, value: &mut Value, depth: us
     }
 }
 
-/// `schema`, or what its local `$ref` points to.
-fn resolve<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
-    for _ in 0..16 {
-        let target = schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| reference.strip_prefix('#'))
-            .and_then(|pointer| root.pointer(pointer));
-        match target {
-            Some(target) => schema = target,
-            None => break,
-        }
-    }
-    schema
-}
-
 fn branches(schema: &Value) -> impl Iterator<Item = &Value> {
     ["anyOf", "oneOf"]
         .into_iter()
@@ -85,7 +70,7 @@ fn object_branch<'s>(
         return Some(schema);
     }
     let candidates: Vec<&Value> = branches(schema)
-        .map(|branch| resolve(root, branch))
+        .map(|branch| resolve_local_ref(root, branch))
         .filter(|branch| branch.get("properties").is_some())
         .collect();
     let tag_matches = |branch: &&Value| {
@@ -111,7 +96,7 @@ fn object_branch<'s>(
 fn items_schema<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
     schema.get("items").or_else(|| {
         branches(schema)
-            .map(|branch| resolve(root, branch))
+            .map(|branch| resolve_local_ref(root, branch))
             .find_map(|branch| branch.get("items"))
     })
 }
@@ -121,7 +106,7 @@ fn accepts_null(root: &Value, schema: &Value, depth: usize) -> bool {
     if depth > 16 {
         return false;
     }
-    let schema = resolve(root, schema);
+    let schema = resolve_local_ref(root, schema);
     let Some(map) = schema.as_object() else {
         return schema == &Value::Bool(true);
     };

@@ -2,6 +2,7 @@
 //! its input and result schemas (at any depth), with the subschema, the description,
 //! the enum values and the defaults of each occurrence.
 
+use crate::schema::resolve_local_ref;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
@@ -86,7 +87,7 @@ fn enum_values<'r>(
     out: &mut Vec<&'r str>,
     depth: usize,
 ) -> bool {
-    let schema = resolve(root, schema);
+    let schema = resolve_local_ref(root, schema);
     if depth > MAX_DEPTH {
         return false;
     }
@@ -103,28 +104,12 @@ fn enum_values<'r>(
         .find_map(|key| schema.get(*key).and_then(Value::as_array));
     match branches {
         Some(branches) => branches.iter().all(|branch| {
-            let branch = resolve(root, branch);
+            let branch = resolve_local_ref(root, branch);
             branch.get("type").and_then(Value::as_str) == Some("null")
                 || enum_values(root, branch, out, depth + 1)
         }),
         None => false,
     }
-}
-
-/// `schema`, or what its local `$ref` points to in `root`.
-pub(crate) fn resolve<'r>(root: &'r Value, mut schema: &'r Value) -> &'r Value {
-    for _ in 0..MAX_DEPTH {
-        let target = schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| reference.strip_prefix('#'))
-            .and_then(|pointer| root.pointer(pointer));
-        match target {
-            Some(target) => schema = target,
-            None => break,
-        }
-    }
-    schema
 }
 
 /// A tool and its fields by name.
@@ -166,7 +151,7 @@ fn walk<'r>(
     if depth > MAX_DEPTH {
         return;
     }
-    let schema = resolve(root, schema);
+    let schema = resolve_local_ref(root, schema);
     if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
         for (name, raw) in properties {
             let field_path = if path.is_empty() {
@@ -174,7 +159,7 @@ fn walk<'r>(
             } else {
                 format!("{path}.{name}")
             };
-            let resolved = resolve(root, raw);
+            let resolved = resolve_local_ref(root, raw);
             walk(root, raw, side, &field_path, depth + 1, out);
             out.entry(name.as_str()).or_default().push(Field {
                 path: field_path,
@@ -244,7 +229,7 @@ impl<'r> Facts<'r> {
 /// Whether `schema` admits `value`, as far as the keywords the lint reads go (type,
 /// enum, const, bounds, lengths, unions); other keywords are not held against it.
 pub(crate) fn admits(root: &Value, schema: &Value, value: &Value, depth: usize) -> bool {
-    let schema = resolve(root, schema);
+    let schema = resolve_local_ref(root, schema);
     if depth > MAX_DEPTH || schema == &Value::Bool(true) {
         return true;
     }

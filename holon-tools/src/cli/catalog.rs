@@ -1,6 +1,6 @@
 //! `holon-tools schema` and `holon-tools inventory`.
 
-use super::output::{emit, emit_line};
+use super::output::{emit, emit_json};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -25,16 +25,7 @@ pub(crate) fn schema(registry: &Registry, name: &str) -> ExitCode {
     if let Some(grammar) = &definition.spec.freeform_grammar {
         schemas["freeform_grammar"] = json!(grammar);
     }
-    match serde_json::to_string_pretty(&schemas) {
-        Ok(text) => {
-            emit_line(&text);
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("holon-tools: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    emit_json(Ok(schemas))
 }
 
 /// Prints the inventory, or checks `check` against it.

@@ -1,6 +1,6 @@
 //! `holon-tools export`: the tools in the form a model API (or MCP) takes.
 
-use super::output::emit_line;
+use super::output::emit_json;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
@@ -73,14 +73,5 @@ pub(crate) fn export(
     } else {
         Ok(export.payload())
     };
-    match value.and_then(|value| serde_json::to_string_pretty(&value)) {
-        Ok(text) => {
-            emit_line(&text);
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("holon-tools: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    emit_json(value)
 }
