@@ -100,25 +100,13 @@ pub(crate) fn shorten(text: &str) -> Cow<'_, str> {
     ))
 }
 
-/// "Did you mean ...?" for `wanted`, unless `wanted` is too long to be a typo of a
-/// name (string distances cost time and memory in the product of the lengths).
-pub(crate) fn suggest<'a>(
-    wanted: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    if wanted.len() > MAX_QUOTED_CHARS {
-        return None;
-    }
-    closest(wanted, candidates)
-}
-
 fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
 }
 
 /// Builds an `unknown_field` error; `expected` are the valid fields at that level.
 pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> ToolError {
-    let hint = suggest(field, expected.iter().copied());
+    let hint = closest(field, expected.iter().copied());
     let field = shorten(field);
     let field = field.as_ref();
     let path = join_path(parent, field);
@@ -160,7 +148,7 @@ fn classify(path: &str, message: &str) -> ToolError {
     if message.starts_with("unknown variant")
         && let Some((value, expected)) = names.split_first()
     {
-        let hint = suggest(value, expected.iter().copied());
+        let hint = closest(value, expected.iter().copied());
         let value = shorten(value);
         let mut error = ToolError::invalid_input(format!(
             "`{path}` has the value `{value}`, which is not one of: {}",
@@ -217,7 +205,7 @@ mod tests {
         assert!(short.chars().count() < MAX_QUOTED_CHARS + 40, "{short}");
 
         // No string distance is computed for a huge name.
-        assert_eq!(suggest(&huge, ["a"]), None);
+        assert_eq!(closest(&huge, ["a"]), None);
         let error = unknown_field(&huge, "items[0]", &["name"]);
         assert!(error.message.len() < 2 * MAX_QUOTED_CHARS + 100);
         assert!(

@@ -14,9 +14,10 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use serde_json::{Value, json};
 
-use crate::arguments::{join_path, shorten, suggest, unknown_field};
+use crate::arguments::{join_path, shorten, unknown_field};
 use crate::context::{Execution, ToolCall, ToolContext, ToolInput};
 use crate::error::{ToolError, ToolErrorKind};
+use crate::hints::closest;
 use crate::output::ToolOutput;
 use crate::registry::{Entry, PathStep, Registry, schema_properties_at, visible_to};
 use crate::result::{ToolResult, ToolStatus};
@@ -100,7 +101,7 @@ impl Registry {
                 ToolErrorKind::UNKNOWN_TOOL,
                 format!("there is no tool named `{}`", shorten(name)),
             );
-            error.recovery_hint = Some(match suggest(name, visible) {
+            error.recovery_hint = Some(match closest(name, visible) {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => "call one of the tools you were given, by its exact name".to_string(),
             });
@@ -407,7 +408,7 @@ fn constant_options<'e>(
 /// `path` must be one of the strings `valid`; `given` is what the caller sent.
 fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
     let given = given.as_str().unwrap_or_default();
-    let hint = suggest(given, valid.iter().copied());
+    let hint = closest(given, valid.iter().copied());
     let mut tool_error =
         ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
             .with_field(path)

@@ -22,6 +22,17 @@ pub enum ToolStatus {
     Deferred,
 }
 
+impl ToolStatus {
+    /// The snake_case wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Error => "error",
+            Self::Deferred => "deferred",
+        }
+    }
+}
+
 /// A typed block of content returned to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]

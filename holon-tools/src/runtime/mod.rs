@@ -6,6 +6,7 @@
 
 pub mod agency;
 pub mod bindings;
+mod clock;
 pub mod memory;
 mod migrations;
 pub mod services;
@@ -16,7 +17,6 @@ mod workspace;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::UNIX_EPOCH;
 
 use holon_core::{
     DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
@@ -299,23 +299,13 @@ struct ExecutionRecorder {
 impl DispatchObserver for ExecutionRecorder {
     fn record(&self, execution: &Execution<'_>) {
         let result = execution.result;
-        let status = serde_json::to_value(result.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let record = ExecutionRecord {
-            tool_name: result.tool_name.to_string(),
-            requested_name: execution.requested_name.to_string(),
-            call_id: result.call_id.clone(),
-            input_json: execution.input_json.to_string(),
-            status,
-            error_kind: result.error_kind().map(str::to_string),
-            started_at_ms: execution
-                .started_at
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-            duration_us: i64::try_from(execution.elapsed.as_micros()).unwrap_or(i64::MAX),
-        };
+        let record = ExecutionRecord::new(
+            execution.requested_name,
+            execution.input_json.to_string(),
+            result,
+            execution.started_at,
+            execution.elapsed,
+        );
         // A failed write must not fail the call the model already has the result of;
         // it is reported on stderr for the operator.
         if let Err(error) = agency::record_execution(&self.runtime.store, &record, result) {

@@ -81,6 +81,29 @@ pub struct ExecutionRecord {
     pub duration_us: i64,
 }
 
+impl ExecutionRecord {
+    /// The record of a finished call: what was asked (`requested_name`, the input as
+    /// sent) and what came of it.
+    pub fn new(
+        requested_name: &str,
+        input_json: String,
+        result: &holon_core::ToolResult,
+        started_at: std::time::SystemTime,
+        elapsed: std::time::Duration,
+    ) -> Self {
+        Self {
+            tool_name: result.tool_name.to_string(),
+            requested_name: requested_name.to_string(),
+            call_id: result.call_id.clone(),
+            input_json,
+            status: result.status.as_str().to_string(),
+            error_kind: result.error_kind().map(str::to_string),
+            started_at_ms: super::clock::unix_ms(started_at),
+            duration_us: i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX),
+        }
+    }
+}
+
 /// The runtime's durable state.
 pub struct Store {
     connection: Mutex<Connection>,

@@ -2,7 +2,7 @@
 //! date, and a call made while the agent's turn awaits its final brief is refused
 //! with `turn_awaiting_final` (and recorded), without running.
 
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime};
 
 use holon_core::{Registry, ToolCall, ToolResult};
 
@@ -31,18 +31,13 @@ impl Runtime {
             .map_or_else(|| call.name.as_str().into(), |d| d.spec.name.clone());
         let mut result = ToolResult::from_error(tool_name, turns::awaiting_final(&turn));
         result.call_id = call.call_id.clone();
-        let record = ExecutionRecord {
-            tool_name: result.tool_name.to_string(),
-            requested_name: call.name.clone(),
-            call_id: call.call_id.clone(),
-            input_json: call.input.to_string(),
-            status: "error".to_string(),
-            error_kind: result.error_kind().map(str::to_string),
-            started_at_ms: started_at
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-            duration_us: i64::try_from(started.elapsed().as_micros()).unwrap_or(i64::MAX),
-        };
+        let record = ExecutionRecord::new(
+            &call.name,
+            call.input.to_string(),
+            &result,
+            started_at,
+            started.elapsed(),
+        );
         if let Err(error) = self.store().record_execution(&record) {
             eprintln!("holon-tools: {error}");
         }

@@ -42,8 +42,6 @@ pub(crate) mod wakes;
 mod work_item_status;
 pub(crate) mod work_items;
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use holon_core::ToolError;
 use rusqlite::{Transaction, TransactionBehavior};
 
@@ -66,12 +64,7 @@ pub use work_items::{PlanStatus, TodoItem, TodoState, WorkItemRecord, WorkItemSt
 
 pub(crate) use evidence::record as record_execution;
 
-/// Now, in milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+pub(crate) use super::clock::now_ms;
 
 /// Runs `work` in one immediate (write-locking) transaction of `store` and commits it;
 /// an error rolls everything back.

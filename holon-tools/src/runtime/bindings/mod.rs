@@ -14,7 +14,6 @@ mod state;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use state::{
     ActiveRoot, BindingState, ExecutionRoot, HOME_WORKSPACE_ID, WorkspaceBinding, WorkspaceKind,
@@ -26,12 +25,7 @@ use super::{RuntimeError, Store, StoreError, WorkspaceRoots};
 /// The folder under the state directory (or a scratch directory) holding worktrees.
 pub const WORKTREES_DIR_NAME: &str = "worktrees";
 
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+pub(crate) use super::clock::now_ms;
 
 /// The runtime's workspace bindings and the roots they confine tools to.
 pub struct Bindings {

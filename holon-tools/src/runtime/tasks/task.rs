@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use portable_pty::MasterPty;
 use tokio::sync::watch;
@@ -24,9 +24,7 @@ const SHUTDOWN_REASON: &str = "killed: the runtime that ran it shut down";
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    u64::try_from(crate::runtime::clock::now_ms()).unwrap_or(0)
 }
 
 /// How a process ended.

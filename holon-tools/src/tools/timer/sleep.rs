@@ -1,6 +1,6 @@
 //! `Sleep`: pause the agent for a bounded time.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use holon_core::prelude::*;
 
@@ -77,9 +77,7 @@ async fn sleep(ctx: &ToolContext, args: SleepArgs) -> Result<ToolOutput<SleepOut
         })?;
     }
     let slept_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let woke_at_unix_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let woke_at_unix_ms = u64::try_from(now_ms()).unwrap_or(0);
     let summary = match &args.reason {
         Some(reason) => format!("slept {slept_ms} ms ({reason})"),
         None => format!("slept {slept_ms} ms"),
