@@ -36,8 +36,11 @@ fn harness() -> &'static Harness {
             .start_paused(true)
             .build()
             .expect("a tokio runtime");
+        // The built-in tools only: a test binary that also links other tools (the
+        // corpus replay does) must map each corpus index to the same tool.
         let names = Registry::global()
             .definitions()
+            .filter(|definition| definition.defined_at.module.starts_with("holon_tools"))
             .map(|definition| definition.name().to_string())
             .collect();
         Harness {

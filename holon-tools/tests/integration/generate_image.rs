@@ -1,17 +1,15 @@
 //! GenerateImage through `registry.dispatch`, against a local server that plays an
 //! OpenAI-compatible image provider and returns a real PNG.
 
-mod local_http;
-
 use std::io::Cursor;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::local_http::{Reply, serve};
 use base64::Engine as _;
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_tools::runtime::{ApiKey, ImageConfig, Runtime, RuntimeConfig};
 use image::{DynamicImage, ImageFormat, RgbaImage};
-use local_http::{Reply, serve};
 use serde_json::{Value, json};
 
 fn png(width: u32, height: u32) -> Vec<u8> {
@@ -208,7 +206,7 @@ async fn without_a_provider_it_says_exactly_what_to_configure() {
 
 #[tokio::test]
 async fn a_down_slow_or_failing_provider_is_a_typed_error() {
-    let down = format!("http://127.0.0.1:{}/v1", local_http::closed_port());
+    let down = format!("http://127.0.0.1:{}/v1", crate::local_http::closed_port());
     let (_down_dir, down_runtime) = runtime(provider(down));
     let envelope = call(&down_runtime, "GenerateImage", json!({ "prompt": "x" })).await;
     assert_eq!(

@@ -1,14 +1,12 @@
 //! The task tools (ListTasks, TaskStatus, TaskOutput, TaskInput, TaskStop) through
 //! `registry.dispatch`, on real background processes.
 
-mod task_support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::task_support::{alive, call, gone, runtime, text};
 use holon_tools::runtime::{Runtime, RuntimeConfig};
 use serde_json::{Value, json};
-use task_support::{alive, call, gone, runtime, text};
 
 #[tokio::test]
 async fn a_slow_command_becomes_a_background_task_and_stops_with_its_group() {

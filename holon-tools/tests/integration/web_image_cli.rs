@@ -1,10 +1,8 @@
 //! The web and image settings reach the tools from the CLI's flags and environment.
 
-mod local_http;
-
 use std::process::{Command, Output};
 
-use local_http::{Reply, serve};
+use crate::local_http::{Reply, serve};
 use serde_json::{Value, json};
 
 const SETTINGS: [&str; 6] = [

@@ -1,12 +1,12 @@
 //! WaitFor: its schema rules, the final-brief gate, atomic settlement with stale
 //! checks and injected failures, timers, and task-result wait ownership.
 
-mod support;
-
+use crate::support::{
+    SETTLEMENT_TABLES, call, count, error_kind, gated, ok, runtime, scalar, snapshot,
+};
 use holon_tools::runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind};
 use rusqlite::types::Value as Sql;
 use serde_json::{Value, json};
-use support::{SETTLEMENT_TABLES, call, count, error_kind, gated, ok, runtime, scalar, snapshot};
 
 fn final_wait(extra: Value) -> Value {
     let mut input =

@@ -1,10 +1,8 @@
 //! ExecCommand and ExecCommandBatch through `registry.dispatch`, on real processes.
 
-mod task_support;
-
+use crate::task_support::{call, runtime, text};
 use holon_core::Registry;
 use serde_json::{Value, json};
-use task_support::{call, runtime, text};
 
 #[tokio::test]
 async fn a_finished_command_reports_exit_status_previews_and_logs() {

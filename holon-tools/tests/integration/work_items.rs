@@ -1,9 +1,7 @@
 //! The work item plane through `Registry::dispatch` on an in-memory runtime.
 
-mod support;
-
+use crate::support::{call, error_kind, gated, ok, runtime};
 use serde_json::json;
-use support::{call, error_kind, gated, ok, runtime};
 
 #[tokio::test]
 async fn every_change_increments_the_revision() {
@@ -202,7 +200,7 @@ async fn clear_blocker_needs_a_reason_in_the_schema_and_at_runtime() {
     assert_eq!(picked["previous_focus_id"], "wi-2");
     assert!(picked["work_item"]["blocker"].is_null());
     assert_eq!(
-        support::scalar(&rt, "SELECT state FROM waits WHERE id = 1"),
+        crate::support::scalar(&rt, "SELECT state FROM waits WHERE id = 1"),
         rusqlite::types::Value::Text("cancelled".into())
     );
 }

@@ -1,13 +1,11 @@
 //! The agent plane through `Registry::dispatch`: AgentGet, Enqueue, SpawnAgent and its
 //! schema rules, profiles, the runtime-only trigger tools, and operator notification.
 
-mod support;
-
+use crate::support::{call, call_as, error_kind, ok, runtime};
 use holon_core::export::{ExportOptions, Provider, export};
 use holon_core::{FamilyPolicy, Registry, ToolCall, inventory_text};
 use holon_tools::runtime::agency::{AgentOutcome, NotificationLevel, Priority};
 use serde_json::{Value, json};
-use support::{call, call_as, error_kind, ok, runtime};
 
 #[tokio::test]
 async fn agent_get_shows_identity_focus_waits_and_children() {

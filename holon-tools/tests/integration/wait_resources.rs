@@ -1,12 +1,10 @@
 //! What a wait waits for: durable timers (fired, cancelled, rechecks, Sleep's records)
 //! and tasks, whose owner is captured at creation and never follows the focus.
 
-mod support;
-
+use crate::support::{call, count, error_kind, ok, runtime, scalar};
 use holon_tools::runtime::agency::WakeKind;
 use rusqlite::types::Value as Sql;
 use serde_json::json;
-use support::{call, count, error_kind, ok, runtime, scalar};
 
 #[tokio::test]
 async fn a_fired_timer_wakes_its_waiter_and_a_cancelled_one_never_does() {
@@ -116,7 +114,7 @@ async fn focus_switches_never_move_a_task_or_let_its_wait_cross_over() {
         "task_ownership_mismatch",
         "{crossing}"
     );
-    let other_agent = support::call_as(
+    let other_agent = crate::support::call_as(
         &rt,
         "child-1",
         "WaitFor",

@@ -1,12 +1,10 @@
 //! GetWorkspaceState, AttachWorkspace, DetachWorkspace and SwitchWorkspace through
 //! `registry.dispatch`, on real directories.
 
-mod workspace_support;
-
+use crate::workspace_support::{Fixture, call_with};
 use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily};
 use holon_tools::runtime::{Runtime, RuntimeConfig};
 use serde_json::{Value, json};
-use workspace_support::{Fixture, call_with};
 
 fn add_file(path: &str, line: &str) -> String {
     format!("*** Begin Patch\n*** Add File: {path}\n+{line}\n*** End Patch\n")

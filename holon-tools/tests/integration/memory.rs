@@ -2,10 +2,8 @@
 //! Markdown indexed with FTS5, incremental re-indexing, and refs confined to the
 //! indexed sources.
 
-mod workspace_support;
-
+use crate::workspace_support::Fixture;
 use serde_json::{Value, json};
-use workspace_support::Fixture;
 
 fn fixture() -> Fixture {
     let fx = Fixture::new();

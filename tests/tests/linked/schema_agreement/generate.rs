@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Just, Union};
 use serde_json::Value;
 
-use crate::scalars::{
+use super::scalars::{
     count, deep, integers, numbers, numbers_out_of_range, off_enum, palette, palette_values,
     strings, strings_out_of_range, type_matches, typos_of,
 };

@@ -6,15 +6,13 @@
 //! was reported against changed) or fail; a failed settlement must leave the store
 //! exactly as it was, and a successful one must hold all of itself.
 
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::{SETTLEMENT_TABLES, call, count, error_kind, gated, runtime, snapshot};
 use holon_tools::runtime::Runtime;
 use holon_tools::runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind, WorkItemEdit};
 use proptest::prelude::*;
 use serde_json::json;
-use support::{SETTLEMENT_TABLES, call, count, error_kind, gated, runtime, snapshot};
 
 /// What a final wait is reported on.
 #[derive(Debug, Clone, Copy)]
@@ -319,7 +317,7 @@ fn check_invariants(rt: &Runtime, model: &Model) {
 async fn run(ops: Vec<Op>) {
     let rt = runtime();
     for objective in ["one", "two", "three"] {
-        support::ok(
+        crate::support::ok(
             &call(
                 &rt,
                 "CreateWorkItem",
@@ -328,7 +326,7 @@ async fn run(ops: Vec<Op>) {
             .await,
         );
     }
-    support::ok(&call(&rt, "SpawnAgent", json!({"initial_message": "work"})).await);
+    crate::support::ok(&call(&rt, "SpawnAgent", json!({"initial_message": "work"})).await);
     rt.enqueue_message("root", "operator", Priority::Normal, "start")
         .unwrap();
     rt.begin_turn("root").unwrap();

@@ -1,10 +1,8 @@
 //! CreateWorktree and RemoveWorktree through `registry.dispatch`, against real git
 //! repositories made in temporary directories.
 
-mod workspace_support;
-
+use crate::workspace_support::{Fixture, git, has_branch, init_repo};
 use serde_json::json;
-use workspace_support::{Fixture, git, has_branch, init_repo};
 
 fn repo_fixture() -> Fixture {
     let fx = Fixture::new();

@@ -1,0 +1,32 @@
+//! The integration tests of holon-tools in one binary: one link of the runtime, its
+//! HTTP, TLS, image and MCP stacks instead of one per file, which keeps builds small.
+//! `exec_memory` (it measures this process's memory) and `lint_guidance` (it
+//! registers a fixture tool) stay binaries of their own.
+
+mod local_http;
+mod support;
+mod task_support;
+mod workspace_support;
+
+mod agent_cli;
+mod agents;
+mod apply_patch;
+mod cli;
+mod exec_command;
+mod export;
+mod generate_image;
+mod memory;
+mod serve;
+mod task_control_cli;
+mod task_tools;
+mod tools;
+mod view_image;
+mod wait_resources;
+mod wait_settlement_props;
+mod waits;
+mod web_fetch;
+mod web_image_cli;
+mod web_search;
+mod work_items;
+mod workspace_bindings;
+mod worktrees;

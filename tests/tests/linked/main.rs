@@ -1,0 +1,7 @@
+//! The tests that run over every linked tool, built-in and downstream, in one binary:
+//! one link of holon-tools instead of one per file, which keeps builds small.
+
+mod combined;
+mod fuzz_replay;
+mod result_schemas;
+mod schema_agreement;
