@@ -7,6 +7,10 @@
 //! error, invalid arguments included, is a result with `isError: true` whose receipt
 //! names the error and whose `_meta["holon/error"]` is the typed error; an unknown tool
 //! is a JSON-RPC invalid-params error.
+//!
+//! Calls do not pass the runtime's turn gate: the gate waits for the model's final
+//! reply, which goes to the MCP client, never to this server, so nothing here could
+//! lift it. The host that owns the turn publishes the brief.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

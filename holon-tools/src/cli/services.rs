@@ -1,5 +1,6 @@
 //! Global options that configure the tools talking to the outside: the web tools'
-//! private-address switch and search providers, and GenerateImage's provider.
+//! private-address switch and search providers, GenerateImage's provider, and the
+//! certificate authorities trusted for https.
 
 use std::path::PathBuf;
 
@@ -43,6 +44,12 @@ pub struct ServiceOptions {
     /// Where GenerateImage saves images [default: <state dir>/media].
     #[arg(long, global = true, value_name = "DIR", env = "HOLON_MEDIA_DIR")]
     pub media_dir: Option<PathBuf>,
+
+    /// A PEM file of certificate authorities to trust for https besides Mozilla's
+    /// roots (an internal CA, a TLS-inspecting proxy's), for WebFetch, WebSearch and
+    /// GenerateImage [default: none].
+    #[arg(long, global = true, value_name = "FILE", env = "HOLON_CA_FILE")]
+    pub ca_file: Option<PathBuf>,
 }
 
 impl ServiceOptions {
@@ -59,6 +66,10 @@ impl ServiceOptions {
             config.images.model = model;
         }
         config.images.media_dir = self.media_dir.clone();
+        config.ca_file = self
+            .ca_file
+            .clone()
+            .filter(|path| !path.as_os_str().is_empty());
         config.images.api_key = std::env::var(IMAGE_API_KEY_ENV)
             .ok()
             .filter(|key| !key.is_empty())

@@ -43,6 +43,14 @@ pub enum NetError {
         /// The last connection error.
         error: String,
     },
+    /// The server's certificate was refused: not signed by a trusted authority, not
+    /// for this host, or expired.
+    Certificate {
+        /// The host.
+        host: String,
+        /// Why the certificate was refused.
+        error: String,
+    },
     /// The TLS handshake failed.
     Tls {
         /// The host.
@@ -89,6 +97,9 @@ impl std::fmt::Display for NetError {
                 write!(f, "the host `{host}` did not resolve: {error}")
             }
             Self::Connect { url, error } => write!(f, "cannot connect to {url}: {error}"),
+            Self::Certificate { host, error } => {
+                write!(f, "the certificate of {host} was refused: {error}")
+            }
             Self::Tls { host, error } => write!(f, "the TLS handshake with {host} failed: {error}"),
             Self::Protocol { url, error } => {
                 write!(f, "the HTTP exchange with {url} failed: {error}")

@@ -25,6 +25,7 @@ use tokio::net::TcpStream;
 pub use address::{PrivateAddresses, non_public_reason};
 pub use error::NetError;
 pub use target::{Scheme, Target, form_encode};
+pub use tls::TlsTrust;
 
 /// The `User-Agent` of every request.
 pub const USER_AGENT: &str = concat!("holon-tools/", env!("CARGO_PKG_VERSION"));
@@ -98,6 +99,8 @@ pub struct HttpClient {
     pub max_body_bytes: usize,
     /// Redirects followed at most; 0 returns a redirect response as it is.
     pub max_redirects: usize,
+    /// The certificate authorities https servers are checked against.
+    pub tls: TlsTrust,
 }
 
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -196,7 +199,7 @@ impl HttpClient {
         })?;
         let io: Box<dyn Io> = match target.scheme {
             Scheme::Http => Box::new(stream),
-            Scheme::Https => Box::new(tls::handshake(&target.host, stream).await?),
+            Scheme::Https => Box::new(self.tls.handshake(&target.host, stream).await?),
         };
         let protocol = |error: String| NetError::Protocol {
             url: url.clone(),

@@ -1,44 +1,109 @@
 //! TLS for https targets: rustls on the ring provider, Mozilla's root certificates
-//! compiled in, HTTP/1.1 announced by ALPN. Built once per process.
+//! compiled in plus any the operator adds (an internal CA, a proxy's), HTTP/1.1
+//! announced by ALPN.
 
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
-use tokio_rustls::rustls::pki_types::ServerName;
-use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto};
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+use tokio_rustls::rustls::{self, ClientConfig, RootCertStore, crypto};
 
 use super::NetError;
 
-fn config() -> Result<Arc<ClientConfig>, String> {
-    static CONFIG: OnceLock<Result<Arc<ClientConfig>, String>> = OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            let roots = RootCertStore {
-                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-            };
-            let mut config =
-                ClientConfig::builder_with_provider(Arc::new(crypto::ring::default_provider()))
-                    .with_safe_default_protocol_versions()
-                    .map_err(|error| error.to_string())?
-                    .with_root_certificates(roots)
-                    .with_no_client_auth();
-            config.alpn_protocols = vec![b"http/1.1".to_vec()];
-            Ok(Arc::new(config))
-        })
-        .clone()
+/// The certificate authorities https servers are checked against. Cheap to clone.
+#[derive(Clone)]
+pub struct TlsTrust {
+    config: Arc<ClientConfig>,
+    added: usize,
 }
 
-/// Runs the TLS handshake with `host` (its certificate must name it) over `stream`.
-pub async fn handshake(host: &str, stream: TcpStream) -> Result<TlsStream<TcpStream>, NetError> {
-    let tls = |error: String| NetError::Tls {
-        host: host.to_string(),
-        error,
-    };
-    let name = ServerName::try_from(host.to_string()).map_err(|error| tls(error.to_string()))?;
-    TlsConnector::from(config().map_err(tls)?)
-        .connect(name, stream)
-        .await
-        .map_err(|error| tls(error.to_string()))
+impl std::fmt::Debug for TlsTrust {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TlsTrust(Mozilla roots + {} added)", self.added)
+    }
+}
+
+impl Default for TlsTrust {
+    /// Mozilla's roots only, built once per process.
+    fn default() -> Self {
+        static MOZILLA: OnceLock<TlsTrust> = OnceLock::new();
+        MOZILLA
+            .get_or_init(|| {
+                Self::with_roots(Vec::new()).expect("the ring provider and Mozilla's roots")
+            })
+            .clone()
+    }
+}
+
+impl TlsTrust {
+    /// Mozilla's roots plus every certificate of the PEM file at `path`.
+    pub fn with_ca_file(path: &Path) -> Result<Self, String> {
+        let shown = path.display();
+        let pem = std::fs::read(path).map_err(|error| format!("cannot read {shown}: {error}"))?;
+        let added = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| format!("{shown} is not a valid PEM file: {error}"))?;
+        if added.is_empty() {
+            return Err(format!(
+                "{shown} holds no certificate: give a PEM file with `-----BEGIN CERTIFICATE-----` blocks"
+            ));
+        }
+        Self::with_roots(added).map_err(|error| format!("{shown}: {error}"))
+    }
+
+    fn with_roots(added: Vec<CertificateDer<'static>>) -> Result<Self, String> {
+        let mut roots = RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        let count = added.len();
+        for (index, certificate) in added.into_iter().enumerate() {
+            roots.add(certificate).map_err(|error| {
+                format!("certificate {} is not a usable CA: {error}", index + 1)
+            })?;
+        }
+        let mut config =
+            ClientConfig::builder_with_provider(Arc::new(crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .map_err(|error| error.to_string())?
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(Self {
+            config: Arc::new(config),
+            added: count,
+        })
+    }
+
+    /// Runs the TLS handshake with `host` (its certificate must name it) over `stream`.
+    pub async fn handshake(
+        &self,
+        host: &str,
+        stream: TcpStream,
+    ) -> Result<TlsStream<TcpStream>, NetError> {
+        let tls = |error: String| NetError::Tls {
+            host: host.to_string(),
+            error,
+        };
+        let name =
+            ServerName::try_from(host.to_string()).map_err(|error| tls(error.to_string()))?;
+        TlsConnector::from(Arc::clone(&self.config))
+            .connect(name, stream)
+            .await
+            .map_err(|error| {
+                let rustls_error = error
+                    .get_ref()
+                    .and_then(|e| e.downcast_ref::<rustls::Error>());
+                match rustls_error {
+                    Some(rustls::Error::InvalidCertificate(reason)) => NetError::Certificate {
+                        host: host.to_string(),
+                        error: format!("{reason:?}"),
+                    },
+                    _ => tls(error.to_string()),
+                }
+            })
+    }
 }

@@ -28,6 +28,7 @@ pub use store::{ExecutionRecord, Store, StoreError};
 pub use tasks::TaskManager;
 pub use workspace::{PathEscape, WorkspaceRoots};
 
+use crate::net::TlsTrust;
 use crate::tools::model::catalog::{CatalogError, ModelCatalog};
 
 /// The file name of the store inside the state directory.
@@ -72,6 +73,10 @@ pub struct RuntimeConfig {
     pub web: WebConfig,
     /// The image provider of GenerateImage and the media directory.
     pub images: ImageConfig,
+    /// A PEM file of certificate authorities trusted for https besides Mozilla's
+    /// roots (an internal CA, a TLS-inspecting proxy's), by WebFetch, WebSearch and
+    /// GenerateImage.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl RuntimeConfig {
@@ -85,6 +90,7 @@ impl RuntimeConfig {
             credentials: Credentials::Environment,
             web: WebConfig::default(),
             images: ImageConfig::default(),
+            ca_file: None,
         }
     }
 
@@ -118,6 +124,8 @@ pub enum RuntimeError {
     Store(StoreError),
     /// The model catalog is invalid.
     Catalog(CatalogError),
+    /// The certificate authorities of `ca_file` cannot be used.
+    CaFile(String),
 }
 
 impl std::fmt::Display for RuntimeError {
@@ -135,6 +143,10 @@ impl std::fmt::Display for RuntimeError {
             ),
             Self::Store(error) => error.fmt(f),
             Self::Catalog(error) => error.fmt(f),
+            Self::CaFile(error) => write!(
+                f,
+                "the extra certificate authorities cannot be used: {error}; fix or drop --ca-file (HOLON_CA_FILE)"
+            ),
         }
     }
 }
@@ -153,6 +165,7 @@ pub struct Runtime {
     web: WebConfig,
     images: ImageConfig,
     media: MediaDir,
+    tls: TlsTrust,
 }
 
 impl Runtime {
@@ -196,6 +209,10 @@ impl Runtime {
                 .as_ref()
                 .map(|dir| dir.join(services::MEDIA_DIR_NAME))
         }));
+        let tls = match &config.ca_file {
+            Some(path) => TlsTrust::with_ca_file(path).map_err(RuntimeError::CaFile)?,
+            None => TlsTrust::default(),
+        };
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
             bindings,
@@ -207,6 +224,7 @@ impl Runtime {
             media,
             web: config.web,
             images: config.images,
+            tls,
         }))
     }
 
@@ -254,6 +272,11 @@ impl Runtime {
     /// How WebFetch and WebSearch reach the network.
     pub fn web(&self) -> &WebConfig {
         &self.web
+    }
+
+    /// The certificate authorities https servers are checked against.
+    pub fn tls(&self) -> &TlsTrust {
+        &self.tls
     }
 
     /// The image provider of GenerateImage.

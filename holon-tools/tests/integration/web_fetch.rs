@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::local_http::{Reply, serve, serve_on};
+use crate::local_http::{Reply, serve, serve_on, serve_tls, test_ca_file};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_tools::runtime::{PrivateAddresses, Runtime, RuntimeConfig, WebConfig};
 use serde_json::{Value, json};
@@ -345,6 +345,62 @@ async fn https_to_a_server_without_tls_fails_the_handshake() {
             .unwrap()
             .contains("TLS")
     );
+}
+
+#[tokio::test]
+async fn https_is_fetched_when_the_operator_trusts_the_servers_authority() {
+    let server = serve_tls(|_, _| Reply::html(PAGE)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = RuntimeConfig::in_memory(dir.path());
+    config.web = allowing_private();
+    config.ca_file = Some(test_ca_file());
+    let runtime = Runtime::open(config).unwrap();
+    let url = server.url("/secure");
+    assert!(url.starts_with("https://localhost:"), "{url}");
+    let envelope = fetch(&runtime, json!({ "url": url })).await;
+    assert_eq!(envelope["status"], "success", "{envelope}");
+    assert_eq!(envelope["structured"]["status_code"], 200);
+    assert_eq!(envelope["structured"]["final_url"], url);
+    assert_eq!(envelope["structured"]["title"], "Test & page");
+    assert_eq!(server.requests()[0].target, "/secure");
+}
+
+#[tokio::test]
+async fn https_signed_by_an_unknown_authority_is_refused_with_the_fix() {
+    let server = serve_tls(|_, _| Reply::html(PAGE)).await;
+    let (_dir, runtime) = runtime(allowing_private());
+    let envelope = fetch(&runtime, json!({ "url": server.url("/") })).await;
+    assert_eq!(error_kind(&envelope), "certificate_refused", "{envelope}");
+    assert_eq!(envelope["error"]["retryable"], false);
+    let message = envelope["error"]["message"].as_str().unwrap();
+    assert!(message.contains("UnknownIssuer"), "{message}");
+    let hint = envelope["error"]["recovery_hint"].as_str().unwrap();
+    assert!(hint.contains("--ca-file"), "{hint}");
+    assert!(
+        server.requests().is_empty(),
+        "no request crossed the refused handshake"
+    );
+}
+
+#[test]
+fn a_ca_file_without_certificates_stops_the_runtime_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_pem = dir.path().join("not-a-ca.pem");
+    std::fs::write(&not_pem, "just some text\n").unwrap();
+    for (path, expected) in [
+        (not_pem, "holds no certificate"),
+        (dir.path().join("missing.pem"), "cannot read"),
+    ] {
+        let mut config = RuntimeConfig::in_memory(dir.path());
+        config.ca_file = Some(path.clone());
+        let error = Runtime::open(config)
+            .err()
+            .expect("the runtime refuses the file");
+        let message = error.to_string();
+        assert!(message.contains(expected), "{message}");
+        assert!(message.contains(&*path.to_string_lossy()), "{message}");
+        assert!(message.contains("--ca-file"), "{message}");
+    }
 }
 
 #[tokio::test]

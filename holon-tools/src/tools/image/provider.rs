@@ -5,7 +5,7 @@ use holon_core::prelude::*;
 use hyper::header;
 use serde_json::{Value, json};
 
-use crate::net::{HttpClient, HttpRequest, NetError, PrivateAddresses};
+use crate::net::{HttpClient, HttpRequest, NetError, PrivateAddresses, TlsTrust};
 use crate::runtime::ImageConfig;
 use crate::runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
 
@@ -50,6 +50,7 @@ pub fn not_configured() -> ToolError {
 /// Asks the provider for one image.
 pub async fn generate(
     config: &ImageConfig,
+    tls: &TlsTrust,
     prompt: &str,
     options: &Options<'_>,
 ) -> Result<Generation, ToolError> {
@@ -75,6 +76,7 @@ pub async fn generate(
         timeout: config.timeout,
         max_body_bytes: MAX_RESPONSE_BYTES,
         max_redirects: 0,
+        tls: tls.clone(),
     };
     let response = client.send(request).await.map_err(net_error)?;
     if !(200..300).contains(&response.status) {

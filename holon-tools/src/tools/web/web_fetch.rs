@@ -99,6 +99,7 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         timeout: web.timeout,
         max_body_bytes: web.max_response_bytes,
         max_redirects: web.max_redirects,
+        tls: rt.tls().clone(),
     };
     let request = HttpRequest::get(args.url.trim()).header(
         header::ACCEPT,
@@ -215,6 +216,11 @@ fn fetch_error(error: NetError) -> ToolError {
         NetError::Timeout { .. } => ToolError::new(kind("fetch_timed_out"), message)
             .with_hint("the server is slow; try again later")
             .retryable(),
+        NetError::Certificate { .. } => ToolError::new(kind("certificate_refused"), message)
+            .with_field("url")
+            .with_hint(
+                "the site's certificate is not trusted here; if it is signed by an internal authority, the operator can add that authority with --ca-file (HOLON_CA_FILE)",
+            ),
         NetError::Connect { .. } | NetError::Tls { .. } | NetError::Protocol { .. } => {
             ToolError::new(kind("fetch_failed"), message)
                 .with_hint("the server may be down or misconfigured; try again later")

@@ -83,6 +83,7 @@ async fn web_search(
         timeout: rt.web().timeout,
         max_body_bytes: rt.web().max_response_bytes,
         max_redirects: 3,
+        tls: rt.tls().clone(),
     };
     let response = client
         .send(HttpRequest::get(url).header(header::ACCEPT, "application/json"))

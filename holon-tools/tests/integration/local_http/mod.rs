@@ -1,15 +1,21 @@
 //! A small HTTP/1.1 server on a loopback address for the web and image tests: it
-//! plays web pages, a search provider and an image provider. Every connection gets
+//! plays web pages, a search provider and an image provider, in plain HTTP or over TLS
+//! with the certificate in `tls/` (signed by the test CA there). Every connection gets
 //! one answer and is closed; the server lives as long as the test's runtime.
 
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::{ServerConfig, crypto};
 
 /// A request as the server saw it.
 #[derive(Debug, Clone)]
@@ -90,11 +96,17 @@ type Handler = dyn Fn(&Seen, SocketAddr) -> Reply + Send + Sync;
 pub struct Server {
     pub addr: SocketAddr,
     pub seen: Arc<Mutex<Vec<Seen>>>,
+    tls: bool,
 }
 
 impl Server {
+    /// `http://127.0.0.1:PORT/path`, or `https://localhost:PORT/path` for a TLS
+    /// server (its certificate names localhost).
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        match self.tls {
+            false => format!("http://{}{path}", self.addr),
+            true => format!("https://localhost:{}{path}", self.addr.port()),
+        }
     }
 
     pub fn requests(&self) -> Vec<Seen> {
@@ -113,21 +125,67 @@ pub async fn serve_on(
     ip: &str,
     handler: impl Fn(&Seen, SocketAddr) -> Reply + Send + Sync + 'static,
 ) -> Server {
+    start(ip, None, Arc::new(handler)).await
+}
+
+/// The test certificate authority's PEM file, which signed the TLS server's
+/// certificate.
+pub fn test_ca_file() -> PathBuf {
+    tls_dir().join("ca.pem")
+}
+
+fn tls_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/integration/local_http/tls")
+}
+
+/// Starts an https server on 127.0.0.1 whose certificate (for localhost and
+/// 127.0.0.1) the test CA signed.
+pub async fn serve_tls(
+    handler: impl Fn(&Seen, SocketAddr) -> Reply + Send + Sync + 'static,
+) -> Server {
+    let certificates = CertificateDer::pem_file_iter(tls_dir().join("server.pem"))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_file(tls_dir().join("server.key")).unwrap();
+    let config = ServerConfig::builder_with_provider(Arc::new(crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certificates, key)
+        .unwrap();
+    let acceptor = TlsAcceptor::from(Arc::new(config));
+    start("127.0.0.1", Some(acceptor), Arc::new(handler)).await
+}
+
+async fn start(ip: &str, tls: Option<TlsAcceptor>, handler: Arc<Handler>) -> Server {
     let listener = TcpListener::bind((ip, 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let handler: Arc<Handler> = Arc::new(handler);
     let log = Arc::clone(&seen);
+    let is_tls = tls.is_some();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let handler = Arc::clone(&handler);
             let log = Arc::clone(&log);
+            let tls = tls.clone();
             tokio::spawn(async move {
-                let _ = answer(stream, addr, &*handler, &log).await;
+                let _ = match tls {
+                    // A client that refuses the certificate ends the handshake here.
+                    Some(acceptor) => match acceptor.accept(stream).await {
+                        Ok(stream) => answer(stream, addr, &*handler, &log).await,
+                        Err(error) => Err(error),
+                    },
+                    None => answer(stream, addr, &*handler, &log).await,
+                };
             });
         }
     });
-    Server { addr, seen }
+    Server {
+        addr,
+        seen,
+        tls: is_tls,
+    }
 }
 
 /// A loopback port nothing listens on.
@@ -137,7 +195,7 @@ pub fn closed_port() -> u16 {
 }
 
 async fn answer(
-    mut stream: TcpStream,
+    mut stream: impl AsyncRead + AsyncWrite + Unpin,
     addr: SocketAddr,
     handler: &Handler,
     log: &Mutex<Vec<Seen>>,
