@@ -4,28 +4,15 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
+use crate::cli_support::{holon, holon_command};
 use serde_json::Value;
-
-fn holon(workspace: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(workspace)
-        .args(args)
-        .env_remove("HOLON_HOME")
-        .env_remove("HOLON_MODEL_CATALOG")
-        .output()
-        .unwrap()
-}
 
 /// Runs one `session` with `lines` on stdin and returns the envelopes.
 fn session(workspace: &Path, lines: &[&str]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(workspace)
+    let mut child = holon_command(workspace)
         .arg("session")
-        .env_remove("HOLON_HOME")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

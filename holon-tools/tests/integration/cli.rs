@@ -2,20 +2,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
+use crate::cli_support::{holon, holon_command};
 use serde_json::Value;
-
-fn holon(workspace: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(workspace)
-        .args(args)
-        .env_remove("HOLON_HOME")
-        .env_remove("HOLON_MODEL_CATALOG")
-        .output()
-        .unwrap()
-}
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -122,9 +112,7 @@ fn state_dir_defaults_under_the_workspace_and_can_move() {
     assert!(dir.path().join(".holon/state.sqlite3").is_file());
 
     let elsewhere = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .args(["--workspace"])
-        .arg(dir.path())
+    let output = holon_command(dir.path())
         .args(["call", "Sleep", r#"{"duration_ms": 1}"#])
         .env("HOLON_HOME", elsewhere.path())
         .output()
@@ -136,9 +124,7 @@ fn state_dir_defaults_under_the_workspace_and_can_move() {
 #[test]
 fn session_answers_one_envelope_per_line() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(dir.path())
+    let mut child = holon_command(dir.path())
         .arg("session")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -2,9 +2,7 @@
 //! rules and the JSON Schema 2020-12 meta-schema. The tests walk `Registry::global()`,
 //! so a tool added later is covered without touching this file.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
+use crate::cli_support::holon;
 use holon_core::export::{self, ExportOptions, InputSurface, Provider, mcp, rules, strict};
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolDefinition};
 use holon_tools::runtime::{Runtime, RuntimeConfig};
@@ -224,17 +222,6 @@ async fn strict_arguments_of_builtins_dispatch_once_read_back() {
             .await;
         assert!(result.is_success(), "{name}: {}", result.receipt());
     }
-}
-
-fn holon(workspace: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(workspace)
-        .args(args)
-        .env_remove("HOLON_HOME")
-        .env_remove("HOLON_MODEL_CATALOG")
-        .output()
-        .unwrap()
 }
 
 #[test]

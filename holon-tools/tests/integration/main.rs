@@ -3,6 +3,7 @@
 //! `exec_memory` (it measures this process's memory) and `lint_guidance` (it
 //! registers a fixture tool) stay binaries of their own.
 
+mod cli_support;
 mod local_http;
 mod support;
 mod task_support;

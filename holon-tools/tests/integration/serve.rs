@@ -8,18 +8,15 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+use crate::cli_support::holon_command;
 use serde_json::{Value, json};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 fn spawn(workspace: &std::path::Path, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(workspace)
+    holon_command(workspace)
         .arg("serve")
         .args(args)
-        .env_remove("HOLON_HOME")
-        .env_remove("HOLON_MODEL_CATALOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -5,25 +5,12 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::cli_support::{holon, holon_command};
 use serde_json::Value;
 
-fn holon(workspace: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(workspace)
-        .args(args)
-        .env_remove("HOLON_HOME")
-        .env_remove("HOLON_MODEL_CATALOG")
-        .output()
-        .unwrap()
-}
-
 fn session(workspace: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_holon-tools"))
-        .arg("--workspace")
-        .arg(workspace)
+    holon_command(workspace)
         .arg("session")
-        .env_remove("HOLON_HOME")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
