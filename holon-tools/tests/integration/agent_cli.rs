@@ -2,34 +2,8 @@
 //! shared by the calls of a session and survives a restart of the CLI; runtime-only
 //! tools stay out of `list` and every export.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::Stdio;
-
-use crate::cli_support::{holon, holon_command};
+use crate::cli_support::{holon, session};
 use serde_json::Value;
-
-/// Runs one `session` with `lines` on stdin and returns the envelopes.
-fn session(workspace: &Path, lines: &[&str]) -> Vec<Value> {
-    let mut child = holon_command(workspace)
-        .arg("session")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let stdin = child.stdin.as_mut().unwrap();
-        for line in lines {
-            writeln!(stdin, "{line}").unwrap();
-        }
-    }
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success());
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
 
 fn kind(envelope: &Value) -> &str {
     envelope["error"]["kind"].as_str().unwrap_or("")

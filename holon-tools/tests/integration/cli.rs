@@ -1,10 +1,9 @@
 //! The `holon-tools` binary, run as a user runs it.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
-use crate::cli_support::{holon, holon_command};
+use crate::cli_support::{holon, holon_command, session};
 use serde_json::Value;
 
 fn stdout(output: &Output) -> String {
@@ -124,34 +123,16 @@ fn state_dir_defaults_under_the_workspace_and_can_move() {
 #[test]
 fn session_answers_one_envelope_per_line() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = holon_command(dir.path())
-        .arg("session")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let stdin = child.stdin.as_mut().unwrap();
-        writeln!(
-            stdin,
-            r#"{{"name": "Sleep", "input": {{"duration_ms": 1}}, "call_id": "a"}}"#
-        )
-        .unwrap();
-        writeln!(stdin).unwrap();
-        writeln!(stdin, "this is not json").unwrap();
-        writeln!(
-            stdin,
-            r#"{{"name": "ListProviderModels", "input": {{"provider": "openai", "limit": 1}}}}"#
-        )
-        .unwrap();
-        writeln!(stdin, r#"{{"name": "Sleeep", "input": {{}}}}"#).unwrap();
-    }
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success());
-    let lines: Vec<Value> = stdout(&output)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let lines = session(
+        dir.path(),
+        &[
+            r#"{"name": "Sleep", "input": {"duration_ms": 1}, "call_id": "a"}"#,
+            "",
+            "this is not json",
+            r#"{"name": "ListProviderModels", "input": {"provider": "openai", "limit": 1}}"#,
+            r#"{"name": "Sleeep", "input": {}}"#,
+        ],
+    );
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["status"], "success");
     assert_eq!(lines[0]["call_id"], "a");

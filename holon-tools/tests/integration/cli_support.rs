@@ -1,7 +1,10 @@
 //! The `holon-tools` binary as the CLI tests run it.
 
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
 
 /// `holon-tools --workspace WORKSPACE`, ignoring a state directory or model catalog
 /// set in the environment running the tests.
@@ -18,4 +21,27 @@ pub fn holon_command(workspace: &Path) -> Command {
 /// Runs `holon-tools --workspace WORKSPACE ARGS...` to its end.
 pub fn holon(workspace: &Path, args: &[&str]) -> Output {
     holon_command(workspace).args(args).output().unwrap()
+}
+
+/// Runs one `holon-tools session` with `lines` on stdin (an empty one included as it
+/// is) and returns the envelopes it wrote, one a line.
+pub fn session(workspace: &Path, lines: &[&str]) -> Vec<Value> {
+    let mut child = holon_command(workspace)
+        .arg("session")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let stdin = child.stdin.as_mut().unwrap();
+        for line in lines {
+            writeln!(stdin, "{line}").unwrap();
+        }
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
 }
