@@ -24,9 +24,13 @@ enum Segment {
     Index(usize),
 }
 
-/// A deserialization error and where it happened.
+/// A deserialization error and where it happened. Boxed, so that the `Result` of
+/// every field's parse stays small on the path without errors.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PathError {
+pub(crate) struct PathError(Box<PathErrorInner>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PathErrorInner {
     message: String,
     /// Innermost first; reversed when rendered.
     reversed_path: Vec<Segment>,
@@ -34,19 +38,19 @@ pub(crate) struct PathError {
 
 impl PathError {
     fn at(mut self, segment: Segment) -> Self {
-        self.reversed_path.push(segment);
+        self.0.reversed_path.push(segment);
         self
     }
 
     /// The error message, without the path.
     pub(crate) fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The path, such as `todo_list[2].state`; empty at the root.
     pub(crate) fn path(&self) -> String {
         let mut path = String::new();
-        for segment in self.reversed_path.iter().rev() {
+        for segment in self.0.reversed_path.iter().rev() {
             match segment {
                 Segment::Key(key) => {
                     if !path.is_empty() {
@@ -67,7 +71,7 @@ impl PathError {
 
 impl Display for PathError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 
@@ -75,10 +79,10 @@ impl std::error::Error for PathError {}
 
 impl de::Error for PathError {
     fn custom<T: Display>(message: T) -> Self {
-        Self {
+        Self(Box::new(PathErrorInner {
             message: message.to_string(),
             reversed_path: Vec::new(),
-        }
+        }))
     }
 }
 
