@@ -114,4 +114,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "agents, turns, queue, work items, waits, wakes, timers, triggers, notifications",
         sql: include_str!("agency/schema.sql"),
     },
+    Migration {
+        version: 6,
+        name: "the worktree of a child agent spawned with workspace_mode = worktree",
+        sql: "ALTER TABLE agents ADD COLUMN worktree_root_id TEXT;",
+    },
 ];

@@ -160,7 +160,7 @@ async fn spawn_rules_live_in_the_schema_and_dispatch_enforces_exactly_them() {
     }
     let valid = [
         json!({"initial_message": "run the tests"}),
-        json!({"preset": "private_child", "initial_message": "m", "workspace_mode": "worktree", "agent_id": null}),
+        json!({"preset": "private_child", "initial_message": "m", "workspace_mode": "inherit", "agent_id": null}),
         json!({"preset": "public_named", "agent_id": "docs-writer"}),
         json!({"preset": "public_named", "agent_id": "greeter", "initial_message": "hi", "workspace_mode": "inherit"}),
     ];

@@ -355,3 +355,79 @@ async fn a_worktree_with_a_running_task_is_in_use() {
         .await;
     assert!(!std::path::Path::new(created["root_path"].as_str().unwrap()).exists());
 }
+
+#[tokio::test]
+async fn a_private_child_in_worktree_mode_gets_a_git_worktree_of_its_own() {
+    let fx = repo_fixture();
+    let head = git(&fx.home(), &["rev-parse", "HEAD"]);
+    let spawned = fx
+        .ok(
+            "SpawnAgent",
+            json!({"initial_message": "fix the docs", "workspace_mode": "worktree"}),
+        )
+        .await;
+    let id = spawned["spawned"]["agent_id"].as_str().unwrap().to_string();
+    let worktree = &spawned["worktree"];
+    let branch = format!("holon/{id}");
+    assert_eq!(worktree["branch_name"], branch, "{spawned}");
+    let root = std::path::PathBuf::from(worktree["root_path"].as_str().unwrap());
+    assert!(root.join("README.md").is_file(), "a real checkout");
+    assert_eq!(
+        git(&root, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        branch
+    );
+    assert_eq!(
+        git(&root, &["rev-parse", "HEAD"]),
+        head,
+        "made from the parent's HEAD"
+    );
+    assert!(has_branch(&fx.home(), &branch));
+
+    let root_id = worktree["execution_root_id"].clone();
+    let state = fx.ok("GetWorkspaceState", json!({})).await;
+    assert_eq!(
+        state["worktrees"][0]["execution_root_id"], root_id,
+        "{state}"
+    );
+    assert_eq!(
+        state["worktrees"][0]["is_active"], false,
+        "the parent stays where it was"
+    );
+    let child = fx.ok("AgentGet", json!({"agent_id": id})).await;
+    assert_eq!(child["agent"]["workspace"], "worktree");
+    assert_eq!(child["agent"]["worktree_root_id"], root_id);
+
+    fx.ok("RemoveWorktree", json!({"execution_root_id": root_id}))
+        .await;
+    assert!(!root.exists());
+}
+
+#[tokio::test]
+async fn worktree_mode_outside_a_git_checkout_spawns_nothing() {
+    let fx = Fixture::new();
+    let error = fx
+        .fails(
+            "SpawnAgent",
+            json!({"initial_message": "fix the docs", "workspace_mode": "worktree"}),
+            "not_a_git_repository",
+        )
+        .await;
+    assert_eq!(error["field"], "workspace_mode");
+    assert!(
+        error["recovery_hint"].as_str().unwrap().contains("inherit"),
+        "{error}"
+    );
+    let root = fx.ok("AgentGet", json!({})).await;
+    assert_eq!(root["agent"]["children"], json!([]), "no agent was created");
+
+    // A repository without a commit has no HEAD to branch from.
+    git(&fx.home(), &["init", "-q"]);
+    fx.fails(
+        "SpawnAgent",
+        json!({"initial_message": "fix the docs", "workspace_mode": "worktree"}),
+        "unknown_base_ref",
+    )
+    .await;
+    let root = fx.ok("AgentGet", json!({})).await;
+    assert_eq!(root["agent"]["children"], json!([]));
+}

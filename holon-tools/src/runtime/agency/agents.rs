@@ -101,11 +101,13 @@ pub struct AgentRecord {
     pub template: Option<String>,
     /// `inherit` or `worktree`.
     pub workspace_mode: String,
+    /// The execution root id of its own worktree (`workspace_mode = worktree`).
+    pub worktree_root_id: Option<String>,
     /// When it was created, in milliseconds since the Unix epoch.
     pub created_at_ms: i64,
 }
 
-const COLUMNS: &str = "id, profile, parent_id, lifecycle, focus_work_item_id, model_json, template, workspace_mode, created_at_ms";
+const COLUMNS: &str = "id, profile, parent_id, lifecycle, focus_work_item_id, model_json, template, workspace_mode, created_at_ms, worktree_root_id";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<AgentRecord> {
     let model: Option<String> = row.get(5)?;
@@ -119,6 +121,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<AgentRecord> {
         template: row.get(6)?,
         workspace_mode: row.get(7)?,
         created_at_ms: row.get(8)?,
+        worktree_root_id: row.get(9)?,
     })
 }
 
@@ -179,6 +182,20 @@ pub(crate) struct NewAgent<'a> {
     pub(crate) template: Option<&'a str>,
     pub(crate) workspace_mode: &'a str,
     pub(crate) now_ms: i64,
+}
+
+/// Records the worktree `execution_root_id` as the agent's own.
+pub(crate) fn set_worktree(
+    conn: &Connection,
+    id: &str,
+    execution_root_id: &str,
+) -> Result<(), ToolError> {
+    conn.execute(
+        "UPDATE agents SET worktree_root_id = ?2 WHERE id = ?1",
+        params![id, execution_root_id],
+    )
+    .map(|_| ())
+    .map_err(errors::store("recording an agent's worktree"))
 }
 
 /// Inserts `agent`, idle and without focus.

@@ -118,8 +118,18 @@ impl Bindings {
         records::running_task_workdirs(&self.store.connection())
     }
 
+    /// Binds `worktree` inside `transaction`, a larger change of the caller's (a
+    /// spawned agent and its worktree are written together). Hold an
+    /// [`Bindings::edit`] across it, and call [`Bindings::reload`] once committed.
+    pub(crate) fn bind_worktree_in(
+        transaction: &rusqlite::Transaction<'_>,
+        worktree: &WorktreeBinding,
+    ) -> Result<(), StoreError> {
+        records::insert_worktree(transaction, worktree)
+    }
+
     /// Reads the bindings and rebuilds the roots from them.
-    fn reload(&self) -> Result<BindingState, StoreError> {
+    pub(crate) fn reload(&self) -> Result<BindingState, StoreError> {
         let state = self.state()?;
         if let Some(roots) = build_roots(&state) {
             *self.roots.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(roots);

@@ -13,6 +13,7 @@ use crate::runtime::agency::{
     write,
 };
 use crate::tools::model::catalog::{ModelCatalog, ModelStatus};
+use crate::tools::workspace::ChildWorktreePlan;
 
 /// What a public agent's id must look like.
 pub const AGENT_ID_PATTERN: &str = "^[a-z][a-z0-9_-]{1,47}$";
@@ -113,8 +114,10 @@ pub struct SpawnAgentArgs {
     #[serde(default)]
     #[schemars(length(min = 1, max = 200))]
     pub template: Option<String>,
-    /// `inherit` (the default) or `worktree` (a git worktree of its own; private
-    /// children only).
+    /// `inherit` (the default: it works in your workspace) or `worktree` (private
+    /// children only): it gets a git worktree of its own on the new branch
+    /// `holon/<agent id>`, made from the HEAD of your active workspace, which must be a
+    /// git checkout.
     #[serde(default)]
     pub workspace_mode: Option<WorkspaceMode>,
 }
@@ -126,6 +129,20 @@ pub struct SpawnedAgent {
     pub spawned: ChildView,
     /// The id of its queued first message, `msg-<n>`.
     pub queued_message_id: Option<String>,
+    /// Its own git worktree, with `workspace_mode = worktree`.
+    pub worktree: Option<AgentWorktree>,
+}
+
+/// The git worktree a child agent works in.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AgentWorktree {
+    /// Its execution root id, for SwitchWorkspace and RemoveWorktree.
+    pub execution_root_id: String,
+    /// Its absolute path.
+    pub root_path: String,
+    /// The branch checked out in it, `holon/<agent id>`, made from the active
+    /// workspace's HEAD.
+    pub branch_name: String,
 }
 
 /// Checks `model` against the catalog.
@@ -241,6 +258,7 @@ fn create(
             task_handle,
         },
         queued_message_id: queued,
+        worktree: None,
     })
 }
 
@@ -248,6 +266,10 @@ fn create(
 /// it, the runtime names it, it starts with `initial_message` queued, and it works
 /// under a task handle you can wait on (WaitFor with `wake = task_result`). A
 /// `public_named` agent gets the `agent_id` you choose and everyone can address it.
+///
+/// With `workspace_mode: "worktree"`, a private child gets a git worktree of its own
+/// (branch `holon/<agent id>` from your active workspace's HEAD), so its edits never
+/// touch your checkout; the result names it, and RemoveWorktree removes it.
 ///
 /// A private child cannot spawn agents itself. The rules (a private child needs
 /// `initial_message` and takes no `agent_id`; a public agent needs `agent_id` and no
@@ -263,7 +285,13 @@ fn spawn_agent(
         check_model(rt.catalog(), model)?;
     }
     let profile = args.preset.unwrap_or(AgentProfile::PrivateChild);
+    // Only a private child may have a worktree; the schema refuses one for a public agent.
+    let plan = match args.workspace_mode.unwrap_or_default() {
+        WorkspaceMode::Worktree => Some(ChildWorktreePlan::prepare(rt)?),
+        WorkspaceMode::Inherit => None,
+    };
     let now = now_ms();
+    let mut added = None;
     let spawned = write(rt.store(), "spawning an agent", |tx| {
         turns::for_call(tx, parent, now)?;
         let parent_profile = agents::require(tx, parent)?.profile;
@@ -280,19 +308,42 @@ fn spawn_agent(
                 "ask your parent to spawn the agent you need",
             ));
         }
-        create(tx, parent, &args, profile, now)
-    })?;
-    let summary = match &spawned.spawned.task_handle {
-        Some(handle) => format!(
-            "spawned {} ({}, task {handle})",
-            spawned.spawned.agent_id,
-            profile.as_str()
-        ),
-        None => format!(
-            "spawned {} ({})",
-            spawned.spawned.agent_id,
-            profile.as_str()
-        ),
+        let mut spawned = create(tx, parent, &args, profile, now)?;
+        if let Some(plan) = &plan {
+            // The git worktree is made inside the transaction, so that a failure
+            // leaves no agent behind.
+            let id = spawned.spawned.agent_id.clone();
+            let worktree = added.insert(plan.add(&id)?);
+            plan.bind_in(tx, worktree)?;
+            agents::set_worktree(tx, &id, &worktree.execution_root_id)?;
+            spawned.worktree = Some(AgentWorktree {
+                execution_root_id: worktree.execution_root_id.clone(),
+                root_path: worktree.path.to_string_lossy().into_owned(),
+                branch_name: worktree.branch.clone(),
+            });
+        }
+        Ok(spawned)
+    });
+    let spawned = match (spawned, plan) {
+        (Ok(spawned), Some(plan)) => {
+            plan.finish()?;
+            spawned
+        }
+        (Ok(spawned), None) => spawned,
+        (Err(error), plan) => {
+            if let (Some(plan), Some(worktree)) = (plan, &added) {
+                plan.undo(worktree);
+            }
+            return Err(error);
+        }
     };
+    let mut summary = format!("spawned {} ({}", spawned.spawned.agent_id, profile.as_str());
+    if let Some(handle) = &spawned.spawned.task_handle {
+        summary.push_str(&format!(", task {handle}"));
+    }
+    if let Some(worktree) = &spawned.worktree {
+        summary.push_str(&format!(", worktree {}", worktree.execution_root_id));
+    }
+    summary.push(')');
     Ok(ToolOutput::new(spawned).with_summary(summary))
 }

@@ -71,6 +71,8 @@ pub struct AgentView {
     pub spawned_from_template: Option<String>,
     /// `inherit` or `worktree`.
     pub workspace: WorkspaceMode,
+    /// The execution root id of its own worktree, when `workspace` is `worktree`.
+    pub worktree_root_id: Option<String>,
     /// When it was created, in milliseconds since the Unix epoch.
     pub created_at_unix_ms: i64,
 }
@@ -117,6 +119,7 @@ pub(crate) fn agent_view(conn: &Connection, agent: &AgentRecord) -> Result<Agent
             .and_then(|value| serde_json::from_value(value).ok()),
         spawned_from_template: agent.template.clone(),
         workspace: WorkspaceMode::parse(&agent.workspace_mode),
+        worktree_root_id: agent.worktree_root_id.clone(),
         created_at_unix_ms: agent.created_at_ms,
     })
 }

@@ -215,7 +215,7 @@ fn create_worktree(
 }
 
 /// A free id and directory for a worktree named after `name`.
-fn fresh_location(state: &BindingState, dir: &Path, name: &str) -> (String, PathBuf) {
+pub(super) fn fresh_location(state: &BindingState, dir: &Path, name: &str) -> (String, PathBuf) {
     let base = state.fresh_id("wt", name);
     std::iter::once(base.clone())
         .chain((2..).map(|n| format!("{base}-{n}")))

@@ -7,6 +7,7 @@
 
 mod apply_patch;
 mod attach;
+mod child_worktree;
 mod create_worktree;
 mod errors;
 mod get_workspace_state;
@@ -16,6 +17,7 @@ mod switch;
 
 pub use apply_patch::{ApplyPatchArgs, ChangedFile, PatchApplied};
 pub use attach::{AttachWorkspaceArgs, DetachWorkspaceArgs, WorkspaceAttached, WorkspaceDetached};
+pub(crate) use child_worktree::ChildWorktreePlan;
 pub use create_worktree::{CreateWorktreeArgs, OnExisting, WorktreeCreated};
 pub use get_workspace_state::{WorkspaceEntry, WorkspaceState, WorktreeEntry};
 pub use remove_worktree::{BranchPolicy, RemoveWorktreeArgs, WorktreeRemoved};

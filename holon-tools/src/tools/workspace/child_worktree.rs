@@ -1,0 +1,133 @@
+//! The git worktree of a private child agent spawned with `workspace_mode = worktree`:
+//! a new branch `holon/<agent id>` from the HEAD of the active execution root, checked
+//! out under the runtime's worktrees directory and bound as an execution root, so the
+//! child's edits never touch its parent's checkout.
+
+use std::path::PathBuf;
+
+use holon_core::prelude::*;
+
+use super::create_worktree::fresh_location;
+use super::errors::{error, io_error, store_error};
+use super::git;
+use crate::runtime::Runtime;
+use crate::runtime::bindings::{BindingState, Bindings, BindingsEdit, WorktreeBinding, now_ms};
+
+/// The field errors point at.
+const FIELD: &str = "workspace_mode";
+
+/// Everything checked before the child is created, so that a workspace that cannot
+/// have worktrees fails the spawn before anything is written. It holds the bindings'
+/// edit lock until dropped, so that what it checked still holds when the spawn writes.
+pub(crate) struct ChildWorktreePlan<'a> {
+    bindings: &'a Bindings,
+    _edit: BindingsEdit<'a>,
+    /// The active execution root, in whose repository the worktree is added.
+    repo: PathBuf,
+    /// The workspace that root belongs to.
+    workspace_id: String,
+    /// The commit the child's branch starts from: the active root's HEAD.
+    base_commit: String,
+    /// Where worktrees go.
+    dir: PathBuf,
+    state: BindingState,
+}
+
+impl<'a> ChildWorktreePlan<'a> {
+    /// Checks that the active execution root is a git checkout with a commit.
+    pub(crate) fn prepare(rt: &'a Runtime) -> Result<Self, ToolError> {
+        let edit = rt.bindings().edit();
+        let state = edit.state().map_err(store_error)?;
+        let active = state.active_root().ok_or_else(|| {
+            error("workspace_state_error", "no execution root is active")
+                .with_hint("switch to a workspace (SwitchWorkspace), then spawn again")
+        })?;
+        let repo = active.path.to_path_buf();
+        let workspace_id = active.workspace_id.to_string();
+        git::toplevel(&repo, "the active workspace", FIELD).map_err(|e| {
+            e.with_hint("a worktree needs a git repository: spawn with `workspace_mode: \"inherit\"`, or switch to a workspace that is a git checkout")
+        })?;
+        let base_commit = git::resolve_commit(&repo, "HEAD")?.ok_or_else(|| {
+            error(
+                "unknown_base_ref",
+                format!("the repository at {} has no commit yet", repo.display()),
+            )
+            .with_field(FIELD)
+            .with_hint("commit once, or spawn with `workspace_mode: \"inherit\"`")
+        })?;
+        let dir = rt
+            .bindings()
+            .worktrees_dir()
+            .map_err(|e| io_error("preparing the worktrees directory", &repo, &e))?;
+        Ok(Self {
+            bindings: rt.bindings(),
+            _edit: edit,
+            repo,
+            workspace_id,
+            base_commit,
+            dir,
+            state,
+        })
+    }
+
+    /// Binds `worktree` in `transaction`, the spawn's own, so that the agent and its
+    /// worktree are recorded together.
+    pub(crate) fn bind_in(
+        &self,
+        transaction: &rusqlite::Transaction<'_>,
+        worktree: &WorktreeBinding,
+    ) -> Result<(), ToolError> {
+        Bindings::bind_worktree_in(transaction, worktree).map_err(store_error)
+    }
+
+    /// Makes the committed worktree one of the roots tools may work in.
+    pub(crate) fn finish(self) -> Result<(), ToolError> {
+        self.bindings.reload().map(|_| ()).map_err(store_error)
+    }
+
+    /// Runs `git worktree add` on the new branch `holon/<agent_id>` and returns the
+    /// binding to record.
+    pub(crate) fn add(&self, agent_id: &str) -> Result<WorktreeBinding, ToolError> {
+        let branch = format!("holon/{agent_id}");
+        if git::branch_exists(&self.repo, &branch)? {
+            return Err(error(
+                "branch_exists",
+                format!("the branch `{branch}` for the new agent already exists"),
+            )
+            .with_field(FIELD)
+            .with_hint("an earlier runtime left it: delete the branch, or spawn with `workspace_mode: \"inherit\"`"));
+        }
+        let (execution_root_id, path) = fresh_location(&self.state, &self.dir, agent_id);
+        let path_text = path.to_string_lossy().into_owned();
+        git::git_ok(
+            &self.repo,
+            &[
+                "worktree",
+                "add",
+                "-b",
+                &branch,
+                &path_text,
+                &self.base_commit,
+            ],
+            "adding the agent's worktree",
+        )?;
+        Ok(WorktreeBinding {
+            execution_root_id,
+            workspace_id: self.workspace_id.clone(),
+            path: path.canonicalize().unwrap_or(path),
+            branch,
+            base_ref: self.base_commit.clone(),
+            label: Some(agent_id.to_string()),
+            branch_created: true,
+            created_at_ms: now_ms(),
+        })
+    }
+
+    /// Takes back what [`ChildWorktreePlan::add`] did, when the spawn could not be
+    /// recorded. Best effort: the spawn's own error is what the caller reports.
+    pub(crate) fn undo(&self, worktree: &WorktreeBinding) {
+        let path = worktree.path.to_string_lossy();
+        let _ = git::git(&self.repo, &["worktree", "remove", "--force", &path]);
+        let _ = git::git(&self.repo, &["branch", "-D", &worktree.branch]);
+    }
+}
