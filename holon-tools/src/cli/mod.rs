@@ -44,6 +44,16 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE", env = "HOLON_MODEL_CATALOG")]
     pub model_catalog: Option<PathBuf>,
 
+    /// Days the logs of an ended command are kept; older ones are removed when the
+    /// runtime starts (their records stay). 0 keeps them forever [default: 14].
+    #[arg(
+        long,
+        global = true,
+        value_name = "DAYS",
+        env = "HOLON_TASK_LOG_RETENTION_DAYS"
+    )]
+    pub task_log_retention_days: Option<u32>,
+
     /// The web and image tools' options.
     #[command(flatten)]
     pub services: ServiceOptions,
@@ -228,6 +238,10 @@ fn with_runtime(
         config.state_dir = Some(dir.clone());
     }
     config.model_catalog = cli.model_catalog.clone();
+    if let Some(days) = cli.task_log_retention_days {
+        config.task_log_retention =
+            (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60));
+    }
     cli.services.apply(&mut config);
     let runtime = match Runtime::open(config) {
         Ok(runtime) => runtime,

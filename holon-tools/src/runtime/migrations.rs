@@ -119,4 +119,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "the worktree of a child agent spawned with workspace_mode = worktree",
         sql: "ALTER TABLE agents ADD COLUMN worktree_root_id TEXT;",
     },
+    Migration {
+        version: 7,
+        name: "when the log retention removed a task's logs",
+        sql: "ALTER TABLE tasks ADD COLUMN logs_removed_at_ms INTEGER;",
+    },
 ];

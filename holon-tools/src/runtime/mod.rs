@@ -17,6 +17,7 @@ mod workspace;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use holon_core::{
     DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
@@ -77,6 +78,9 @@ pub struct RuntimeConfig {
     /// roots (an internal CA, a TLS-inspecting proxy's), by WebFetch, WebSearch and
     /// GenerateImage.
     pub ca_file: Option<PathBuf>,
+    /// How long the logs of an ended task are kept: older ones are removed when the
+    /// runtime opens (default 14 days; `None` keeps them forever).
+    pub task_log_retention: Option<Duration>,
 }
 
 impl RuntimeConfig {
@@ -91,6 +95,7 @@ impl RuntimeConfig {
             web: WebConfig::default(),
             images: ImageConfig::default(),
             ca_file: None,
+            task_log_retention: Some(DEFAULT_TASK_LOG_RETENTION),
         }
     }
 
@@ -102,6 +107,9 @@ impl RuntimeConfig {
         }
     }
 }
+
+/// How long the logs of an ended task are kept by default: 14 days.
+pub const DEFAULT_TASK_LOG_RETENTION: Duration = Duration::from_secs(14 * 24 * 60 * 60);
 
 /// Why a runtime could not start.
 #[derive(Debug)]
@@ -193,7 +201,11 @@ impl Runtime {
             &config.workspace_root,
             config.state_dir.as_deref(),
         )?;
-        let tasks = TaskManager::open(Arc::clone(&store), config.state_dir.as_deref())?;
+        let tasks = TaskManager::open(
+            Arc::clone(&store),
+            config.state_dir.as_deref(),
+            config.task_log_retention,
+        )?;
         let override_file = config.model_catalog.clone().or_else(|| {
             config
                 .state_dir

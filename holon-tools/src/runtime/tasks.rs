@@ -18,12 +18,13 @@ mod types;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 pub use logs::OutputPreview;
 pub use task::{ExitDetails, STOP_GRACE, StopCause, Task};
 pub use types::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
 
-use super::{RuntimeError, Store};
+use super::{RuntimeError, Store, StoreError};
 use records::StoredTask;
 
 /// The folder under the state directory (or the scratch directory) holding task logs.
@@ -42,9 +43,14 @@ pub struct TaskManager {
 
 impl TaskManager {
     /// Opens the manager: logs under `<state_dir>/tasks/` (a scratch directory when the
-    /// state is in memory), and every task the store lists as running by a process
-    /// that is gone is marked `interrupted`.
-    pub(crate) fn open(store: Arc<Store>, state_dir: Option<&Path>) -> Result<Self, RuntimeError> {
+    /// state is in memory), every task the store lists as running by a process that is
+    /// gone is marked `interrupted`, and the logs of tasks that ended longer than
+    /// `log_retention` ago are removed (their records stay).
+    pub(crate) fn open(
+        store: Arc<Store>,
+        state_dir: Option<&Path>,
+        log_retention: Option<Duration>,
+    ) -> Result<Self, RuntimeError> {
         let (scratch, base) = match state_dir {
             Some(dir) => (None, dir.to_path_buf()),
             None => {
@@ -65,6 +71,9 @@ impl TaskManager {
             source,
         })?;
         records::interrupt_lost(&store, task::now_ms()).map_err(RuntimeError::Store)?;
+        if let Some(retention) = log_retention {
+            remove_old_logs(&store, &logs_root, retention).map_err(RuntimeError::Store)?;
+        }
         Ok(Self {
             store,
             logs_root,
@@ -208,6 +217,12 @@ impl TaskManager {
         budget_bytes: usize,
     ) -> Result<OutputPreview, TaskError> {
         let info = self.info(task_id)?;
+        if let Some(at_ms) = info.logs_removed_at_unix_ms {
+            return Err(TaskError::LogsRemoved {
+                task_id: info.task_id,
+                at_ms,
+            });
+        }
         let row = parse_task_id(task_id).unwrap_or_default();
         let mut cursors = lock(&self.cursors);
         let cursor = cursors.entry(row).or_insert((0, 0));
@@ -238,6 +253,29 @@ impl Drop for TaskManager {
             task.shut_down(&self.store);
         }
     }
+}
+
+/// Removes the log folders of tasks that ended more than `retention` ago. A folder
+/// that cannot be removed is left for the next start; the operator sees why.
+fn remove_old_logs(store: &Store, logs_root: &Path, retention: Duration) -> Result<(), StoreError> {
+    let now = task::now_ms();
+    let cutoff = now.saturating_sub(u64::try_from(retention.as_millis()).unwrap_or(u64::MAX));
+    for row in records::ended_before(store, cutoff)? {
+        let dir = logs_root.join(task_id(row));
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                eprintln!(
+                    "holon-tools: cannot remove the old logs {}: {error}",
+                    dir.display()
+                );
+                continue;
+            }
+        }
+        records::mark_logs_removed(store, row, now)?;
+    }
+    Ok(())
 }
 
 /// The id of the task in store row `row`.

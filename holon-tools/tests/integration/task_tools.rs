@@ -334,3 +334,52 @@ async fn a_reopened_runtime_reports_lost_tasks_as_interrupted() {
     .await;
     assert_eq!(sent["structured"]["accepted_input"], false);
 }
+
+#[tokio::test]
+async fn the_logs_of_old_tasks_are_removed_at_start_and_their_records_stay() {
+    let workspace = tempfile::tempdir().unwrap();
+    let open = |retention: Option<Duration>| {
+        let mut config = RuntimeConfig::new(workspace.path());
+        config.task_log_retention = retention;
+        Runtime::open(config).unwrap()
+    };
+    let runtime = open(None);
+    let done = call(&runtime, "ExecCommand", json!({"cmd": "echo kept"})).await;
+    assert_eq!(done["structured"]["status"], "completed", "{done}");
+    let log = Path::new(text(&done["structured"]["stdout_log"]));
+    let task_id = log
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    drop(runtime);
+
+    // Within the retention, a new runtime keeps the logs.
+    let runtime = open(Some(Duration::from_secs(3600)));
+    assert!(log.is_file());
+    let output = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
+    assert!(
+        text(&output["structured"]["output"]["stdout"]).contains("kept"),
+        "{output}"
+    );
+    drop(runtime);
+
+    // Past it, the logs go; the record and its exit status stay.
+    std::thread::sleep(Duration::from_millis(5));
+    let runtime = open(Some(Duration::ZERO));
+    assert!(!log.exists(), "the log is removed");
+    assert!(!log.parent().unwrap().exists(), "with its folder");
+    let status = call(&runtime, "TaskStatus", json!({"task_id": task_id})).await;
+    let task = &status["structured"]["task"];
+    assert_eq!(task["exit_status"], 0, "{status}");
+    assert!(
+        task["logs_removed_at_unix_ms"].as_u64().is_some(),
+        "{status}"
+    );
+    let output = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
+    assert_eq!(output["error"]["kind"], "task_logs_removed", "{output}");
+    assert!(text(&output["error"]["recovery_hint"]).contains("TaskStatus"));
+}

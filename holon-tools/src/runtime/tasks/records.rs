@@ -9,7 +9,7 @@ use super::task::ExitDetails;
 use super::{LaunchSpec, TaskInfo, TaskKind, TaskState, logs, task_id};
 use crate::runtime::{Store, StoreError};
 
-const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms";
+const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms";
 
 /// Why a task reported running by the store is not, when a runtime opens.
 const LOST_REASON: &str = "the runtime that ran it stopped before it ended; its process is gone";
@@ -51,6 +51,7 @@ pub(super) struct StoredTask {
     reason: Option<String>,
     started_at_ms: u64,
     ended_at_ms: Option<u64>,
+    logs_removed_at_ms: Option<u64>,
 }
 
 impl StoredTask {
@@ -70,6 +71,7 @@ impl StoredTask {
             reason: row.get(9)?,
             started_at_ms: to_u64(row.get(10)?),
             ended_at_ms: row.get::<_, Option<i64>>(11)?.map(to_u64),
+            logs_removed_at_ms: row.get::<_, Option<i64>>(12)?.map(to_u64),
         })
     }
 
@@ -111,6 +113,7 @@ impl StoredTask {
                         .to_string()
                 })
             }),
+            logs_removed_at_unix_ms: self.logs_removed_at_ms,
         }
     }
 }
@@ -234,6 +237,34 @@ fn process_alive(pid: i64) -> bool {
         // It exists but belongs to someone else.
         Err(error) => error == rustix::io::Errno::PERM,
     }
+}
+
+/// Tasks that ended before `cutoff_ms` and still have their logs.
+pub(super) fn ended_before(store: &Store, cutoff_ms: u64) -> Result<Vec<i64>, StoreError> {
+    let connection = store.connection();
+    let mut statement = connection
+        .prepare(
+            "SELECT id FROM tasks
+             WHERE ended_at_ms IS NOT NULL AND ended_at_ms < ?1 AND logs_removed_at_ms IS NULL",
+        )
+        .map_err(sqlite("finding old task logs"))?;
+    let rows = statement
+        .query_map([to_i64(cutoff_ms)], |row| row.get(0))
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<i64>>>())
+        .map_err(sqlite("finding old task logs"))?;
+    Ok(rows)
+}
+
+/// Records that the logs of task `row` were removed at `now_ms`.
+pub(super) fn mark_logs_removed(store: &Store, row: i64, now_ms: u64) -> Result<(), StoreError> {
+    store
+        .connection()
+        .execute(
+            "UPDATE tasks SET logs_removed_at_ms = ?2 WHERE id = ?1",
+            params![row, to_i64(now_ms)],
+        )
+        .map(|_| ())
+        .map_err(sqlite("recording removed task logs"))
 }
 
 /// The task in row `row`.

@@ -219,6 +219,7 @@ impl Task {
             stderr_bytes: self.logs.stderr.as_deref().map_or(0, logs::file_len),
             stdout_log: self.logs.stdout.display().to_string(),
             stderr_log: self.logs.stderr.as_ref().map(|p| p.display().to_string()),
+            logs_removed_at_unix_ms: None,
             reason: live.reason.clone(),
         }
     }

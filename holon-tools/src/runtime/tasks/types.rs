@@ -146,6 +146,9 @@ pub struct TaskInfo {
     pub stderr_log: Option<String>,
     /// Why it ended the way it did, when that is not plain from the exit status.
     pub reason: Option<String>,
+    /// When the log retention removed its logs, in milliseconds since the Unix epoch;
+    /// the record stays, the output is gone.
+    pub logs_removed_at_unix_ms: Option<u64>,
 }
 
 /// A page of background tasks.
@@ -181,6 +184,13 @@ pub enum TaskError {
         /// Why.
         source: std::io::Error,
     },
+    /// The log retention removed the task's logs.
+    LogsRemoved {
+        /// The task.
+        task_id: String,
+        /// When, in milliseconds since the Unix epoch.
+        at_ms: u64,
+    },
     /// The store failed.
     Store(StoreError),
 }
@@ -191,6 +201,10 @@ impl std::fmt::Display for TaskError {
             Self::UnknownTask { task_id } => write!(f, "there is no task `{task_id}`"),
             Self::Spawn { program, source } => write!(f, "cannot start `{program}`: {source}"),
             Self::Io { doing, source } => write!(f, "failed while {doing}: {source}"),
+            Self::LogsRemoved { task_id, at_ms } => write!(
+                f,
+                "the logs of `{task_id}` were removed by the log retention (at {at_ms} ms since the Unix epoch)"
+            ),
             Self::Store(error) => error.fmt(f),
         }
     }

@@ -28,6 +28,14 @@ pub fn task_error(error: TaskError, shell_field: &str) -> ToolError {
         .with_field(shell_field)
         .with_hint("check that the shell is executable; the call may succeed when retried")
         .retryable(),
+        TaskError::LogsRemoved { ref task_id, .. } => ToolError::new(
+            ToolErrorKind::new("task_logs_removed"),
+            format!("{error}; its record remains"),
+        )
+        .with_field("task_id")
+        .with_hint(format!(
+            "TaskStatus still reports how `{task_id}` ended; its output is gone, so run the command again if you need it"
+        )),
         TaskError::Io { .. } | TaskError::Store(_) => ToolError::new(
             ToolErrorKind::new("task_state_failed"),
             format!("the runtime could not keep the task's state: {error}"),
