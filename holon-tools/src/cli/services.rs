@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::runtime::services::{IMAGE_API_KEY_ENV, SearchProvider};
+use crate::runtime::services::{IMAGE_API_KEY_ENV, SearchProvider, XAI_API_KEY_ENV};
 use crate::runtime::{ApiKey, PrivateAddresses, RuntimeConfig};
 
 /// The search providers of `--search-url`.
@@ -45,6 +45,16 @@ pub struct ServiceOptions {
     #[arg(long, global = true, value_name = "DIR", env = "HOLON_MEDIA_DIR")]
     pub media_dir: Option<PathBuf>,
 
+    /// XSearch's provider: the base of xAI's API (https://api.x.ai/v1) or a compatible
+    /// one. Its API key is read from HOLON_XAI_API_KEY [default: none, XSearch says
+    /// what to set].
+    #[arg(long, global = true, value_name = "URL", env = "HOLON_XAI_API_BASE")]
+    pub xai_api_base: Option<String>,
+
+    /// The model XSearch asks [default: grok-4-1-fast].
+    #[arg(long, global = true, value_name = "MODEL", env = "HOLON_XAI_MODEL")]
+    pub xai_model: Option<String>,
+
     /// A PEM file of certificate authorities to trust for https besides Mozilla's
     /// roots (an internal CA, a TLS-inspecting proxy's), for WebFetch, WebSearch and
     /// GenerateImage [default: none].
@@ -70,9 +80,19 @@ impl ServiceOptions {
             .ca_file
             .clone()
             .filter(|path| !path.as_os_str().is_empty());
-        config.images.api_key = std::env::var(IMAGE_API_KEY_ENV)
-            .ok()
-            .filter(|key| !key.is_empty())
-            .map(ApiKey);
+        config.images.api_key = api_key(IMAGE_API_KEY_ENV);
+        config.web.x_search.api_base = self.xai_api_base.clone().filter(|s| !s.is_empty());
+        if let Some(model) = self.xai_model.clone().filter(|s| !s.is_empty()) {
+            config.web.x_search.model = model;
+        }
+        config.web.x_search.api_key = api_key(XAI_API_KEY_ENV);
     }
+}
+
+/// An API key from the environment variable `name`, unless it is unset or empty.
+fn api_key(name: &str) -> Option<ApiKey> {
+    std::env::var(name)
+        .ok()
+        .filter(|key| !key.is_empty())
+        .map(ApiKey)
 }

@@ -24,7 +24,9 @@ use holon_core::{
 };
 
 pub use bindings::Bindings;
-pub use services::{ApiKey, ImageConfig, MediaDir, PrivateAddresses, SearchProvider, WebConfig};
+pub use services::{
+    ApiKey, ImageConfig, MediaDir, PrivateAddresses, SearchProvider, WebConfig, XSearchConfig,
+};
 pub use store::{ExecutionRecord, Store, StoreError};
 pub use tasks::TaskManager;
 pub use workspace::{PathEscape, WorkspaceRoots};

@@ -20,6 +20,14 @@ pub const IMAGE_API_KEY_ENV: &str = "HOLON_IMAGE_API_KEY";
 pub const IMAGE_MODEL_ENV: &str = "HOLON_IMAGE_MODEL";
 /// The image model used when none is configured.
 pub const DEFAULT_IMAGE_MODEL: &str = "gpt-image-1";
+/// The environment variable (and `--xai-api-base`) of XSearch's provider address.
+pub const XAI_API_BASE_ENV: &str = "HOLON_XAI_API_BASE";
+/// The environment variable holding XSearch's provider API key.
+pub const XAI_API_KEY_ENV: &str = "HOLON_XAI_API_KEY";
+/// The environment variable (and `--xai-model`) of the model XSearch asks.
+pub const XAI_MODEL_ENV: &str = "HOLON_XAI_MODEL";
+/// The model XSearch asks when none is configured.
+pub const DEFAULT_XAI_MODEL: &str = "grok-4-1-fast";
 /// The folder under the state directory generated media go to by default.
 pub const MEDIA_DIR_NAME: &str = "media";
 
@@ -74,6 +82,33 @@ pub struct WebConfig {
     pub max_redirects: usize,
     /// The search providers; the first is the default.
     pub search_providers: Vec<SearchProvider>,
+    /// XSearch's provider: xAI's Responses API with its `x_search` tool.
+    pub x_search: XSearchConfig,
+}
+
+/// XSearch's provider: an xAI-compatible Responses API (`POST <api_base>/responses`)
+/// whose model searches X with the server-side `x_search` tool.
+#[derive(Debug, Clone)]
+pub struct XSearchConfig {
+    /// The API base, such as `https://api.x.ai/v1`. `None`: XSearch is not configured.
+    pub api_base: Option<String>,
+    /// The bearer token.
+    pub api_key: Option<ApiKey>,
+    /// The model to ask (default `grok-4-1-fast`).
+    pub model: String,
+    /// The time limit of one search (default 120 s: the model searches and reads).
+    pub timeout: Duration,
+}
+
+impl Default for XSearchConfig {
+    fn default() -> Self {
+        Self {
+            api_base: None,
+            api_key: None,
+            model: DEFAULT_XAI_MODEL.to_string(),
+            timeout: Duration::from_secs(120),
+        }
+    }
 }
 
 impl Default for WebConfig {
@@ -84,6 +119,7 @@ impl Default for WebConfig {
             max_response_bytes: 5 * 1024 * 1024,
             max_redirects: 5,
             search_providers: Vec::new(),
+            x_search: XSearchConfig::default(),
         }
     }
 }

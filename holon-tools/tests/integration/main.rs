@@ -31,3 +31,4 @@ mod web_search;
 mod work_items;
 mod workspace_bindings;
 mod worktrees;
+mod x_search;

@@ -5,13 +5,17 @@ use std::process::{Command, Output};
 use crate::local_http::{Reply, serve};
 use serde_json::{Value, json};
 
-const SETTINGS: [&str; 6] = [
+const SETTINGS: [&str; 10] = [
     "HOLON_SEARCH_URL",
     "HOLON_WEB_ALLOW_PRIVATE",
     "HOLON_IMAGE_API_BASE",
     "HOLON_IMAGE_API_KEY",
     "HOLON_IMAGE_MODEL",
     "HOLON_MEDIA_DIR",
+    "HOLON_XAI_API_BASE",
+    "HOLON_XAI_API_KEY",
+    "HOLON_XAI_MODEL",
+    "HOLON_CA_FILE",
 ];
 
 /// Runs `holon-tools` in a fresh workspace with only `env` of the settings set.

@@ -18,6 +18,7 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("GenerateImage", "it calls an external images API"),
     ("WebFetch", "it fetches from the network"),
     ("WebSearch", "it queries an external search provider"),
+    ("XSearch", "it asks an external xAI-compatible provider"),
 ];
 
 /// A 1x1 RGB PNG, for ViewImage.

@@ -1,12 +1,14 @@
-//! The web plane: fetch a page (WebFetch) and search the web (WebSearch). What comes
-//! back is external content, wrapped in markers that say so.
+//! The web plane: fetch a page (WebFetch), search the web (WebSearch) and posts on X
+//! (XSearch). What comes back is external content, wrapped in markers that say so.
 
 mod extract;
 mod web_fetch;
 mod web_search;
+mod x_search;
 
 pub use web_fetch::{ExtractMode, FetchedPage, WebFetchArgs};
 pub use web_search::{SearchHit, SearchResults, WebSearchArgs};
+pub use x_search::{XCitation, XSearchArgs, XSearchResults};
 
 /// The line that opens untrusted external content.
 pub const UNTRUSTED_BEGIN: &str = "<<<UNTRUSTED_EXTERNAL_CONTENT";
