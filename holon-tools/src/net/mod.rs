@@ -69,6 +69,14 @@ impl HttpRequest {
         self.headers.push((name, value.into()));
         self
     }
+
+    /// Adds `Authorization: Bearer <key>` when there is a key.
+    pub fn bearer(self, key: Option<&str>) -> Self {
+        match key {
+            Some(key) => self.header(header::AUTHORIZATION, format!("Bearer {key}")),
+            None => self,
+        }
+    }
 }
 
 /// A response, its body read up to the cap.
@@ -116,6 +124,24 @@ impl Drop for AbortOnDrop {
 }
 
 impl HttpClient {
+    /// A client for a provider the operator configured (a search or model API): its
+    /// address is the operator's choice, so it is not checked against the
+    /// private-address policy.
+    pub fn for_provider(
+        timeout: Duration,
+        max_body_bytes: usize,
+        max_redirects: usize,
+        tls: TlsTrust,
+    ) -> Self {
+        Self {
+            private_addresses: PrivateAddresses::Allow,
+            timeout,
+            max_body_bytes,
+            max_redirects,
+            tls,
+        }
+    }
+
     /// Sends `request`, following redirects, within the deadline.
     pub async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetError> {
         tokio::time::timeout(self.timeout, self.exchange(request))

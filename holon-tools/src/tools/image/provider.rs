@@ -2,10 +2,9 @@
 
 use base64::Engine as _;
 use holon_core::prelude::*;
-use hyper::header;
 use serde_json::{Value, json};
 
-use crate::net::{HttpClient, HttpRequest, NetError, PrivateAddresses, TlsTrust};
+use crate::net::{HttpClient, HttpRequest, NetError, TlsTrust};
 use crate::runtime::ImageConfig;
 use crate::runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
 
@@ -66,18 +65,9 @@ pub async fn generate(
             body[key] = json!(value);
         }
     }
-    let mut request = HttpRequest::post_json(&url, &body);
-    if let Some(key) = &config.api_key {
-        request = request.header(header::AUTHORIZATION, format!("Bearer {}", key.0));
-    }
-    let client = HttpClient {
-        // The provider is the operator's choice, so its address is not checked.
-        private_addresses: PrivateAddresses::Allow,
-        timeout: config.timeout,
-        max_body_bytes: MAX_RESPONSE_BYTES,
-        max_redirects: 0,
-        tls: tls.clone(),
-    };
+    let request = HttpRequest::post_json(&url, &body)
+        .bearer(config.api_key.as_ref().map(|key| key.0.as_str()));
+    let client = HttpClient::for_provider(config.timeout, MAX_RESPONSE_BYTES, 0, tls.clone());
     let response = client.send(request).await.map_err(net_error)?;
     if !(200..300).contains(&response.status) {
         return Err(status_error(response.status, &response.body));

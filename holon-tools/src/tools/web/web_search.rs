@@ -5,7 +5,7 @@ use hyper::header;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError, PrivateAddresses, form_encode};
+use crate::net::{HttpClient, HttpRequest, NetError, form_encode};
 use crate::runtime::services::SEARCH_URL_ENV;
 use crate::runtime::{Runtime, SearchProvider};
 
@@ -77,14 +77,12 @@ async fn web_search(
         provider.url,
         form_encode(args.query.trim())
     );
-    let client = HttpClient {
-        // The provider is the operator's choice, so its address is not checked.
-        private_addresses: PrivateAddresses::Allow,
-        timeout: rt.web().timeout,
-        max_body_bytes: rt.web().max_response_bytes,
-        max_redirects: 3,
-        tls: rt.tls().clone(),
-    };
+    let client = HttpClient::for_provider(
+        rt.web().timeout,
+        rt.web().max_response_bytes,
+        3,
+        rt.tls().clone(),
+    );
     let response = client
         .send(HttpRequest::get(url).header(header::ACCEPT, "application/json"))
         .await

@@ -2,11 +2,10 @@
 //! server-side `x_search` tool and answers with citations.
 
 use holon_core::prelude::*;
-use hyper::header;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError, PrivateAddresses};
+use crate::net::{HttpClient, HttpRequest, NetError};
 use crate::runtime::services::{XAI_API_BASE_ENV, XAI_API_KEY_ENV, XAI_MODEL_ENV};
 use crate::runtime::{Runtime, XSearchConfig};
 
@@ -88,18 +87,9 @@ async fn x_search(
     let config = &rt.web().x_search;
     let base = config.api_base.as_deref().ok_or_else(not_configured)?;
     let url = format!("{}/responses", base.trim_end_matches('/'));
-    let mut request = HttpRequest::post_json(&url, &request_body(config, &args));
-    if let Some(key) = &config.api_key {
-        request = request.header(header::AUTHORIZATION, format!("Bearer {}", key.0));
-    }
-    let client = HttpClient {
-        // The provider is the operator's choice, so its address is not checked.
-        private_addresses: PrivateAddresses::Allow,
-        timeout: config.timeout,
-        max_body_bytes: MAX_RESPONSE_BYTES,
-        max_redirects: 0,
-        tls: rt.tls().clone(),
-    };
+    let request = HttpRequest::post_json(&url, &request_body(config, &args))
+        .bearer(config.api_key.as_ref().map(|key| key.0.as_str()));
+    let client = HttpClient::for_provider(config.timeout, MAX_RESPONSE_BYTES, 0, rt.tls().clone());
     let response = client.send(request).await.map_err(net_error)?;
     if !(200..300).contains(&response.status) {
         return Err(status_error(response.status));
@@ -114,16 +104,13 @@ async fn x_search(
     let (text, citations) = read_answer(&value)?;
     let model = value["model"].as_str().unwrap_or(&config.model).to_string();
     let summary = format!("answer with {} citation(s) from {model}", citations.len());
-    let mut receipt = format!(
-        "X search for {:?} ({model})\n\n{}",
-        args.query,
-        wrap_untrusted("X, via the x_search provider", &text)
-    );
+    let answer = wrap_untrusted("X, via the x_search provider", &text);
+    let mut receipt = format!("X search for {:?} ({model})\n\n{answer}", args.query);
     for (index, citation) in citations.iter().enumerate() {
         receipt.push_str(&format!("\n[{}] {}", index + 1, citation.url));
     }
     Ok(ToolOutput::new(XSearchResults {
-        answer: wrap_untrusted("X, via the x_search provider", &text),
+        answer,
         citations,
         model,
     })

@@ -98,19 +98,7 @@ impl<'a> ChildWorktreePlan<'a> {
             .with_hint("an earlier runtime left it: delete the branch, or spawn with `workspace_mode: \"inherit\"`"));
         }
         let (execution_root_id, path) = fresh_location(&self.state, &self.dir, agent_id);
-        let path_text = path.to_string_lossy().into_owned();
-        git::git_ok(
-            &self.repo,
-            &[
-                "worktree",
-                "add",
-                "-b",
-                &branch,
-                &path_text,
-                &self.base_commit,
-            ],
-            "adding the agent's worktree",
-        )?;
+        git::add_worktree_on_new_branch(&self.repo, &path, &branch, &self.base_commit)?;
         Ok(WorktreeBinding {
             execution_root_id,
             workspace_id: self.workspace_id.clone(),

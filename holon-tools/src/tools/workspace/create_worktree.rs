@@ -179,18 +179,7 @@ fn create_worktree(
                     "adding the worktree",
                 )?;
             } else {
-                git::git_ok(
-                    &repo,
-                    &[
-                        "worktree",
-                        "add",
-                        "-b",
-                        &args.branch,
-                        &path_text,
-                        &base_commit,
-                    ],
-                    "adding the worktree",
-                )?;
+                git::add_worktree_on_new_branch(&repo, &path, &args.branch, &base_commit)?;
             }
             path.canonicalize().unwrap_or(path)
         }

@@ -59,6 +59,22 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<GitOutput, ToolError> {
     })
 }
 
+/// `git worktree add` of a new branch `branch` started at `start`, checked out at `path`.
+pub(crate) fn add_worktree_on_new_branch(
+    repo: &Path,
+    path: &Path,
+    branch: &str,
+    start: &str,
+) -> Result<(), ToolError> {
+    let path = path.to_string_lossy();
+    git_ok(
+        repo,
+        &["worktree", "add", "-b", branch, &path, start],
+        "adding the worktree",
+    )
+    .map(|_| ())
+}
+
 /// Runs a git command that must succeed; a failure is a `git_failed` error quoting git.
 pub(crate) fn git_ok(dir: &Path, args: &[&str], doing: &str) -> Result<String, ToolError> {
     let output = git(dir, args)?;
