@@ -27,6 +27,7 @@ pub use bindings::Bindings;
 pub use services::{
     ApiKey, ImageConfig, MediaDir, PrivateAddresses, SearchProvider, WebConfig, XSearchConfig,
 };
+pub(crate) use store::begin_write;
 pub use store::{ExecutionRecord, Store, StoreError};
 pub use tasks::TaskManager;
 pub use workspace::{PathEscape, WorkspaceRoots};

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde::Serialize;
 
 use super::migrations::MIGRATIONS;
@@ -104,6 +104,14 @@ impl ExecutionRecord {
     }
 }
 
+/// Begins a transaction that writes. It takes the write lock at once (IMMEDIATE) so
+/// that another connection on the same file (a second runtime, or a task's reaper
+/// reporting an exit) makes it wait for the busy timeout. A deferred transaction that
+/// reads first and then writes would fail at once with "database is locked" instead.
+pub(crate) fn begin_write(connection: &mut Connection) -> rusqlite::Result<Transaction<'_>> {
+    connection.transaction_with_behavior(TransactionBehavior::Immediate)
+}
+
 /// The runtime's durable state.
 pub struct Store {
     connection: Mutex<Connection>,
@@ -150,7 +158,7 @@ impl Store {
                 "applying migration {} ({})",
                 migration.version, migration.name
             );
-            let transaction = connection.transaction().map_err(sqlite(doing.clone()))?;
+            let transaction = begin_write(&mut connection).map_err(sqlite(doing.clone()))?;
             transaction
                 .execute_batch(migration.sql)
                 .map_err(sqlite(doing.clone()))?;

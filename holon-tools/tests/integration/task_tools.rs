@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::task_support::{alive, call, gone, runtime, text};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_tools::runtime::{Runtime, RuntimeConfig, STORE_FILE_NAME, Store};
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -333,6 +333,38 @@ async fn a_reopened_runtime_reports_lost_tasks_as_interrupted() {
     )
     .await;
     assert_eq!(sent["structured"]["accepted_input"], false);
+}
+
+#[tokio::test]
+async fn a_runtime_opens_while_another_connection_is_writing_its_store() {
+    // The reaper thread of a runtime just dropped may still be writing a task's exit
+    // when the next runtime opens the same store: opening waits for the lock instead
+    // of failing with "database is locked".
+    let workspace = tempfile::tempdir().unwrap();
+    let state = workspace.path().join("state");
+    let config = || {
+        let mut config = RuntimeConfig::new(workspace.path());
+        config.state_dir = Some(state.clone());
+        config
+    };
+    drop(Runtime::open(config()).unwrap());
+    let writer = Store::open(&state.join(STORE_FILE_NAME)).unwrap();
+    let (locked, is_locked) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        let connection = writer.connection();
+        connection
+            .execute_batch("BEGIN IMMEDIATE; UPDATE workspace_bindings SET path = path;")
+            .unwrap();
+        locked.send(()).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        connection.execute_batch("COMMIT").unwrap();
+    });
+    is_locked.recv().unwrap();
+    let runtime = Runtime::open(config());
+    holder.join().unwrap();
+    let runtime = runtime.unwrap();
+    let listed = call(&runtime, "ListTasks", json!({})).await;
+    assert_eq!(listed["structured"]["running_count"], 0, "{listed}");
 }
 
 #[tokio::test]

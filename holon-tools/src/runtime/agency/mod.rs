@@ -43,7 +43,7 @@ mod work_item_status;
 pub(crate) mod work_items;
 
 use holon_core::ToolError;
-use rusqlite::{Transaction, TransactionBehavior};
+use rusqlite::Transaction;
 
 pub use agents::{AgentProfile, AgentRecord, Lifecycle, ROOT_AGENT_ID};
 pub use errors::*;
@@ -74,9 +74,7 @@ pub(crate) fn write<T>(
     work: impl FnOnce(&Transaction<'_>) -> Result<T, ToolError>,
 ) -> Result<T, ToolError> {
     let mut conn = store.connection();
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(errors::store(doing))?;
+    let tx = crate::runtime::begin_write(&mut conn).map_err(errors::store(doing))?;
     let value = work(&tx)?;
     tx.commit().map_err(errors::store(doing))?;
     Ok(value)

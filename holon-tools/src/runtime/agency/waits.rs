@@ -6,7 +6,7 @@
 
 use holon_core::ToolError;
 use holon_core::prelude::*;
-use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::errors::{self, TASK_NOT_OWNED, TASK_OWNERSHIP_MISMATCH, UNKNOWN_TASK};
 use super::turns::{self, TurnState};
@@ -224,9 +224,7 @@ pub(crate) fn request(
     now_ms: i64,
 ) -> Result<WaitReport, ToolError> {
     let reason = errors::non_empty(request.reason, "reason", "reason")?;
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(errors::store("starting a wait"))?;
+    let tx = crate::runtime::begin_write(conn).map_err(errors::store("starting a wait"))?;
     let turn = turns::for_call(&tx, agent, now_ms)?;
     let work_item = resolve_work_item(&tx, agent, request)?;
     let revision = match work_item {

@@ -188,7 +188,7 @@ impl BindingsEdit<'_> {
         };
         {
             let mut connection = self.bindings.store.connection();
-            let transaction = connection.transaction().map_err(sqlite)?;
+            let transaction = crate::runtime::begin_write(&mut connection).map_err(sqlite)?;
             write(&transaction)?;
             transaction.commit().map_err(sqlite)?;
         }

@@ -97,7 +97,7 @@ pub(super) fn ensure_home(
 ) -> Result<(), StoreError> {
     const DOING: &str = "recording the home workspace";
     let home = path_text(home);
-    let transaction = connection.transaction().map_err(sqlite(DOING))?;
+    let transaction = crate::runtime::begin_write(connection).map_err(sqlite(DOING))?;
     let same_path: Option<String> = transaction
         .query_row(
             "SELECT workspace_id FROM workspace_bindings WHERE path = ?1 AND kind <> 'home'",

@@ -257,7 +257,7 @@ pub fn sync_root(store: &Store, root: &Path, skip: &[PathBuf]) -> Result<SyncSta
         .collect();
     if !changed.is_empty() || !touched.is_empty() || !gone.is_empty() {
         let mut connection = store.connection();
-        let transaction = connection.transaction().map_err(sqlite(DOING))?;
+        let transaction = crate::runtime::begin_write(&mut connection).map_err(sqlite(DOING))?;
         for id in &gone {
             remove_source(&transaction, *id)?;
         }
@@ -320,7 +320,7 @@ pub fn prune_unbound(store: &Store, bound: &[&Path]) -> Result<usize, StoreError
     if stale.is_empty() {
         return Ok(0);
     }
-    let transaction = connection.transaction().map_err(sqlite(DOING))?;
+    let transaction = crate::runtime::begin_write(&mut connection).map_err(sqlite(DOING))?;
     for id in &stale {
         remove_source(&transaction, *id)?;
     }

@@ -79,8 +79,7 @@ impl Runtime {
         }
         let now = now_ms();
         let mut connection = self.store().connection();
-        let transaction = connection
-            .transaction()
+        let transaction = crate::runtime::begin_write(&mut connection)
             .map_err(|e| NoteError::Store(sqlite(DOING)(e)))?;
         transaction
             .execute(
@@ -111,7 +110,7 @@ impl Runtime {
     pub fn delete_memory_note(&self, note_id: &str) -> Result<bool, StoreError> {
         const DOING: &str = "deleting a memory note";
         let mut connection = self.store().connection();
-        let transaction = connection.transaction().map_err(sqlite(DOING))?;
+        let transaction = crate::runtime::begin_write(&mut connection).map_err(sqlite(DOING))?;
         let deleted = transaction
             .execute("DELETE FROM memory_notes WHERE note_id = ?1", [note_id])
             .map_err(sqlite(DOING))?;
