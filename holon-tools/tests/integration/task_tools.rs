@@ -286,11 +286,7 @@ async fn task_output_waits_reports_timeouts_and_reads_incrementally() {
 async fn a_reopened_runtime_reports_lost_tasks_as_interrupted() {
     let workspace = tempfile::tempdir().unwrap();
     let state = workspace.path().join("state");
-    let config = || {
-        let mut config = RuntimeConfig::new(workspace.path());
-        config.state_dir = Some(state.clone());
-        config
-    };
+    let config = || config_with_state_dir(workspace.path(), &state);
     let first = Runtime::open(config()).unwrap();
     let started = call(
         &first,
@@ -342,11 +338,7 @@ async fn a_runtime_opens_while_another_connection_is_writing_its_store() {
     // of failing with "database is locked".
     let workspace = tempfile::tempdir().unwrap();
     let state = workspace.path().join("state");
-    let config = || {
-        let mut config = RuntimeConfig::new(workspace.path());
-        config.state_dir = Some(state.clone());
-        config
-    };
+    let config = || config_with_state_dir(workspace.path(), &state);
     drop(Runtime::open(config()).unwrap());
     let writer = Store::open(&state.join(STORE_FILE_NAME)).unwrap();
     let (locked, is_locked) = std::sync::mpsc::channel();
@@ -414,4 +406,12 @@ async fn the_logs_of_old_tasks_are_removed_at_start_and_their_records_stay() {
     let output = call(&runtime, "TaskOutput", json!({"task_id": task_id})).await;
     assert_eq!(output["error"]["kind"], "task_logs_removed", "{output}");
     assert!(text(&output["error"]["recovery_hint"]).contains("TaskStatus"));
+}
+
+/// A runtime on `workspace` that keeps its store and logs in `state`, so that several
+/// runtimes can open the same ones in turn.
+fn config_with_state_dir(workspace: &Path, state: &Path) -> RuntimeConfig {
+    let mut config = RuntimeConfig::new(workspace);
+    config.state_dir = Some(state.to_path_buf());
+    config
 }
