@@ -9,6 +9,9 @@ use serde::Serialize;
 
 use super::migrations::MIGRATIONS;
 
+/// How long a statement waits for another connection's write lock before it fails.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Why the store could not be opened or used.
 #[derive(Debug)]
 pub enum StoreError {
@@ -34,7 +37,17 @@ impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Sqlite { doing, source } => {
-                write!(f, "the state store failed while {doing}: {source}")
+                write!(f, "the state store failed while {doing}: {source}")?;
+                if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+                    write!(
+                        f,
+                        "; another process (such as a second holon-tools on the same state \
+                         directory) held it for more than {} s: let it finish, or give this \
+                         one its own --state-dir",
+                        BUSY_TIMEOUT.as_secs()
+                    )?;
+                }
+                Ok(())
             }
             Self::TooNew { path, found, known } => write!(
                 f,
@@ -126,7 +139,7 @@ impl Store {
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(sqlite("enabling WAL"))?;
         connection
-            .busy_timeout(std::time::Duration::from_secs(5))
+            .busy_timeout(BUSY_TIMEOUT)
             .map_err(sqlite("setting the busy timeout"))?;
         Self::migrated(connection, path)
     }
@@ -272,6 +285,20 @@ mod tests {
         };
         store.record_execution(&record).unwrap();
         assert_eq!(store.recent_executions(10).unwrap(), vec![record]);
+    }
+
+    #[test]
+    fn a_busy_store_says_who_may_hold_it_and_what_to_do() {
+        let busy = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        );
+        let message = sqlite("recording the home workspace")(busy).to_string();
+        assert!(message.contains("database is locked"), "{message}");
+        assert!(message.contains("--state-dir"), "{message}");
+        let other = rusqlite::Error::QueryReturnedNoRows;
+        let message = sqlite("reading")(other).to_string();
+        assert!(!message.contains("--state-dir"), "{message}");
     }
 
     #[test]
