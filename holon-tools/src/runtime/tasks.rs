@@ -9,6 +9,7 @@
 //! children), and dropping a runtime kills the process groups of its running tasks and
 //! marks them the same way.
 
+mod group;
 mod logs;
 mod process;
 mod records;

@@ -94,6 +94,65 @@ async fn task_stop_kills_what_an_ended_task_left_running() {
 }
 
 #[tokio::test]
+async fn jobs_left_running_with_their_output_redirected_are_found_by_their_group() {
+    let (runtime, _workspace) = runtime();
+    let pid_of = |envelope: &Value| -> u64 {
+        let stdout = text(&envelope["structured"]["output_preview"]["stdout"]);
+        stdout
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{envelope}"))
+    };
+    let redirected = json!({"cmd": "sleep 300 > /dev/null 2>&1 & echo $!"});
+    let done = call(&runtime, "ExecCommand", redirected.clone()).await;
+    assert_eq!(done["structured"]["disposition"], "completed", "{done}");
+    let job = pid_of(&done);
+    assert!(alive(job));
+    assert!(
+        text(&done["structured"]["hint"]).contains("TaskStop"),
+        "the result says a job was left running: {done}"
+    );
+    let task_id = done["structured"]["task_handle"]["task_id"].clone();
+    let stopped = call(&runtime, "TaskStop", json!({"task_id": task_id})).await;
+    assert_eq!(stopped["structured"]["stopped"], true, "{stopped}");
+    assert!(gone(job));
+    let again = call(&runtime, "TaskStop", json!({"task_id": task_id})).await;
+    assert_eq!(
+        again["structured"]["stopped"], false,
+        "nothing is left: {again}"
+    );
+
+    // A job that left the group on purpose (its own session, field 6 of its stat,
+    // which the command waits for) is not the task's.
+    let detached = call(
+        &runtime,
+        "ExecCommand",
+        json!({"cmd": "setsid sleep 300 > /dev/null 2>&1 < /dev/null & d=$!; \
+                       until [ \"$(cut -d' ' -f6 /proc/$d/stat)\" = \"$d\" ]; do sleep 0.01; done; \
+                       echo $d"}),
+    )
+    .await;
+    let daemon = pid_of(&detached);
+    assert!(detached["structured"]["hint"].is_null(), "{detached}");
+    assert!(
+        detached["structured"]["task_handle"].is_null(),
+        "{detached}"
+    );
+
+    // A runtime that goes away ends the jobs its tasks left in their groups.
+    let left = pid_of(&call(&runtime, "ExecCommand", redirected).await);
+    drop(runtime);
+    assert!(gone(left), "the runtime's leftovers end with it");
+    assert!(
+        alive(daemon),
+        "a process in its own session is not the runtime's"
+    );
+    let _ = std::process::Command::new("kill")
+        .arg(daemon.to_string())
+        .status();
+}
+
+#[tokio::test]
 async fn yield_zero_promotes_at_once_and_duplicates_are_reused() {
     let (runtime, _workspace) = runtime();
     let input = json!({"cmd": "sleep 300", "yield_time_ms": 0});

@@ -14,6 +14,7 @@ use std::sync::mpsc::{Sender, channel};
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 
+use super::group;
 use super::task::{ExitDetails, Task};
 use super::{LaunchSpec, TaskError};
 use crate::runtime::Store;
@@ -49,6 +50,21 @@ pub(super) enum Signal {
     Term,
     /// SIGKILL: ends it.
     Kill,
+}
+
+/// Waits until `child` has exited, leaving it unreaped.
+fn wait_exited(child: &Child) {
+    let Some(pid) = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return;
+    };
+    let options = rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOWAIT;
+    // Interrupted: wait again. Any other error: the reaping wait that follows reports it.
+    while let Err(rustix::io::Errno::INTR) =
+        rustix::process::waitid(rustix::process::WaitId::Pid(pid), options)
+    {}
 }
 
 /// Sends `signal` to the process group `pgid`. A group with no member left is not an
@@ -226,8 +242,12 @@ fn pump((mut from, mut to, task): PumpJob) {
     task.on_stream_closed();
 }
 
-/// Waits for the process and reports how it ended; the wait reaps it.
+/// Waits for the process and reports how it ended; the wait reaps it. Before that,
+/// while the exited leader is a zombie that keeps its pid (the group's id) from being
+/// reused, it records what the leader left running in its group.
 fn reap((mut child, task, store): ReapJob) {
+    wait_exited(&child);
+    task.on_leader_exited(group::members(child.id()));
     let status = loop {
         match child.wait() {
             Ok(status) => break Some(status),

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use portable_pty::MasterPty;
 use tokio::sync::watch;
 
+use super::group::Member;
 use super::logs::{self, OutputPreview};
 use super::process::{Spawned, Workers};
 use super::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskState, lock, records};
@@ -75,6 +76,8 @@ struct Live {
     exit: Option<ExitDetails>,
     stop: Option<StopCause>,
     open_streams: usize,
+    /// The processes the leader left in its group when it exited.
+    leftovers: Vec<Member>,
     /// Whether the ending is in the store (the task can be read from there).
     recorded: bool,
     ended_at_ms: Option<u64>,
@@ -125,6 +128,7 @@ impl Task {
                 exit: None,
                 stop: None,
                 open_streams: outputs.len(),
+                leftovers: Vec::new(),
                 recorded: false,
                 ended_at_ms: None,
                 ran_for: None,
@@ -252,6 +256,12 @@ impl Task {
             live.open_streams = live.open_streams.saturating_sub(1);
         }
         self.bump();
+    }
+
+    /// Called by the reaper when the leader has exited, before it is reaped: what it
+    /// left running in its group.
+    pub(super) fn on_leader_exited(&self, leftovers: Vec<Member>) {
+        lock(&self.live).leftovers = leftovers;
     }
 
     /// Called by the reaper once the process is reaped.

@@ -129,7 +129,8 @@ pub struct ExecCommandResult {
     pub signal: Option<i32>,
     /// Its stdout and stderr, cut to `max_output_tokens`, when it completed.
     pub output_preview: Option<OutputPreview>,
-    /// The background task, when it was promoted or already running.
+    /// The background task, when it was promoted or already running, or when the
+    /// command ended but left processes running in its group (TaskStop ends them).
     pub task_handle: Option<TaskHandle>,
     /// What it printed before it was promoted, cut to `max_output_tokens`.
     pub initial_output_preview: Option<OutputPreview>,
@@ -238,9 +239,11 @@ fn completed(task: &Task, budget: usize) -> ToolOutput<ExecCommandResult> {
     let mut result = base(task, Disposition::Completed);
     result.output_preview = Some(task.preview(budget));
     if task.has_leftovers() {
+        result.task_handle = Some(TaskHandle::of(task));
         result.hint = Some(format!(
-            "the command exited but left processes running that still hold its output \
-             (background jobs); they belong to task {id}: TaskStop with this id ends them",
+            "the command exited but left processes running in its process group \
+             (background jobs); they belong to task {id}: TaskStop with this id ends them, \
+             and they end with the runtime (start a job with `setsid` to keep it apart)",
             id = task.id()
         ));
     }

@@ -7,6 +7,7 @@ use tokio::sync::watch;
 
 use super::{ExitDetails, SHUTDOWN_REASON, StopCause, Task, now_ms};
 use crate::runtime::Store;
+use crate::runtime::tasks::group;
 use crate::runtime::tasks::process::{self, Signal};
 use crate::runtime::tasks::{TaskKind, TaskState, lock, records};
 
@@ -121,10 +122,20 @@ impl Task {
     }
 
     /// Whether the leader has ended but processes it started (background jobs of the
-    /// shell) still hold its output open: they are still in its process group.
+    /// shell) still run in its process group: holding its output open, or among the
+    /// members recorded when it exited (jobs that redirected their output).
     pub fn has_leftovers(&self) -> bool {
-        let live = lock(&self.live);
-        live.exit.is_some() && live.open_streams > 0
+        let leftovers = {
+            let live = lock(&self.live);
+            if live.exit.is_none() {
+                return false;
+            }
+            if live.open_streams > 0 {
+                return true;
+            }
+            live.leftovers.clone()
+        };
+        group::still_running(self.pid, &leftovers)
     }
 
     /// Kills what the ended leader left running in its process group; whether there
@@ -135,6 +146,11 @@ impl Task {
         }
         process::signal_group(self.pid, Signal::Kill);
         self.wait_drained(KILL_WAIT).await;
+        let leftovers = lock(&self.live).leftovers.clone();
+        let deadline = tokio::time::Instant::now() + KILL_WAIT;
+        while group::still_running(self.pid, &leftovers) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         true
     }
 
@@ -142,15 +158,18 @@ impl Task {
     /// (the reaper may not get to run before the program exits). A task whose leader
     /// ended has its leftovers killed.
     pub(in crate::runtime::tasks) fn shut_down(&self, store: &Store) {
-        {
+        let ended = {
             let mut live = lock(&self.live);
-            if live.exit.is_some() {
-                if live.open_streams > 0 {
-                    process::signal_group(self.pid, Signal::Kill);
-                }
-                return;
+            if live.exit.is_none() {
+                live.stop.get_or_insert(StopCause::Shutdown);
             }
-            live.stop.get_or_insert(StopCause::Shutdown);
+            live.exit.is_some()
+        };
+        if ended {
+            if self.has_leftovers() {
+                process::signal_group(self.pid, Signal::Kill);
+            }
+            return;
         }
         process::signal_group(self.pid, Signal::Kill);
         let record = records::Ending {
