@@ -119,10 +119,7 @@ mod tests {
             "another process with that pid"
         );
         assert!(!still_running(pgid + 1, &found), "another group");
-        let _ = rustix::process::kill_process_group(
-            rustix::process::Pid::from_raw(pgid as i32).unwrap(),
-            rustix::process::Signal::KILL,
-        );
+        super::super::process::signal_group(pgid, super::super::process::Signal::Kill);
         leader.wait().unwrap();
         while still_running(pgid, &found) && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(10));

@@ -52,12 +52,16 @@ pub(super) enum Signal {
     Kill,
 }
 
-/// Waits until `child` has exited, leaving it unreaped.
-fn wait_exited(child: &Child) {
-    let Some(pid) = i32::try_from(child.id())
+/// `pid` as the system's type; none for 0 or a number out of its range.
+fn os_pid(pid: u32) -> Option<rustix::process::Pid> {
+    i32::try_from(pid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
-    else {
+}
+
+/// Waits until `child` has exited, leaving it unreaped.
+fn wait_exited(child: &Child) {
+    let Some(pid) = os_pid(child.id()) else {
         return;
     };
     let options = rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOWAIT;
@@ -70,10 +74,7 @@ fn wait_exited(child: &Child) {
 /// Sends `signal` to the process group `pgid`. A group with no member left is not an
 /// error: there is nothing more to end.
 pub(super) fn signal_group(pgid: u32, signal: Signal) {
-    let Some(pid) = i32::try_from(pgid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    else {
+    let Some(pid) = os_pid(pgid) else {
         return;
     };
     let signal = match signal {
