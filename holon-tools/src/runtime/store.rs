@@ -135,12 +135,13 @@ impl Store {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let connection =
             Connection::open(path).map_err(sqlite(format!("opening {}", path.display())))?;
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(sqlite("enabling WAL"))?;
+        // The timeout first: switching to WAL takes a lock another process may hold.
         connection
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(sqlite("setting the busy timeout"))?;
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite("enabling WAL"))?;
         Self::migrated(connection, path)
     }
 
@@ -155,7 +156,12 @@ impl Store {
         connection
             .pragma_update(None, "foreign_keys", "ON")
             .map_err(sqlite("enabling foreign keys"))?;
-        let found: i64 = connection
+        // The version is read under the write lock, and every pending migration applied
+        // in that one transaction: two processes opening a new store at once cannot
+        // both apply a migration, and a failed one leaves the store as it was.
+        const DOING: &str = "migrating the schema";
+        let transaction = begin_write(&mut connection).map_err(sqlite(DOING))?;
+        let found: i64 = transaction
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .map_err(sqlite("reading the schema version"))?;
         let known = MIGRATIONS.last().map_or(0, |m| m.version);
@@ -171,15 +177,14 @@ impl Store {
                 "applying migration {} ({})",
                 migration.version, migration.name
             );
-            let transaction = begin_write(&mut connection).map_err(sqlite(doing.clone()))?;
             transaction
                 .execute_batch(migration.sql)
                 .map_err(sqlite(doing.clone()))?;
             transaction
                 .pragma_update(None, "user_version", migration.version)
-                .map_err(sqlite(doing.clone()))?;
-            transaction.commit().map_err(sqlite(doing))?;
+                .map_err(sqlite(doing))?;
         }
+        transaction.commit().map_err(sqlite(DOING))?;
         Ok(Self {
             connection: Mutex::new(connection),
         })
@@ -285,6 +290,25 @@ mod tests {
         };
         store.record_execution(&record).unwrap();
         assert_eq!(store.recent_executions(10).unwrap(), vec![record]);
+    }
+
+    #[test]
+    fn processes_opening_a_new_store_at_once_migrate_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite3");
+        let start = std::sync::Barrier::new(6);
+        let versions: Vec<i64> = std::thread::scope(|scope| {
+            let openers: Vec<_> = (0..6)
+                .map(|_| {
+                    scope.spawn(|| {
+                        start.wait();
+                        Store::open(&path).unwrap().schema_version().unwrap()
+                    })
+                })
+                .collect();
+            openers.into_iter().map(|o| o.join().unwrap()).collect()
+        });
+        assert_eq!(versions, vec![MIGRATIONS.len() as i64; 6]);
     }
 
     #[test]
