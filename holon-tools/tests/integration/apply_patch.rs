@@ -218,3 +218,25 @@ async fn loose_matching_keeps_line_endings() {
     assert_eq!(envelope["status"], "success", "{envelope}");
     assert_eq!(read(dir.path(), "win.txt"), "a\r\nB\r\nc\r\n");
 }
+
+#[tokio::test]
+async fn rewriting_every_line_of_a_big_file_counts_every_line() {
+    // Big enough that the bounded diff behind the counts gives up on the smallest edit
+    // (it would take time quadratic in the size); the counts stay exact.
+    const LINES: usize = 5_000;
+    let (dir, runtime) = workspace();
+    let before: String = (0..LINES).map(|i| format!("old {i}\n")).collect();
+    std::fs::write(dir.path().join("big.txt"), &before).unwrap();
+    let removed: String = (0..LINES).map(|i| format!("-old {i}\n")).collect();
+    let added: String = (0..LINES).map(|i| format!("+new {i}\n")).collect();
+    let patch =
+        format!("*** Begin Patch\n*** Update File: big.txt\n@@\n{removed}{added}*** End Patch\n");
+    let envelope = freeform(&runtime, &patch).await;
+    let file = &envelope["structured"]["files"][0];
+    assert_eq!(file["lines_added"], LINES, "{file}");
+    assert_eq!(file["lines_removed"], LINES, "{file}");
+    let after: String = (0..LINES).map(|i| format!("new {i}\n")).collect();
+    assert_eq!(read(dir.path(), "big.txt"), after);
+    let preview = envelope["structured"]["diff_preview"].as_str().unwrap();
+    assert!(preview.contains("-old 0") && preview.contains("more diff line(s) not shown"));
+}

@@ -15,6 +15,11 @@ use apply::{ApplyError, Outcome};
 /// Lines of diff shown in the result, at most.
 const PREVIEW_LINES: usize = 60;
 
+/// How long the diff of one file may search for the smallest edit. Past it, the diff
+/// settles for a larger one that is still exact: without a bound, a patch rewriting a
+/// big file costs time quadratic in its size (20,000 lines: 4 s; 100,000: minutes).
+const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Arguments of ApplyPatch.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
 #[serde(deny_unknown_fields)]
@@ -94,8 +99,9 @@ fn apply_patch(rt: &Runtime, args: ApplyPatchArgs) -> Result<ToolOutput<PatchApp
         .with_hint("send a unified diff, or a patch between `*** Begin Patch` and `*** End Patch` as the tool description shows")
     })?;
     let outcomes = apply::apply(&rt.workspace_roots(), &changes).map_err(apply_error)?;
-    let files: Vec<ChangedFile> = outcomes.iter().map(changed_file).collect();
-    let diff_preview = preview(&outcomes);
+    let diffs: Vec<FileDiff<'_>> = outcomes.iter().map(FileDiff::of).collect();
+    let files: Vec<ChangedFile> = diffs.iter().map(changed_file).collect();
+    let diff_preview = preview(&diffs);
     let receipt = receipt(&files, &diff_preview);
     Ok(ToolOutput::new(PatchApplied {
         files,
@@ -109,24 +115,40 @@ fn display(path: &std::path::Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn counts(outcome: &Outcome) -> (usize, usize) {
-    let before = outcome.before.as_deref().unwrap_or("");
-    let after = outcome.after.as_deref().unwrap_or("");
-    let diff = TextDiff::from_lines(before, after);
-    let mut added = 0;
-    let mut removed = 0;
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Insert => added += 1,
-            similar::ChangeTag::Delete => removed += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
-    (added, removed)
+/// One changed file and the line diff of its content, made once for its counts and
+/// its preview.
+struct FileDiff<'a> {
+    outcome: &'a Outcome,
+    lines: TextDiff<'a, 'a, 'a, str>,
 }
 
-fn changed_file(outcome: &Outcome) -> ChangedFile {
-    let (lines_added, lines_removed) = counts(outcome);
+impl<'a> FileDiff<'a> {
+    fn of(outcome: &'a Outcome) -> Self {
+        let lines = TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(
+            outcome.before.as_deref().unwrap_or(""),
+            outcome.after.as_deref().unwrap_or(""),
+        );
+        Self { outcome, lines }
+    }
+
+    /// Lines added, lines removed.
+    fn counts(&self) -> (usize, usize) {
+        let mut added = 0;
+        let mut removed = 0;
+        for change in self.lines.iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Insert => added += 1,
+                similar::ChangeTag::Delete => removed += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        (added, removed)
+    }
+}
+
+fn changed_file(diff: &FileDiff<'_>) -> ChangedFile {
+    let outcome = diff.outcome;
+    let (lines_added, lines_removed) = diff.counts();
     ChangedFile {
         action: outcome.change.to_string(),
         path: display(&outcome.path),
@@ -137,19 +159,17 @@ fn changed_file(outcome: &Outcome) -> ChangedFile {
     }
 }
 
-fn preview(outcomes: &[Outcome]) -> String {
+fn preview<'a>(diffs: &'a [FileDiff<'a>]) -> String {
     let mut lines = Vec::new();
-    for outcome in outcomes {
+    for diff in diffs {
+        let outcome = diff.outcome;
         let old_name = format!("a/{}", display(&outcome.path));
         let new_name = format!(
             "b/{}",
             display(outcome.moved_to.as_deref().unwrap_or(&outcome.path))
         );
-        let diff = TextDiff::from_lines(
-            outcome.before.as_deref().unwrap_or(""),
-            outcome.after.as_deref().unwrap_or(""),
-        );
         let text = diff
+            .lines
             .unified_diff()
             .context_radius(1)
             .header(&old_name, &new_name)
