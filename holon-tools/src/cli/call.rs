@@ -19,17 +19,29 @@ pub(crate) async fn call(
     input: Option<&str>,
     json: bool,
 ) -> ExitCode {
-    let input = match input {
-        None => Value::Object(serde_json::Map::new()),
-        Some(text) => match serde_json::from_str(text) {
-            Ok(value) => value,
-            Err(error) => {
-                eprintln!(
-                    "holon-tools: the input is not valid JSON ({error}); pass an object such as '{{\"duration_ms\": 10}}'"
-                );
+    let from_stdin;
+    let text = match input {
+        None => "{}",
+        // `-`: an input too long for a command line (a big patch) comes on stdin.
+        Some("-") => {
+            let mut text = String::new();
+            if let Err(error) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                eprintln!("holon-tools: cannot read the input from stdin: {error}");
                 return ExitCode::from(EXIT_TOOL_ERROR);
             }
-        },
+            from_stdin = text;
+            &from_stdin
+        }
+        Some(text) => text,
+    };
+    let input: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(error) => {
+            eprintln!(
+                "holon-tools: the input is not valid JSON ({error}); pass an object such as '{{\"duration_ms\": 10}}', or `-` and the JSON on stdin"
+            );
+            return ExitCode::from(EXIT_TOOL_ERROR);
+        }
     };
     let result = runtime.dispatch(policy, ToolCall::new(name, input)).await;
     if json {

@@ -87,7 +87,8 @@ pub enum Command {
     Call {
         /// Tool name (or alias).
         name: String,
-        /// The input: a JSON object (or a JSON string for a freeform tool) [default: {}].
+        /// The input: a JSON object (or a JSON string for a freeform tool), or `-` to
+        /// read it from stdin (for an input too long for a command line) [default: {}].
         input: Option<String>,
         /// Print the whole result envelope as JSON instead of the receipt.
         #[arg(long)]

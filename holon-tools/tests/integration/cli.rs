@@ -91,6 +91,31 @@ fn call_prints_the_receipt_and_exits_by_outcome() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("not valid JSON"));
 
+    // `-`: the input on stdin, here one longer than a command line may be.
+    let with_stdin = |text: String| {
+        let mut child = holon_command(dir.path())
+            .args(["call", "ApplyPatch", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(child.stdin.as_mut().unwrap(), text.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let added: String = (0..40_000).map(|i| format!("+line {i}\n")).collect();
+    let patch = format!("*** Begin Patch\n*** Add File: long.txt\n{added}*** End Patch\n");
+    let output = with_stdin(serde_json::to_string(&patch).unwrap());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("add long.txt (+40000 -0)"),
+        "{}",
+        stdout(&output)
+    );
+    let output = with_stdin("{not json".to_string());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("on stdin"), "{}", stderr(&output));
+
     let output = holon(dir.path(), &["call", "Sleep", "{}", "--families", "web"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stdout(&output).contains("family_not_allowed"));
