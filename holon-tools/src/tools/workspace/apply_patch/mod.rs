@@ -15,7 +15,7 @@ use apply::{ApplyError, Outcome};
 /// Lines of diff shown in the result, at most.
 const PREVIEW_LINES: usize = 60;
 
-/// How long the diff of one file may search for the smallest edit. Past it, the diff
+/// How long the diffs of one patch may search for the smallest edits. Past it, a diff
 /// settles for a larger one that is still exact: without a bound, a patch rewriting a
 /// big file costs time quadratic in its size (20,000 lines: 4 s; 100,000: minutes).
 const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(250);
@@ -99,7 +99,11 @@ fn apply_patch(rt: &Runtime, args: ApplyPatchArgs) -> Result<ToolOutput<PatchApp
         .with_hint("send a unified diff, or a patch between `*** Begin Patch` and `*** End Patch` as the tool description shows")
     })?;
     let outcomes = apply::apply(&rt.workspace_roots(), &changes).map_err(apply_error)?;
-    let diffs: Vec<FileDiff<'_>> = outcomes.iter().map(FileDiff::of).collect();
+    let deadline = std::time::Instant::now() + DIFF_DEADLINE;
+    let diffs: Vec<FileDiff<'_>> = outcomes
+        .iter()
+        .map(|outcome| FileDiff::of(outcome, deadline))
+        .collect();
     let files: Vec<ChangedFile> = diffs.iter().map(changed_file).collect();
     let diff_preview = preview(&diffs);
     let receipt = receipt(&files, &diff_preview);
@@ -123,8 +127,8 @@ struct FileDiff<'a> {
 }
 
 impl<'a> FileDiff<'a> {
-    fn of(outcome: &'a Outcome) -> Self {
-        let lines = TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(
+    fn of(outcome: &'a Outcome, deadline: std::time::Instant) -> Self {
+        let lines = TextDiff::configure().deadline(deadline).diff_lines(
             outcome.before.as_deref().unwrap_or(""),
             outcome.after.as_deref().unwrap_or(""),
         );
