@@ -19,22 +19,19 @@ pub(crate) async fn call(
     input: Option<&str>,
     json: bool,
 ) -> ExitCode {
-    let from_stdin;
     let text = match input {
-        None => "{}",
+        None => "{}".into(),
         // `-`: an input too long for a command line (a big patch) comes on stdin.
-        Some("-") => {
-            let mut text = String::new();
-            if let Err(error) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+        Some("-") => match std::io::read_to_string(std::io::stdin()) {
+            Ok(text) => std::borrow::Cow::Owned(text),
+            Err(error) => {
                 eprintln!("holon-tools: cannot read the input from stdin: {error}");
                 return ExitCode::from(EXIT_TOOL_ERROR);
             }
-            from_stdin = text;
-            &from_stdin
-        }
-        Some(text) => text,
+        },
+        Some(text) => text.into(),
     };
-    let input: Value = match serde_json::from_str(text) {
+    let input: Value = match serde_json::from_str(&text) {
         Ok(value) => value,
         Err(error) => {
             eprintln!(

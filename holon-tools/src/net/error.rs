@@ -3,6 +3,8 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
+use holon_core::{ToolError, ToolErrorKind};
+
 /// Why a request failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NetError {
@@ -115,3 +117,24 @@ impl std::fmt::Display for NetError {
 }
 
 impl std::error::Error for NetError {}
+
+/// The hint for a provider that answered 429.
+pub const RATE_LIMITED_HINT: &str = "the provider is rate limiting; wait and try again";
+
+/// The error of a provider (search, images, XSearch) that answered HTTP `status`: the
+/// status in its details, and retryable when the provider is busy or failing (429, 5xx).
+pub fn provider_status_error(
+    kind: ToolErrorKind,
+    message: String,
+    status: u16,
+    hint: impl Into<String>,
+) -> ToolError {
+    let error = ToolError::new(kind, message)
+        .with_details(serde_json::json!({ "status": status }))
+        .with_hint(hint);
+    if status == 429 || status >= 500 {
+        error.retryable()
+    } else {
+        error
+    }
+}

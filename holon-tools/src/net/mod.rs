@@ -23,7 +23,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 pub use address::{PrivateAddresses, non_public_reason};
-pub use error::NetError;
+pub use error::{NetError, RATE_LIMITED_HINT, provider_status_error};
 pub use target::{Scheme, Target, form_encode};
 pub use tls::TlsTrust;
 

@@ -4,7 +4,9 @@ use base64::Engine as _;
 use holon_core::prelude::*;
 use serde_json::{Value, json};
 
-use crate::net::{HttpClient, HttpRequest, NetError, TlsTrust};
+use crate::net::{
+    HttpClient, HttpRequest, NetError, RATE_LIMITED_HINT, TlsTrust, provider_status_error,
+};
 use crate::runtime::ImageConfig;
 use crate::runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
 
@@ -173,18 +175,13 @@ fn status_error(status: u16, body: &[u8]) -> ToolError {
         400 | 422 => {
             "the provider refused the request; change the prompt or the options".to_string()
         }
-        429 => "the provider is rate limiting; wait and try again".to_string(),
+        429 => RATE_LIMITED_HINT.to_string(),
         _ => "try again later".to_string(),
     };
-    let error = ToolError::new(
+    provider_status_error(
         kind("image_provider_error"),
         format!("the image provider answered HTTP {status}: {detail}"),
+        status,
+        hint,
     )
-    .with_details(json!({ "status": status }))
-    .with_hint(hint);
-    if status == 429 || status >= 500 {
-        error.retryable()
-    } else {
-        error
-    }
 }

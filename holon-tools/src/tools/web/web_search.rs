@@ -5,7 +5,9 @@ use hyper::header;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError, form_encode};
+use crate::net::{
+    HttpClient, HttpRequest, NetError, RATE_LIMITED_HINT, form_encode, provider_status_error,
+};
 use crate::runtime::services::SEARCH_URL_ENV;
 use crate::runtime::{Runtime, SearchProvider};
 
@@ -187,20 +189,15 @@ fn status_error(provider: &str, status: u16) -> ToolError {
         403 => {
             "SearXNG answers 403 when the json format is off; the operator must add `json` to search.formats in its settings.yml"
         }
-        429 => "the provider is rate limiting; wait and try again",
+        429 => RATE_LIMITED_HINT,
         _ => "try again later, or another provider",
     };
-    let error = ToolError::new(
+    provider_status_error(
         ToolErrorKind::new("search_provider_error"),
         format!("the search provider `{provider}` answered HTTP {status}"),
+        status,
+        hint,
     )
-    .with_details(json!({ "status": status }))
-    .with_hint(hint);
-    if status == 429 || status >= 500 {
-        error.retryable()
-    } else {
-        error
-    }
 }
 
 fn net_error(provider: &str, error: NetError) -> ToolError {

@@ -5,7 +5,7 @@ use holon_core::prelude::*;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError};
+use crate::net::{HttpClient, HttpRequest, NetError, RATE_LIMITED_HINT, provider_status_error};
 use crate::runtime::services::{XAI_API_BASE_ENV, XAI_API_KEY_ENV, XAI_MODEL_ENV};
 use crate::runtime::{Runtime, XSearchConfig};
 
@@ -268,20 +268,15 @@ fn status_error(status: u16) -> ToolError {
         401 | 403 => {
             "the provider refused the API key; ask the operator to check HOLON_XAI_API_KEY"
         }
-        429 => "the provider is rate limiting; wait and try again",
+        429 => RATE_LIMITED_HINT,
         _ => "try again later",
     };
-    let error = ToolError::new(
+    provider_status_error(
         ToolErrorKind::new("x_search_provider_error"),
         format!("the XSearch provider answered HTTP {status}"),
+        status,
+        hint,
     )
-    .with_details(json!({ "status": status }))
-    .with_hint(hint);
-    if status == 429 || status >= 500 {
-        error.retryable()
-    } else {
-        error
-    }
 }
 
 fn net_error(error: NetError) -> ToolError {
