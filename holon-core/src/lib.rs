@@ -71,15 +71,12 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
-mod catalog;
 mod context;
 mod dispatch;
 mod error;
-pub mod export;
 mod family;
 mod grammar;
 mod hints;
-pub mod lint;
 mod meta;
 mod output;
 mod receipt;
@@ -90,10 +87,6 @@ mod spec;
 mod tool;
 mod value_de;
 
-pub use catalog::{
-    INVENTORY_FILE_NAME, INVENTORY_VERSION, InventoryDrift, check_inventory, inventory,
-    inventory_text,
-};
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext, ToolInput};
 pub use dispatch::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use holon_core::Registry;
-use holon_core::lint::{Finding, FindingKind, GuidanceFile, lint_descriptions, lint_guidance};
 use holon_core::prelude::*;
+use holon_lint::{Finding, FindingKind, GuidanceFile, lint_descriptions, lint_guidance};
 // Links the built-in tools into this test's registry.
 use holon_tools as _;
 

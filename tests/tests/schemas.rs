@@ -3,8 +3,9 @@
 //! bytes every time they are built.
 
 use holon_core::prelude::*;
-use holon_core::{FamilyPolicy, Registry, ToolCall, ToolResult, inventory_text};
+use holon_core::{FamilyPolicy, Registry, ToolCall, ToolResult};
 use holon_downstream_tools as _;
+use holon_lint::inventory_text;
 use serde_json::{Value, json};
 
 /// Arguments of CountNodes: a recursive tree.

@@ -4,7 +4,8 @@ use super::output::{emit, emit_json};
 use std::path::Path;
 use std::process::ExitCode;
 
-use holon_core::{Registry, check_inventory, closest, inventory_text};
+use holon_core::{Registry, closest};
+use holon_lint::{check_inventory, inventory_text};
 use serde_json::json;
 
 /// Prints a tool's schemas.

@@ -4,8 +4,8 @@ use super::output::emit_json;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use holon_core::export::{self, ExportOptions, InputSurface, Provider};
 use holon_core::{FamilyPolicy, Registry};
+use holon_export::{self as export, ExportOptions, InputSurface, Provider};
 
 /// The export formats, as the command line names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

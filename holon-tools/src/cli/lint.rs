@@ -1,12 +1,12 @@
 //! `holon-tools lint-guidance PATH...`: checks prompt guidance files, and every tool
-//! description, against the registry (see `holon_core::lint` for what is read).
+//! description, against the registry (see `holon_lint` for what is read).
 
 use super::output::emit_line;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use holon_core::Registry;
-use holon_core::lint::{GuidanceFile, lint_descriptions, lint_guidance};
+use holon_lint::{GuidanceFile, lint_descriptions, lint_guidance};
 
 /// Exit code when a path cannot be read.
 const EXIT_UNREADABLE: u8 = 2;

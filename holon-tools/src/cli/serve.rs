@@ -17,8 +17,8 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use holon_core::export::{self, ExportOptions, Provider, mcp};
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolContext, closest};
+use holon_export::{self as export, ExportOptions, Provider, mcp};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};

@@ -2,8 +2,9 @@
 //! schema rules, profiles, the runtime-only trigger tools, and operator notification.
 
 use crate::support::{call, call_as, error_kind, ok, runtime};
-use holon_core::export::{ExportOptions, Provider, export};
-use holon_core::{FamilyPolicy, Registry, ToolCall, inventory_text};
+use holon_core::{FamilyPolicy, Registry, ToolCall};
+use holon_export::{ExportOptions, Provider, export};
+use holon_lint::inventory_text;
 use holon_tools::runtime::agency::{AgentOutcome, NotificationLevel, Priority};
 use serde_json::{Value, json};
 

@@ -335,7 +335,7 @@ async fn batch_and_list_bounds_are_in_the_schema() {
         .spec
         .input_schema;
     assert_eq!(schema["properties"]["limit"]["maximum"], 100);
-    let inventory = holon_core::inventory(Registry::global());
+    let inventory = holon_lint::inventory(Registry::global());
     assert!(
         !inventory.to_string().contains("\"TaskList\""),
         "aliases are never advertised"

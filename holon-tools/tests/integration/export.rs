@@ -3,8 +3,8 @@
 //! so a tool added later is covered without touching this file.
 
 use crate::cli_support::holon;
-use holon_core::export::{self, ExportOptions, InputSurface, Provider, mcp, rules, strict};
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolDefinition};
+use holon_export::{self as export, ExportOptions, InputSurface, Provider, mcp, rules, strict};
 use holon_tools::runtime::{Runtime, RuntimeConfig};
 use serde_json::{Value, json};
 

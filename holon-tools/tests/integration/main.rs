@@ -12,6 +12,7 @@ mod workspace_support;
 mod agent_cli;
 mod agents;
 mod apply_patch;
+mod apply_patch_grammar;
 mod cli;
 mod exec_command;
 mod export;

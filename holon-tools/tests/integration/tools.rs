@@ -223,7 +223,7 @@ async fn a_missing_runtime_is_a_typed_error() {
 #[test]
 fn the_checked_in_inventory_is_current() {
     let checked_in = include_str!("../../model-tool-schema-inventory.json");
-    if let Err(drift) = holon_core::check_inventory(checked_in, Registry::global()) {
+    if let Err(drift) = holon_lint::check_inventory(checked_in, Registry::global()) {
         panic!("{drift}");
     }
 }

@@ -1,0 +1,154 @@
+//! MCP: the `tools/list` entry of a tool and the `tools/call` result of a call.
+//!
+//! A tool is `{"name", "title", "description", "inputSchema", "outputSchema",
+//! "annotations"}`. MCP has no freeform input, so a freeform tool is exported with its
+//! JSON surface. `outputSchema` is the tool's result schema; MCP requires an object
+//! there (and in `structuredContent`), so a tool whose result is not an object gets it
+//! wrapped as `{"result": ...}` in both ([`wraps_result`]).
+//!
+//! A call's result ([`call_result`]) is `content` (the receipt as text, then the
+//! tool's image blocks) plus `structuredContent`; a tool error is a result with
+//! `isError: true`, the receipt (which names the error kind, field and hint) as its
+//! content and the typed error under `_meta["holon/error"]`. Errors carry no
+//! `structuredContent`, which clients would check against `outputSchema`.
+//!
+//! Source: MCP specification 2025-11-25, "Tools"
+//! (<https://modelcontextprotocol.io/specification/2025-11-25/server/tools>).
+
+use serde_json::{Map, Value, json};
+
+use holon_core::ToolDefinition;
+use holon_core::{ContentBlock, ToolResult, ToolStatus};
+
+/// The `_meta` key of the typed error of a failed call.
+pub const ERROR_META_KEY: &str = "holon/error";
+
+/// The property that holds a result that is not an object (see [`wraps_result`]).
+pub const WRAPPED_RESULT_KEY: &str = "result";
+
+/// The tool's `tools/list` entry.
+pub fn tool(definition: &ToolDefinition) -> Value {
+    let mut tool = Map::new();
+    tool.insert("name".into(), json!(&*definition.spec.name));
+    tool.insert("title".into(), json!(title(&definition.spec.name)));
+    tool.insert("description".into(), json!(&*definition.spec.description));
+    tool.insert(
+        "inputSchema".into(),
+        (*definition.spec.input_schema).clone(),
+    );
+    tool.insert("outputSchema".into(), output_schema(definition));
+    let annotations = annotations(definition);
+    if !annotations.is_empty() {
+        tool.insert("annotations".into(), Value::Object(annotations));
+    }
+    Value::Object(tool)
+}
+
+/// A human-readable title from a tool name: `ListProviderModels` becomes
+/// `List Provider Models`.
+pub fn title(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in chars.iter().copied().enumerate() {
+        if c == '_' || c == '-' {
+            if !out.ends_with(' ') && !out.is_empty() {
+                out.push(' ');
+            }
+            continue;
+        }
+        let previous = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        let boundary = c.is_ascii_uppercase()
+            && match previous {
+                Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
+                _ => false,
+            };
+        if boundary && !out.ends_with(' ') {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out.trim().to_string()
+}
+
+/// Whether the tool's result is wrapped as `{"result": ...}`: MCP requires an object
+/// `outputSchema` and `structuredContent`, and this result's schema is not an object.
+pub fn wraps_result(definition: &ToolDefinition) -> bool {
+    definition.result_schema.get("type").and_then(Value::as_str) != Some("object")
+}
+
+/// The `outputSchema`: the result schema, wrapped when it is not an object.
+pub fn output_schema(definition: &ToolDefinition) -> Value {
+    let schema = &*definition.result_schema;
+    if !wraps_result(definition) {
+        return schema.clone();
+    }
+    let mut inner = schema.clone();
+    // Definitions stay at the root, where the references point.
+    let definitions = inner.as_object_mut().and_then(|map| map.remove("$defs"));
+    let mut wrapper = json!({
+        "type": "object",
+        "properties": { WRAPPED_RESULT_KEY: inner },
+        "required": [WRAPPED_RESULT_KEY],
+        "additionalProperties": false,
+    });
+    if let (Some(definitions), Some(map)) = (definitions, wrapper.as_object_mut()) {
+        map.insert("$defs".into(), definitions);
+    }
+    wrapper
+}
+
+fn annotations(definition: &ToolDefinition) -> Map<String, Value> {
+    let hints = definition.annotations;
+    [
+        ("readOnlyHint", hints.read_only),
+        ("destructiveHint", hints.destructive),
+        ("idempotentHint", hints.idempotent),
+        ("openWorldHint", hints.open_world),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.map(|value| (key.to_string(), Value::Bool(value))))
+    .collect()
+}
+
+/// The `tools/call` result of `result`. `definition` is the called tool's (`None`
+/// when the call named no tool), and decides whether the structured result is wrapped.
+pub fn call_result(definition: Option<&ToolDefinition>, result: &ToolResult) -> Value {
+    let content: Vec<Value> = result.model_content().iter().map(content_block).collect();
+    let mut out = Map::new();
+    out.insert("content".into(), Value::Array(content));
+    if result.status == ToolStatus::Error {
+        out.insert("isError".into(), Value::Bool(true));
+        if let Some(error) = &result.error {
+            out.insert("_meta".into(), json!({ ERROR_META_KEY: error }));
+        }
+        return Value::Object(out);
+    }
+    if let Some(structured) = &result.structured {
+        let structured = match definition {
+            Some(definition) if wraps_result(definition) => {
+                json!({ WRAPPED_RESULT_KEY: structured })
+            }
+            _ => structured.clone(),
+        };
+        out.insert("structuredContent".into(), structured);
+    }
+    out.insert("isError".into(), Value::Bool(false));
+    Value::Object(out)
+}
+
+/// One content block in MCP's form.
+fn content_block(block: &ContentBlock) -> Value {
+    match block {
+        ContentBlock::Text { text } => json!({ "type": "text", "text": text }),
+        ContentBlock::Image { mime_type, data } => {
+            json!({ "type": "image", "data": data, "mimeType": mime_type })
+        }
+        // MCP results have no tool-use block: the request is passed on as text.
+        ContentBlock::ToolUse { id, name, input } => json!({
+            "type": "text",
+            "text": format!("tool_use {name} (id {id}): {input}"),
+        }),
+    }
+}
