@@ -73,6 +73,7 @@ pub struct ReadmeQuickstart;
 mod arguments;
 mod context;
 mod dispatch;
+mod envelope;
 mod error;
 mod family;
 mod grammar;

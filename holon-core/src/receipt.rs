@@ -6,10 +6,32 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::result::{ToolResult, ToolStatus};
+use crate::result::{ContentBlock, ToolResult, ToolStatus};
+
+impl ToolResult {
+    /// The human-readable receipt: the tool's own, or the default rendering of the
+    /// envelope (summary, every non-null result field, artifacts, the error with its
+    /// field and hint).
+    pub fn receipt(&self) -> String {
+        match &self.receipt {
+            Some(receipt) => receipt.clone(),
+            None => render(self),
+        }
+    }
+
+    /// The content a model is shown: the receipt as text, then the tool's blocks.
+    pub fn model_content(&self) -> Vec<ContentBlock> {
+        let mut blocks = Vec::with_capacity(self.content.len() + 1);
+        blocks.push(ContentBlock::Text {
+            text: self.receipt(),
+        });
+        blocks.extend(self.content.iter().cloned());
+        blocks
+    }
+}
 
 /// Renders the default receipt of `result`.
-pub(crate) fn render(result: &ToolResult) -> String {
+fn render(result: &ToolResult) -> String {
     let mut out = String::new();
     out.push_str(&result.summary());
     out.push('\n');

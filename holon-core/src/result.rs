@@ -3,11 +3,10 @@
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ToolError;
-use crate::receipt;
 
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -134,83 +133,5 @@ impl ToolResult {
             (ToolStatus::Deferred, _) => format!("{} deferred", self.tool_name),
             _ => format!("{} succeeded", self.tool_name),
         }
-    }
-
-    /// The human-readable receipt: the tool's own, or the default rendering of the
-    /// envelope (summary, every non-null result field, artifacts, the error with its
-    /// field and hint).
-    pub fn receipt(&self) -> String {
-        match &self.receipt {
-            Some(receipt) => receipt.clone(),
-            None => receipt::render(self),
-        }
-    }
-
-    /// The content a model is shown: the receipt as text, then the tool's blocks.
-    pub fn model_content(&self) -> Vec<ContentBlock> {
-        let mut blocks = Vec::with_capacity(self.content.len() + 1);
-        blocks.push(ContentBlock::Text {
-            text: self.receipt(),
-        });
-        blocks.extend(self.content.iter().cloned());
-        blocks
-    }
-
-    /// JSON Schema of the envelope this type serializes to.
-    pub fn envelope_schema() -> Value {
-        let mut generator = crate::schema::result_generator();
-        crate::schema::finish(generator.root_schema_for::<Envelope<'static>>())
-    }
-}
-
-/// The result envelope of every tool call.
-#[derive(Serialize, JsonSchema)]
-#[schemars(rename = "ToolResultEnvelope")]
-struct Envelope<'a> {
-    /// The tool's canonical name.
-    tool_name: &'a str,
-    /// The caller's id for this call.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    call_id: Option<&'a str>,
-    /// How the call ended.
-    status: ToolStatus,
-    /// One-line summary.
-    summary: String,
-    /// The human-readable receipt.
-    receipt: String,
-    /// Content blocks: the receipt as text first, then the tool's own blocks.
-    content: Vec<ContentBlock>,
-    /// The typed result as JSON (null on error).
-    structured: Option<&'a Value>,
-    /// Files referenced by path.
-    artifacts: &'a [Artifact],
-    /// The error, when status is `error`.
-    error: Option<&'a ToolError>,
-    /// What the runtime waits for, when status is `deferred`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    directive: Option<&'a str>,
-}
-
-impl Serialize for ToolResult {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let receipt = self.receipt();
-        let mut content = Vec::with_capacity(self.content.len() + 1);
-        content.push(ContentBlock::Text {
-            text: receipt.clone(),
-        });
-        content.extend(self.content.iter().cloned());
-        Envelope {
-            tool_name: &self.tool_name,
-            call_id: self.call_id.as_deref(),
-            status: self.status,
-            summary: self.summary(),
-            receipt,
-            content,
-            structured: self.structured.as_ref(),
-            artifacts: &self.artifacts,
-            error: self.error.as_ref(),
-            directive: self.directive.as_deref(),
-        }
-        .serialize(serializer)
     }
 }

@@ -31,7 +31,7 @@ fn settings() -> SchemaSettings {
 /// argument type, while the model reads the tool's own description.
 pub fn strip_root_description(schema: &mut Value) {
     if let Some(object) = schema.as_object_mut() {
-        object.remove("description");
+        object.shift_remove("description");
     }
 }
 

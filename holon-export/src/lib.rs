@@ -32,6 +32,7 @@
 mod anthropic;
 mod fallback;
 mod gemini;
+mod lower_error;
 pub mod mcp;
 mod openai;
 mod restore;

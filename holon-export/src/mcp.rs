@@ -86,7 +86,9 @@ pub fn output_schema(definition: &ToolDefinition) -> Value {
     }
     let mut inner = schema.clone();
     // Definitions stay at the root, where the references point.
-    let definitions = inner.as_object_mut().and_then(|map| map.remove("$defs"));
+    let definitions = inner
+        .as_object_mut()
+        .and_then(|map| map.shift_remove("$defs"));
     let mut wrapper = json!({
         "type": "object",
         "properties": { WRAPPED_RESULT_KEY: inner },

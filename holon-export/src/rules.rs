@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::strict::{self, SUPPORTED_KEYWORDS, SUPPORTED_STRING_FORMATS};
+use super::strict::{SUPPORTED_KEYWORDS, SUPPORTED_STRING_FORMATS};
 pub use super::subset::check_strict_limits;
 use super::{Export, ExportWarning, ExportedTool, Provider};
 
@@ -342,7 +342,7 @@ fn check_strict_node(schema: &Value, path: &str, problems: &mut Vec<String>) {
             for (name, sub) in entries {
                 check_strict_node(
                     sub,
-                    &format!("{path}/{key}/{}", strict::escape(name)),
+                    &format!("{path}/{key}/{}", crate::lower_error::escape(name)),
                     problems,
                 );
             }

@@ -28,11 +28,11 @@
 //! names, enum values and const values; at most 1,000 enum values; and, for a single
 //! string enum of more than 250 values, at most 15,000 characters in its values.
 
-use std::fmt;
-
 use serde_json::{Map, Value, json};
 
-pub use super::subset::{
+pub use crate::lower_error::LowerError;
+use crate::lower_error::{error, escape};
+pub use crate::subset::{
     LARGE_ENUM_VALUES, MAX_ENUM_VALUES, MAX_LARGE_ENUM_STRING_LENGTH, MAX_NESTING_DEPTH,
     MAX_OBJECT_PROPERTIES, MAX_TOTAL_STRING_LENGTH, SUPPORTED_KEYWORDS, SUPPORTED_STRING_FORMATS,
     UNLOWERABLE_KEYWORDS,
@@ -43,42 +43,6 @@ const DROPPED_KEYWORDS: &[&str] = &["$schema", "$id", "$comment", "title"];
 
 /// Guards `$ref` inlining against a cycle of references.
 const MAX_DEPTH: usize = 64;
-
-/// Why a schema cannot be lowered to the strict subset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LowerError {
-    /// The keyword responsible.
-    pub keyword: String,
-    /// JSON Pointer of the subschema that has it (`""` for the root).
-    pub path: String,
-    /// Why strict mode cannot take it.
-    pub reason: String,
-}
-
-impl fmt::Display for LowerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.path.is_empty() {
-            "#"
-        } else {
-            &self.path
-        };
-        write!(
-            f,
-            "OpenAI's strict mode does not support `{}` (at `{at}`): {}",
-            self.keyword, self.reason
-        )
-    }
-}
-
-impl std::error::Error for LowerError {}
-
-pub(super) fn error(keyword: &str, path: &str, reason: impl Into<String>) -> LowerError {
-    LowerError {
-        keyword: keyword.to_string(),
-        path: path.to_string(),
-        reason: reason.into(),
-    }
-}
 
 /// Lowers `schema` (a closed object schema, as every tool's input schema is) to the
 /// strict subset, or says which keyword prevents it.
@@ -103,7 +67,7 @@ pub fn lower(schema: &Value) -> Result<Value, LowerError> {
         ));
     }
     let lowered = Lowerer { root: schema }.node(schema, "", 0)?;
-    super::subset::check_strict_limits(&lowered)?;
+    crate::subset::check_strict_limits(&lowered)?;
     Ok(lowered)
 }
 
@@ -322,7 +286,7 @@ fn nullable(schema: Value) -> Value {
         branches.push(json!({ "type": "null" }));
         return Value::Object(map);
     }
-    let description = map.remove("description");
+    let description = map.shift_remove("description");
     let mut wrapper = Map::new();
     wrapper.insert(
         "anyOf".to_string(),
@@ -369,16 +333,11 @@ fn describe(keyword: &str, value: &Value) -> String {
     format!("{keyword}: {value}")
 }
 
-/// Escapes a property name for a JSON Pointer.
-pub(super) fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
 /// Turns arguments a model produced against the lowered schema back into the
 /// arguments of the canonical one: a `null` for a property that was optional, and
 /// whose canonical schema does not accept `null`, means "not given" and is removed.
 /// A host that exported strict tools runs this on each call's arguments before
 /// dispatching them.
 pub fn restore_omitted(canonical: &Value, arguments: &mut Value) {
-    super::restore::restore(canonical, canonical, arguments, 0);
+    crate::restore::restore(canonical, canonical, arguments, 0);
 }

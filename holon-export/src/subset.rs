@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::strict::{self, LowerError};
+use crate::lower_error::{self, LowerError};
 
 /// At most this many object properties in one schema, in total.
 pub const MAX_OBJECT_PROPERTIES: usize = 5_000;
@@ -94,7 +94,7 @@ pub fn check_strict_limits(schema: &Value) -> Result<(), LowerError> {
     let mut tally = Tally::default();
     walk(schema, "", 0, &mut tally)?;
     if tally.properties > MAX_OBJECT_PROPERTIES {
-        return Err(strict::error(
+        return Err(lower_error::error(
             "properties",
             "",
             format!(
@@ -104,7 +104,7 @@ pub fn check_strict_limits(schema: &Value) -> Result<(), LowerError> {
         ));
     }
     if tally.string_length > MAX_TOTAL_STRING_LENGTH {
-        return Err(strict::error(
+        return Err(lower_error::error(
             "properties",
             "",
             format!(
@@ -114,7 +114,7 @@ pub fn check_strict_limits(schema: &Value) -> Result<(), LowerError> {
         ));
     }
     if tally.enum_values > MAX_ENUM_VALUES {
-        return Err(strict::error(
+        return Err(lower_error::error(
             "enum",
             "",
             format!(
@@ -133,7 +133,7 @@ fn walk(schema: &Value, path: &str, depth: usize, tally: &mut Tally) -> Result<(
     let is_object = map.contains_key("properties");
     let depth = depth + usize::from(is_object);
     if depth > MAX_NESTING_DEPTH {
-        return Err(strict::error(
+        return Err(lower_error::error(
             "properties",
             path,
             format!("objects nest {depth} levels deep; the limit is {MAX_NESTING_DEPTH}"),
@@ -144,7 +144,7 @@ fn walk(schema: &Value, path: &str, depth: usize, tally: &mut Tally) -> Result<(
         tally.enum_values += values.len();
         tally.string_length += length;
         if values.len() > LARGE_ENUM_VALUES && length > MAX_LARGE_ENUM_STRING_LENGTH {
-            return Err(strict::error(
+            return Err(lower_error::error(
                 "enum",
                 path,
                 format!(
@@ -167,7 +167,7 @@ fn walk(schema: &Value, path: &str, depth: usize, tally: &mut Tally) -> Result<(
                 let inner = if key == "properties" { depth } else { 0 };
                 walk(
                     sub,
-                    &format!("{path}/{key}/{}", strict::escape(name)),
+                    &format!("{path}/{key}/{}", lower_error::escape(name)),
                     inner,
                     tally,
                 )?;

@@ -337,7 +337,8 @@ fn a_freeform_grammar_must_parse() {
     assert_eq!(problems.len(), 2, "{problems:#?}");
     assert!(problems[0].contains("BrokenLark"), "{problems:#?}");
     assert!(
-        problems[0].contains("rule `body` is used but never defined"),
+        problems[0].contains("llguidance refuses it")
+            && problems[0].contains("unknown name: \"body\""),
         "{problems:#?}"
     );
     assert!(problems[1].contains("BrokenRegex"), "{problems:#?}");
