@@ -148,6 +148,15 @@ impl<'r> Linter<'r> {
                     out.push(finding(scope.file, line, FindingKind::UnknownTool, message));
                 }
                 Reference::Tool { .. } => {}
+                // A field's own description names the values it takes in prose, and
+                // a sentence about an error names error kinds: neither is a field.
+                Reference::Name { offset, name }
+                    if scope.own.is_none() && !speaks_of_errors(text, *offset, name) =>
+                {
+                    let tools = candidates(*offset);
+                    out.extend(bare_name(scope.file, line, &tools, facts, name));
+                }
+                Reference::Name { .. } => {}
                 Reference::Field {
                     offset,
                     text,
@@ -216,6 +225,64 @@ fn finding(file: &str, line: usize, kind: FindingKind, message: String) -> Findi
     }
 }
 
+/// Whether a bare value is written as a placeholder: `<n>`, `N`, `MS`, `...`.
+fn is_placeholder(word: &str) -> bool {
+    let angled = word.starts_with('<') && word.ends_with('>');
+    let capitals = !word.is_empty()
+        && word.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        && word.chars().any(|c| c.is_ascii_uppercase());
+    angled || capitals || word.contains("...") || word.contains('…')
+}
+
+/// Whether the sentence around `offset` is about an error (`fails with`, `is
+/// refused with`, `Errors:`), where a `snake_case` name is an error kind.
+fn speaks_of_errors(text: &str, offset: usize, name: &str) -> bool {
+    let start = text[..offset].rfind(". ").map_or(0, |at| at + 2);
+    // The name's own words (`fail_fast`) do not count.
+    let after = text[offset..]
+        .find(name)
+        .map_or(offset, |at| offset + at + name.len());
+    let end = text[after..].find(". ").map_or(text.len(), |at| after + at);
+    [&text[start..offset], &text[after..end]]
+        .iter()
+        .flat_map(|part| part.split(|c: char| !c.is_ascii_alphabetic()))
+        .any(|word| {
+            matches!(
+                word.to_ascii_lowercase().as_str(),
+                "error" | "errors" | "fail" | "fails" | "refused" | "refuses" | "rejected" | "kind"
+            )
+        })
+}
+
+/// Checks a `snake_case` code span in a paragraph about `tools`: it must be a field
+/// or an enum value of some tool, or a word of the envelope; otherwise it is an unknown
+/// field of the tool in context, with the closest of its fields.
+fn bare_name(
+    file: &str,
+    line: usize,
+    tools: &[&ToolFacts<'_>],
+    facts: &Facts<'_>,
+    name: &str,
+) -> Option<Finding> {
+    let first = tools.first()?;
+    if facts.knows(name) {
+        return None;
+    }
+    let mut message = format!(
+        "`{name}` is no field or value of {} (nor of any other tool)",
+        first.name()
+    );
+    let inputs = first.input_field_names();
+    match closest(name, first.fields.keys().copied()) {
+        Some(best) => message.push_str(&format!("; did you mean `{best}`?")),
+        None if !inputs.is_empty() => {
+            message.push_str(&format!("; its input fields are {}", inputs.join(", ")))
+        }
+        None => {}
+    }
+    Some(finding(file, line, FindingKind::UnknownField, message))
+}
+
 /// A field mention: as written, the field, the value, whether the value is a bare
 /// word, and whether an unknown field is a finding.
 type Mention<'m> = (&'m str, &'m str, &'m Value, bool, bool);
@@ -246,10 +313,9 @@ fn field(
         }
         return None;
     };
-    let allowed = |field: &Field<'_>| {
-        let checkable = !bare || value.is_string() && field.enum_values().is_some();
-        !checkable || admits(field.root, field.schema, value, 0)
-    };
+    // A bare word is checked like any value unless it is written as a placeholder.
+    let placeholder = bare && value.as_str().is_some_and(is_placeholder);
+    let allowed = |field: &Field<'_>| placeholder || admits(field.root, field.schema, value, 0);
     if having.iter().any(|(_, fields)| fields.iter().any(allowed)) {
         return None;
     }

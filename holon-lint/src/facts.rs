@@ -3,13 +3,12 @@
 //! the enum values and the defaults of each occurrence.
 
 use holon_core::schema::resolve_local_ref;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
 use crate::defaults;
-use holon_core::Registry;
-use holon_core::ToolDefinition;
+use holon_core::{Registry, ToolCapabilityFamily, ToolDefinition, ToolErrorKind, ToolResult};
 
 /// How deep schemas are walked (and `$ref` chains followed).
 const MAX_DEPTH: usize = 16;
@@ -134,6 +133,19 @@ impl<'r> ToolFacts<'r> {
         &self.definition.spec.name
     }
 
+    /// The names of the top-level input fields, in schema order.
+    pub fn input_field_names(&self) -> Vec<&'r str> {
+        let schema = resolve_local_ref(
+            &self.definition.spec.input_schema,
+            &self.definition.spec.input_schema,
+        );
+        schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().map(String::as_str).collect())
+            .unwrap_or_default()
+    }
+
     /// The occurrences of the field `name`.
     pub fn field(&self, name: &str) -> &[Field<'r>] {
         self.fields.get(name).map_or(&[], Vec::as_slice)
@@ -190,11 +202,26 @@ fn walk<'r>(
     }
 }
 
+/// The error kinds the dispatcher itself gives, for any tool.
+const DISPATCH_ERROR_KINDS: [ToolErrorKind; 8] = [
+    ToolErrorKind::UNKNOWN_TOOL,
+    ToolErrorKind::FAMILY_NOT_ALLOWED,
+    ToolErrorKind::INVALID_TOOL_INPUT,
+    ToolErrorKind::UNKNOWN_FIELD,
+    ToolErrorKind::RESULT_FIELD_IN_INPUT,
+    ToolErrorKind::MISSING_CONTEXT,
+    ToolErrorKind::TOOL_PANICKED,
+    ToolErrorKind::TOOL_TIMED_OUT,
+];
+
 /// Every tool of a registry, by name and alias.
 #[derive(Debug)]
 pub(crate) struct Facts<'r> {
     tools: Vec<ToolFacts<'r>>,
     by_name: HashMap<&'r str, usize>,
+    /// Every name guidance may write in code about a tool: each tool's field names and
+    /// enum values, the result envelope's, the families and the dispatcher's error kinds.
+    vocabulary: HashSet<String>,
 }
 
 impl<'r> Facts<'r> {
@@ -207,7 +234,49 @@ impl<'r> Facts<'r> {
                 by_name.entry(*alias).or_insert(index);
             }
         }
-        Self { tools, by_name }
+        let mut vocabulary: HashSet<String> = HashSet::new();
+        for tool in &tools {
+            for (name, fields) in &tool.fields {
+                vocabulary.insert(name.to_string());
+                for field in fields {
+                    let values = field.enum_values().unwrap_or_default();
+                    vocabulary.extend(values.into_iter().map(str::to_string));
+                }
+            }
+        }
+        let envelope = ToolResult::envelope_schema();
+        let mut envelope_fields = BTreeMap::new();
+        walk(
+            &envelope,
+            &envelope,
+            Side::Result,
+            "",
+            0,
+            &mut envelope_fields,
+        );
+        for (name, fields) in &envelope_fields {
+            vocabulary.insert(name.to_string());
+            for field in fields {
+                let values = field.enum_values().unwrap_or_default();
+                vocabulary.extend(values.into_iter().map(str::to_string));
+            }
+        }
+        vocabulary.extend(
+            ToolCapabilityFamily::ALL
+                .iter()
+                .map(|f| f.as_str().to_string()),
+        );
+        vocabulary.extend(DISPATCH_ERROR_KINDS.iter().map(|k| k.as_str().to_string()));
+        Self {
+            tools,
+            by_name,
+            vocabulary,
+        }
+    }
+
+    /// Whether `name` is a field, an enum value or a word of the envelope anywhere.
+    pub fn knows(&self, name: &str) -> bool {
+        self.vocabulary.contains(name)
     }
 
     /// The tool named `name` (or aliased so).

@@ -19,8 +19,17 @@
 //!   else, in a description, the described tool). A field none of those tools has in
 //!   its input or result schema is an [`FindingKind::UnknownField`]; a value its schema
 //!   does not allow is an [`FindingKind::InvalidEnumValue`] (for an enum) or an
-//!   [`FindingKind::InvalidValue`]. A value that is a bare word where the schema wants
-//!   a number or a boolean (`limit: N`) is taken for a placeholder and not checked.
+//!   [`FindingKind::InvalidValue`]. A bare word is a value like any other
+//!   (`include_unavailable=sometimes` is not a boolean) unless it is written as a
+//!   placeholder: `<n>`, a capitalized word (`limit: N`) or `...`.
+//! - **Bare field names**: every other inline code span that is `snake_case` of two
+//!   words or more (`page_token`), in a paragraph about a tool (by the same rules), must
+//!   be a field or an enum value of some tool, a word of the result envelope, a family
+//!   or one of the dispatcher's error kinds; otherwise it is an
+//!   [`FindingKind::UnknownField`] naming the closest field of the tool in context.
+//!   Two places are not read this way: a sentence about an error (`fails with`, `is
+//!   refused with`, `Errors:`), whose names are error kinds a tool gives, and a field's
+//!   own description, whose names are the values it describes.
 //! - **Stated defaults**: `default` or `defaults`, an optional `to`/`is`/`of`/`:`/`=`,
 //!   then a number with an optional unit (`10,000 ms`, `5 s`: converted for fields
 //!   named `*_ms`), `true`, `false`, `null`, a quoted string or a code span. The

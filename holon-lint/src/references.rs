@@ -9,6 +9,8 @@
 //!   it parses (`0`, `true`, `"x"`) and as a bare word otherwise (`reuse_running`).
 //! - A field said to have a value: `` `field` is `value` ``. Only the value is checked
 //!   (the phrase is too common to hold an unknown field against the text).
+//! - A bare name: any other inline code span that is `snake_case` of two words or more
+//!   (`page_token`); the checker holds it against the tools of its paragraph.
 
 use serde_json::Value;
 
@@ -36,15 +38,30 @@ pub(crate) enum Reference<'t> {
         /// Whether an unknown field name is a finding (false for `` `f` is `v` ``).
         strict: bool,
     },
+    /// A `snake_case` code span of two words or more, without a value: a field, an
+    /// enum value, or a name of the envelope, as the checker decides.
+    Name { offset: usize, name: &'t str },
 }
 
 impl Reference<'_> {
     /// Where the reference starts.
     pub fn offset(&self) -> usize {
         match self {
-            Self::Tool { offset, .. } | Self::Field { offset, .. } => *offset,
+            Self::Tool { offset, .. } | Self::Field { offset, .. } | Self::Name { offset, .. } => {
+                *offset
+            }
         }
     }
+}
+
+/// Whether `word` is `snake_case` of two words or more (`page_token`, not `cmd`: a
+/// lone lowercase word in code is as often a command or a value as a field).
+pub(crate) fn is_compound_snake_case(word: &str) -> bool {
+    is_field_name(word)
+        && !word.starts_with('_')
+        && !word.ends_with('_')
+        && !word.contains("__")
+        && word.contains('_')
 }
 
 /// Whether `word` is `PascalCase` of two words or more (`ExecCommand`, not `JSON`,
@@ -96,8 +113,13 @@ fn field_with_value(text: &str) -> Option<(&str, Value, bool)> {
 pub(crate) fn references<'t>(text: &'t str, is_tool: &dyn Fn(&str) -> bool) -> Vec<Reference<'t>> {
     let spans = code_spans(text);
     let mut found = Vec::new();
+    // The value span of `` `field` is `value` `` is read with its field.
+    let mut value_of_previous = false;
     for (index, span) in spans.iter().enumerate() {
         let content = span.content.trim();
+        if std::mem::take(&mut value_of_previous) {
+            continue;
+        }
         if is_tool(content) || is_pascal_case(content) {
             let known = is_tool(content);
             found.push(Reference::Tool {
@@ -129,6 +151,12 @@ pub(crate) fn references<'t>(text: &'t str, is_tool: &dyn Fn(&str) -> bool) -> V
                 value,
                 bare,
                 strict: false,
+            });
+            value_of_previous = true;
+        } else if is_compound_snake_case(content) {
+            found.push(Reference::Name {
+                offset: span.start,
+                name: content,
             });
         }
     }
@@ -211,7 +239,8 @@ mod tests {
     #[test]
     fn finds_tools_and_fields() {
         let text = "Call ExecCommand with `tty: true` and yield_time_ms=0; the `ExecComand` \
-                    tool, call ReadFile, the JavaScript runtime, `disposition` is `completed`.";
+                    tool, call ReadFile, the JavaScript runtime, `disposition` is `completed`, \
+                    `page_token`, `cmd`, `_private`.";
         let found = references(text, &tool);
         let summary: Vec<String> = found
             .iter()
@@ -223,6 +252,7 @@ mod tests {
                     strict,
                     ..
                 } => format!("field {name}={value} {strict}"),
+                Reference::Name { name, .. } => format!("name {name}"),
             })
             .collect();
         assert_eq!(
@@ -234,6 +264,7 @@ mod tests {
                 "tool ExecComand false",
                 "tool ReadFile false",
                 "field disposition=\"completed\" false",
+                "name page_token",
             ]
         );
     }

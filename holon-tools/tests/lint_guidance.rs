@@ -147,6 +147,55 @@ fn findings_say_what_to_fix() {
     );
 }
 
+/// Guidance that drifted from the tools, written the ways it drifts: a field renamed
+/// or never there, a bare word where a boolean or number belongs, a wrong enum value.
+/// Each file's first line says which findings it must give (`<!-- expect: ... -->`).
+#[test]
+fn every_drifted_text_is_caught() {
+    let folder = fixtures().join("drifted");
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for entry in std::fs::read_dir(&folder).expect("the drifted corpus") {
+        let path = entry.expect("an entry").path();
+        let name = format!("drifted/{}", path.file_name().unwrap().to_string_lossy());
+        let text = std::fs::read_to_string(&path).expect("a drifted text");
+        let expected: Vec<&str> = text
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("<!-- expect: "))
+            .and_then(|rest| rest.strip_suffix(" -->"))
+            .unwrap_or_else(|| panic!("{name}: no expect line"))
+            .split_whitespace()
+            .collect();
+        let findings = lint_guidance(
+            Registry::global(),
+            &[GuidanceFile {
+                path: &name,
+                text: &text,
+            }],
+        );
+        let found: Vec<&str> = findings.iter().map(|f| f.kind.as_str()).collect();
+        if found != expected {
+            wrong.push(format!(
+                "{name}: expected {expected:?}, found {findings:#?}"
+            ));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 15, "{checked} drifted texts");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_bare_unknown_field_names_the_fields_to_use() {
+    let findings = lint_fixture_file("drifted/page_token.md");
+    assert_eq!(
+        findings[0].message,
+        "`page_token` is no field or value of ListProviderModels (nor of any other tool); \
+         its input fields are cursor, include_unavailable, limit, provider"
+    );
+}
+
 #[test]
 fn a_clean_fixture_has_no_findings() {
     assert_eq!(lint_fixture_file("clean.md"), []);
@@ -231,7 +280,8 @@ fn the_command_prints_findings_and_exits_1() {
     ]);
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(stdout.lines().count(), 18, "{stdout}");
+    // 18 in the fixtures of each kind, 18 in the drifted corpus.
+    assert_eq!(stdout.lines().count(), 36, "{stdout}");
 
     let output = holon_tools(&["lint-guidance", "no/such/file.md"]);
     assert_eq!(output.status.code(), Some(2));

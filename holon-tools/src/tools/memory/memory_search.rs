@@ -92,7 +92,8 @@ pub struct MemorySearchResult {
 /// heading or file name rank first. Each hit has a snippet and a `source_ref`; pass it
 /// to MemoryGet to read the section. The index follows the files: anything changed
 /// since the last search (by ApplyPatch, a command or a person) is re-read first.
-/// `.git`, `target`, `node_modules`, `.holon` and files over 512 KiB are skipped.
+/// The directories `.git/`, `target/`, `node_modules/` and `.holon/` and files over 512 KiB
+/// are skipped.
 #[holon_tool(family = CoreAgent, annotations(read_only, open_world = false))]
 fn memory_search(
     rt: &Runtime,
