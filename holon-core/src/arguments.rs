@@ -1,23 +1,184 @@
-//! Typed parsing of a tool's arguments, with the exact field path on error.
+//! Typed parsing of a tool's arguments, with every problem of a failed input.
 //!
-//! The input is moved into the deserializer, never cloned. Serde's messages are turned
-//! into typed errors: an unknown field names the closest valid one, a missing field is
-//! named in the path, a wrong enum value lists the valid ones.
-
-use std::borrow::Cow;
+//! The happy path is serde alone: JSON text parses straight into the argument type
+//! (`serde_json::from_str`), a `Value` through serde_json's own deserializer, by
+//! reference so that the input is still there if it fails. Only then is the input
+//! looked at again, to report all that is wrong with it, each with its path.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::context::ToolInput;
-use crate::error::{ToolError, ToolErrorKind};
-use crate::hints::closest;
+use crate::depth::{MAX_INPUT_DEPTH, exceeds_depth};
+use crate::error::ToolError;
+use crate::json_text;
+use crate::problems::{
+    self, Category, Problem, classify, combine, duplicate_field, not_json, too_deep,
+};
+use crate::registry::Entry;
 use crate::tool::{FromFreeform, ToolArgs};
 
+/// The JSON arguments of one call, as its transport delivered them: the text a
+/// provider sent, or a `Value` a transport (MCP) already parsed. Parse them with
+/// [`JsonArguments::parse`].
+#[derive(Clone, Copy)]
+pub struct JsonArguments<'a> {
+    source: Source<'a>,
+    /// The tool the arguments are for: its schema lists every problem of a failed input.
+    entry: &'a Entry,
+}
+
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// An object, no deeper than [`MAX_INPUT_DEPTH`].
+    Value(&'a Value),
+    /// The text of a JSON object, for a tool whose derived parse refuses repeated keys.
+    Text(&'a str),
+}
+
+impl std::fmt::Debug for JsonArguments<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.source {
+            Source::Value(value) => f.debug_tuple("JsonArguments").field(value).finish(),
+            Source::Text(text) => f.debug_tuple("JsonArguments").field(&text).finish(),
+        }
+    }
+}
+
+impl<'a> JsonArguments<'a> {
+    /// An object the dispatcher checked for depth.
+    pub(crate) fn value(value: &'a Value, entry: &'a Entry) -> Self {
+        Self {
+            source: Source::Value(value),
+            entry,
+        }
+    }
+
+    /// The text of an object, for a tool with [`Entry::text_fast_path`].
+    pub(crate) fn text(text: &'a str, entry: &'a Entry) -> Self {
+        Self {
+            source: Source::Text(text),
+            entry,
+        }
+    }
+
+    /// Parses the arguments into `T`. On failure the error lists every problem of
+    /// the input (`details.problems`), the first also in its top-level fields.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
+        let parsed = match self.source {
+            Source::Value(value) => T::deserialize(value).ok(),
+            Source::Text(text) => serde_json::from_str(text).ok(),
+        };
+        match parsed {
+            Some(parsed) => Ok(parsed),
+            None => self.parse_failed(),
+        }
+    }
+
+    /// The slow path, for an input the typed parse refused: every problem of it.
+    #[cold]
+    fn parse_failed<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
+        let owned;
+        let (value, repeated) = match self.source {
+            Source::Value(value) => (value, Vec::new()),
+            Source::Text(text) => match json_text::parse(text) {
+                Ok(parsed) => {
+                    owned = parsed.value;
+                    let repeated: Vec<Problem> = parsed
+                        .duplicates
+                        .iter()
+                        .map(|p| duplicate_field(p))
+                        .collect();
+                    (&owned, repeated)
+                }
+                Err(error) => return Err(combine(vec![not_json(&error)])),
+            },
+        };
+        if exceeds_depth(value, MAX_INPUT_DEPTH) {
+            return Err(combine(vec![Problem::new(Category::WrongType, too_deep())]));
+        }
+        // JSON Schema's `integer` takes `3.0`; serde's integers do not, so a whole
+        // float is read as the integer it is.
+        let integers = whole_floats_as_integers(value);
+        let typed = serde_path_to_error::deserialize::<_, T>(integers.as_ref().unwrap_or(value));
+        let serde = match typed {
+            Ok(parsed) if repeated.is_empty() => return Ok(parsed),
+            Ok(_) => None,
+            Err(error) => Some(classify(&render(error.path()), &error.inner().to_string())),
+        };
+        Err(problems::report(self.entry, value, repeated, serde))
+    }
+}
+
+/// A path of `serde_path_to_error`, as the errors write it: `todo_list[2].state`.
+fn render(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut rendered = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => rendered.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                rendered = problems::join_path(&rendered, key);
+            }
+            Segment::Unknown => {}
+        }
+    }
+    rendered
+}
+
+/// A copy of `value` with every whole float (`3.0`) written as an integer, or `None`
+/// when there is none.
+fn whole_floats_as_integers(value: &Value) -> Option<Value> {
+    fn has_whole_float(value: &Value) -> bool {
+        match value {
+            Value::Number(number) => as_integer(number).is_some(),
+            Value::Array(items) => items.iter().any(has_whole_float),
+            Value::Object(map) => map.values().any(has_whole_float),
+            _ => false,
+        }
+    }
+    fn convert(value: &mut Value) {
+        match value {
+            Value::Number(number) => {
+                if let Some(integer) = as_integer(number) {
+                    *number = integer;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(convert),
+            Value::Object(map) => map.values_mut().for_each(convert),
+            _ => {}
+        }
+    }
+    if !has_whole_float(value) {
+        return None;
+    }
+    let mut copy = value.clone();
+    convert(&mut copy);
+    Some(copy)
+}
+
+/// A float with no fractional part that fits `u64` or `i64`, as that integer.
+fn as_integer(number: &serde_json::Number) -> Option<serde_json::Number> {
+    let value = number.as_f64().filter(|_| number.is_f64())?;
+    if value.fract() != 0.0 || !value.is_finite() {
+        return None;
+    }
+    // 2^64 and -2^63 are exact in f64; the casts are exact inside these bounds.
+    if (0.0..18_446_744_073_709_551_616.0).contains(&value) {
+        Some((value as u64).into())
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&value) {
+        Some((value as i64).into())
+    } else {
+        None
+    }
+}
+
 /// Parses a JSON input into `T`.
-pub fn parse_arguments<T: ToolArgs>(input: ToolInput) -> Result<T, ToolError> {
+pub fn parse_arguments<T: ToolArgs>(input: ToolInput<'_>) -> Result<T, ToolError> {
     match input {
-        ToolInput::Json(value) => parse_json(value),
+        ToolInput::Json(arguments) => arguments.parse(),
         ToolInput::Freeform(_) => Err(ToolError::invalid_input(
             "this tool takes a JSON object, not raw text",
         )),
@@ -26,22 +187,24 @@ pub fn parse_arguments<T: ToolArgs>(input: ToolInput) -> Result<T, ToolError> {
 
 /// Parses a JSON input or the raw text of a freeform call into `T`.
 pub fn parse_freeform_arguments<T: ToolArgs + FromFreeform>(
-    input: ToolInput,
+    input: ToolInput<'_>,
 ) -> Result<T, ToolError> {
     match input {
-        ToolInput::Json(value) => parse_json(value),
+        ToolInput::Json(arguments) => arguments.parse(),
         ToolInput::Freeform(text) => T::from_freeform(text),
     }
 }
 
+/// The arguments of a tool that takes none: an empty object.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArguments {}
+
 /// Checks the input of a tool without arguments: an empty object.
-pub fn parse_no_arguments(input: ToolInput) -> Result<(), ToolError> {
+pub fn parse_no_arguments(input: ToolInput<'_>) -> Result<(), ToolError> {
     match input {
-        ToolInput::Json(Value::Object(map)) => match map.keys().next() {
-            None => Ok(()),
-            Some(field) => Err(unknown_field(field, "", &[])),
-        },
-        ToolInput::Json(_) | ToolInput::Freeform(_) => Err(ToolError::invalid_input(
+        ToolInput::Json(arguments) => arguments.parse::<NoArguments>().map(|_| ()),
+        ToolInput::Freeform(_) => Err(ToolError::invalid_input(
             "this tool takes no arguments: send an empty object `{}`",
         )),
     }
@@ -62,181 +225,18 @@ pub fn argument_fields<T: ToolArgs>() -> &'static [&'static str] {
     T::FIELDS
 }
 
-fn parse_json<T: ToolArgs>(value: Value) -> Result<T, ToolError> {
-    crate::value_de::from_value(value).map_err(|error| classify(&error.path(), error.message()))
-}
-
-/// Joins a parent path and a field name: `todo_list[2]` + `state`.
-pub(crate) fn join_path(parent: &str, field: &str) -> String {
-    if parent.is_empty() {
-        field.to_string()
-    } else {
-        format!("{parent}.{field}")
-    }
-}
-
-/// The longest input text (a field name, a value, a serde message) an error quotes
-/// whole; longer ones are cut in the middle, so that an error about a huge input stays
-/// small enough to show to a model.
-pub(crate) const MAX_QUOTED_CHARS: usize = 200;
-
-/// `text`, cut in the middle when it has more than [`MAX_QUOTED_CHARS`] characters.
-pub(crate) fn shorten(text: &str) -> Cow<'_, str> {
-    if text.char_indices().nth(MAX_QUOTED_CHARS).is_none() {
-        return Cow::Borrowed(text);
-    }
-    let half = MAX_QUOTED_CHARS / 2;
-    let head_end = text.char_indices().nth(half).map_or(0, |(i, _)| i);
-    let tail_start = text
-        .char_indices()
-        .rev()
-        .nth(half - 1)
-        .map_or(0, |(i, _)| i);
-    Cow::Owned(format!(
-        "{}…[{} bytes omitted]…{}",
-        &text[..head_end],
-        tail_start - head_end,
-        &text[tail_start..]
-    ))
-}
-
-fn backticked(text: &str) -> Vec<&str> {
-    text.split('`').skip(1).step_by(2).collect()
-}
-
-/// Builds an `unknown_field` error; `expected` are the valid fields at that level.
-pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> ToolError {
-    let hint = closest(field, expected.iter().copied());
-    let field = shorten(field);
-    let field = field.as_ref();
-    let path = join_path(parent, field);
-    let mut error = ToolError::new(
-        ToolErrorKind::UNKNOWN_FIELD,
-        format!("unknown field `{path}`: this tool does not accept it"),
-    )
-    .with_field(path)
-    .with_details(json!({ "unknown": field, "expected": expected }));
-    error.recovery_hint = Some(match hint {
-        Some(best) => format!("did you mean `{best}`?"),
-        None if expected.is_empty() => "remove it: no fields are accepted here".to_string(),
-        None => format!("remove it; valid fields here: {}", expected.join(", ")),
-    });
-    error
-}
-
-/// Turns serde's message at `path` into a typed error.
-fn classify(path: &str, message: &str) -> ToolError {
-    let names = backticked(message);
-    if message.starts_with("unknown field")
-        && let Some((field, expected)) = names.split_first()
-    {
-        // The error's path ends with the unknown field itself.
-        let parent = path
-            .strip_suffix(field)
-            .map(|p| p.trim_end_matches('.'))
-            .unwrap_or(path);
-        return unknown_field(field, parent, expected);
-    }
-    if message.starts_with("missing field")
-        && let Some(field) = names.first()
-    {
-        let full = join_path(path, field);
-        return ToolError::invalid_input(format!("missing required field `{full}`"))
-            .with_field(full.clone())
-            .with_hint(format!("add `{full}` to the input"));
-    }
-    if message.starts_with("unknown variant")
-        && let Some((value, expected)) = names.split_first()
-    {
-        let hint = closest(value, expected.iter().copied());
-        let value = shorten(value);
-        let mut error = ToolError::invalid_input(format!(
-            "`{path}` has the value `{value}`, which is not one of: {}",
-            expected.join(", ")
-        ))
-        .with_field(path)
-        .with_details(json!({ "value": value, "expected": expected }));
-        error.recovery_hint = Some(match hint {
-            Some(best) => format!("did you mean `{best}`?"),
-            None => format!("use one of: {}", expected.join(", ")),
-        });
-        return error;
-    }
-    let subject = if path.is_empty() {
-        "the input".to_string()
-    } else {
-        format!("`{path}`")
-    };
-    // serde quotes the offending value (`invalid type: string "...", expected u32`).
-    let message = shorten(message);
-    let mut error = ToolError::invalid_input(format!("{subject}: {message}"));
-    if !path.is_empty() {
-        error = error.with_field(path);
-    }
-    error
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
-    fn shortens_huge_quotes_in_the_middle() {
-        assert_eq!(shorten("short"), "short");
-        let exact = "é".repeat(MAX_QUOTED_CHARS);
-        assert_eq!(shorten(&exact), exact);
-
-        let huge = format!(
-            "{}{}{}",
-            "a".repeat(150),
-            "é".repeat(1_000_000),
-            "z".repeat(150)
-        );
-        let short = shorten(&huge);
-        assert!(
-            short.starts_with(&"a".repeat(MAX_QUOTED_CHARS / 2)),
-            "{short}"
-        );
-        assert!(
-            short.ends_with(&"z".repeat(MAX_QUOTED_CHARS / 2)),
-            "{short}"
-        );
-        assert!(short.contains("bytes omitted"), "{short}");
-        assert!(short.chars().count() < MAX_QUOTED_CHARS + 40, "{short}");
-
-        // No string distance is computed for a huge name.
-        assert_eq!(closest(&huge, ["a"]), None);
-        let error = unknown_field(&huge, "items[0]", &["name"]);
-        assert!(error.message.len() < 2 * MAX_QUOTED_CHARS + 100);
-        assert!(
-            error
-                .field
-                .is_some_and(|field| field.starts_with("items[0].aaa"))
-        );
-    }
-
-    #[test]
-    fn classifies_serde_messages() {
-        let error = classify(
-            "todo_list[2].state",
-            "unknown variant `don`, expected one of `pending`, `done`",
-        );
-        assert_eq!(error.kind, ToolErrorKind::INVALID_TOOL_INPUT);
-        assert_eq!(error.field.as_deref(), Some("todo_list[2].state"));
-        assert_eq!(error.recovery_hint.as_deref(), Some("did you mean `done`?"));
-
-        let error = classify("items[0]", "missing field `cmd`");
-        assert_eq!(error.field.as_deref(), Some("items[0].cmd"));
-
-        let error = classify(
-            "reasn",
-            "unknown field `reasn`, expected one of `reason`, `wake`",
-        );
-        assert_eq!(error.kind, ToolErrorKind::UNKNOWN_FIELD);
-        assert_eq!(error.field.as_deref(), Some("reasn"));
+    fn whole_floats_become_integers_and_nothing_else_changes() {
+        assert_eq!(whole_floats_as_integers(&json!({"a": 1, "b": 1.5})), None);
         assert_eq!(
-            error.recovery_hint.as_deref(),
-            Some("did you mean `reason`?")
+            whole_floats_as_integers(&json!({"a": [3.0, -2e3, 1.5, 1e30], "b": "3.0"})),
+            Some(json!({"a": [3, -2000, 1.5, 1e30], "b": "3.0"}))
         );
     }
 }

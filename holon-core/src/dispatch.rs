@@ -3,6 +3,7 @@
 //! a panicking handler becomes a `tool_panicked` result and the next call works.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -10,51 +11,109 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Instant, SystemTime};
 
-use jsonschema::error::ValidationErrorKind;
-use jsonschema::paths::LocationSegment;
 use serde_json::{Value, json};
 
-use crate::arguments::{join_path, shorten, unknown_field};
+use crate::arguments::JsonArguments;
 use crate::context::{Execution, ToolCall, ToolContext, ToolInput};
+use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
+use crate::json_text;
 use crate::output::ToolOutput;
-use crate::registry::{Entry, PathStep, Registry, schema_properties_at, visible_to};
+use crate::problems::{
+    self, Category, Problem, combine, duplicate_field, enrich, not_json, shorten,
+};
+use crate::registry::{Entry, Registry, visible_to};
 use crate::result::{ToolResult, ToolStatus};
 use crate::tool::CallFuture;
 
-/// Inputs nested deeper than this are refused before anything recurses into them.
-pub const MAX_INPUT_DEPTH: usize = 128;
+/// The arguments of a call as the caller has them.
+enum Arguments<'t> {
+    /// Already parsed, by a transport such as MCP.
+    Value(Value),
+    /// The JSON text a provider sent (OpenAI's `arguments`, a CLI line).
+    Text(&'t str),
+}
+
+/// Arguments whose shape the dispatcher checked, ready for the tool to parse.
+enum Prepared<'t> {
+    /// An object, no deeper than [`MAX_INPUT_DEPTH`], that passed the schema's
+    /// constraints.
+    Value(Value),
+    /// The text of an object, for a tool whose typed parse checks everything itself.
+    Text(&'t str),
+    /// Raw text for a freeform tool.
+    Freeform(String),
+}
+
+impl Prepared<'_> {
+    /// What the tool gets: a borrow of the arguments (the raw text of a freeform
+    /// call is handed over).
+    fn tool_input<'s>(&'s mut self, entry: &'s Entry) -> ToolInput<'s> {
+        match self {
+            Prepared::Value(value) => ToolInput::Json(JsonArguments::value(value, entry)),
+            Prepared::Text(text) => ToolInput::Json(JsonArguments::text(text, entry)),
+            Prepared::Freeform(text) => ToolInput::Freeform(std::mem::take(text)),
+        }
+    }
+}
 
 impl Registry {
     /// Dispatches one call and returns its envelope. Never panics and never returns a
     /// Rust error: every failure is a `ToolResult` with `status = error`.
+    ///
+    /// The input is a `Value` that the transport already parsed (MCP hands its
+    /// `arguments` over as one): a key the JSON text repeated was collapsed to its
+    /// last value before the dispatcher saw it. Where the JSON text is at hand (a
+    /// provider's `arguments` string, a command line), use
+    /// [`Registry::dispatch_text`], which refuses repeated keys and is faster.
     pub async fn dispatch(&self, context: &ToolContext, call: ToolCall) -> ToolResult {
-        // One async fn for the whole pipeline: a synchronous handler completes on the
-        // first poll, and only an async handler's boxed future lives across the await.
-        let observed = context.observer().map(|observer| {
-            // The input is moved into the parse, so an observer gets it serialized first.
-            let input_json = call.input.to_string();
-            (
-                observer,
-                input_json,
-                call.name.clone(),
-                SystemTime::now(),
-                Instant::now(),
-            )
-        });
         let ToolCall {
             name,
             input,
             call_id,
         } = call;
-        let outcome = match self.resolve(context, &name) {
+        let mut result = self.run(context, &name, Arguments::Value(input)).await;
+        result.call_id = call_id;
+        result
+    }
+
+    /// Dispatches a call whose arguments are the JSON text a provider sent (OpenAI's
+    /// `arguments` string, a CLI line), parsed straight into the tool's argument type
+    /// without a `Value` in between where the tool's schema allows. A key given twice,
+    /// at any depth, is refused as `duplicate_field` with its path. A freeform tool
+    /// takes its raw text as a JSON string.
+    pub async fn dispatch_text(
+        &self,
+        context: &ToolContext,
+        name: &str,
+        arguments: &str,
+    ) -> ToolResult {
+        self.run(context, name, Arguments::Text(arguments)).await
+    }
+
+    /// The pipeline of both entry points, in one async fn: a synchronous handler
+    /// completes on the first poll, and only an async handler's boxed future lives
+    /// across the await.
+    async fn run(&self, context: &ToolContext, name: &str, arguments: Arguments<'_>) -> ToolResult {
+        let observed = context.observer().map(|observer| {
+            let input_json = match &arguments {
+                // The input is parsed by reference, but it is serialized first all
+                // the same, so the observer sees it as sent.
+                Arguments::Value(value) => Cow::Owned(value.to_string()),
+                Arguments::Text(text) => Cow::Borrowed(*text),
+            };
+            (observer, input_json, SystemTime::now(), Instant::now())
+        });
+        let outcome = match self.resolve(context, name) {
             Err(error) => {
-                dispose(input);
+                if let Arguments::Value(value) = arguments {
+                    dispose(value);
+                }
                 // A name that is not a tool is echoed, but never a huge one whole.
-                Err((Arc::from(shorten(&name)), error))
+                Err((Arc::from(shorten(name)), error))
             }
-            Ok(entry) => match self.start(entry, context, input) {
+            Ok(entry) => match self.start(entry, context, arguments) {
                 Err(error) => Err((entry.definition.spec.name.clone(), enrich(entry, error))),
                 Ok(Started::Finished(output)) => Ok((entry, output)),
                 Ok(Started::Running(future)) => match (CatchUnwind { future }).await {
@@ -66,14 +125,13 @@ impl Registry {
                 },
             },
         };
-        let mut result = match outcome {
+        let result = match outcome {
             Ok((entry, output)) => success(entry, output),
             Err((tool_name, error)) => ToolResult::from_error(tool_name, error),
         };
-        result.call_id = call_id;
-        if let Some((observer, input_json, requested_name, started_at, started)) = observed {
+        if let Some((observer, input_json, started_at, started)) = observed {
             observer.record(&Execution {
-                requested_name: &requested_name,
+                requested_name: name,
                 input_json: &input_json,
                 result: &result,
                 started_at,
@@ -130,16 +188,37 @@ impl Registry {
     /// parse. `Ok` means `dispatch` would hand this input to the handler. Nothing the
     /// tool does is triggered, so it is safe on tools with side effects.
     pub fn check(&self, context: &ToolContext, call: ToolCall) -> Result<(), ToolError> {
-        let ToolCall { name, input, .. } = call;
-        let entry = match self.resolve(context, &name) {
+        self.check_arguments(context, &call.name, Arguments::Value(call.input))
+    }
+
+    /// [`Registry::check`] of a call whose arguments are JSON text, as
+    /// [`Registry::dispatch_text`] takes them.
+    pub fn check_text(
+        &self,
+        context: &ToolContext,
+        name: &str,
+        arguments: &str,
+    ) -> Result<(), ToolError> {
+        self.check_arguments(context, name, Arguments::Text(arguments))
+    }
+
+    fn check_arguments(
+        &self,
+        context: &ToolContext,
+        name: &str,
+        arguments: Arguments<'_>,
+    ) -> Result<(), ToolError> {
+        let entry = match self.resolve(context, name) {
             Ok(entry) => entry,
             Err(error) => {
-                dispose(input);
+                if let Arguments::Value(value) = arguments {
+                    dispose(value);
+                }
                 return Err(error);
             }
         };
-        validate(entry, input)
-            .and_then(|input| entry.tool.check_input(input))
+        prepare(entry, arguments)
+            .and_then(|mut prepared| entry.tool.check_input(prepared.tool_input(entry)))
             .map_err(|error| enrich(entry, error))
     }
 
@@ -148,9 +227,10 @@ impl Registry {
         &self,
         entry: &'a Entry,
         context: &'a ToolContext,
-        input: Value,
+        arguments: Arguments<'_>,
     ) -> Result<Started<'a>, ToolError> {
-        let input = validate(entry, input)?;
+        let mut prepared = prepare(entry, arguments)?;
+        let input = prepared.tool_input(entry);
         let tool = entry.tool;
         match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {
             Err(payload) => Err(panicked(payload)),
@@ -164,17 +244,37 @@ impl Registry {
     }
 }
 
-/// The input's shape and the schema constraints serde does not check.
-fn validate(entry: &Entry, input: Value) -> Result<ToolInput, ToolError> {
-    let input = shape(entry, input)?;
-    if let (Some(validator), ToolInput::Json(value)) = (&entry.validator, &input)
-        && let Err(error) = validator.validate(value)
-    {
-        let error = schema_error(entry, &error);
-        if let ToolInput::Json(value) = input {
-            dispose(value);
+/// The input's shape and the schema constraints serde does not check. JSON text is
+/// parsed into a `Value` only when the tool needs one: for its constraints, or
+/// because a map or any-value field would keep the last of repeated keys.
+fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
+    match arguments {
+        Arguments::Value(value) => prepare_value(entry, value),
+        Arguments::Text(text) if entry.text_fast_path && text.trim_start().starts_with('{') => {
+            Ok(Prepared::Text(text))
         }
-        return Err(error);
+        Arguments::Text(text) => {
+            let parsed = json_text::parse(text).map_err(|error| combine(vec![not_json(&error)]))?;
+            if !parsed.duplicates.is_empty() && parsed.value.is_object() {
+                let repeated = parsed
+                    .duplicates
+                    .iter()
+                    .map(|p| duplicate_field(p))
+                    .collect();
+                return Err(problems::report(entry, &parsed.value, repeated, None));
+            }
+            prepare_value(entry, parsed.value)
+        }
+    }
+}
+
+/// [`prepare`] of a parsed input.
+fn prepare_value<'t>(entry: &Entry, input: Value) -> Result<Prepared<'t>, ToolError> {
+    let input = shape(entry, input)?;
+    if let (Some(validator), Prepared::Value(value)) = (&entry.validator, &input)
+        && !validator.is_valid(value)
+    {
+        return Err(problems::report(entry, value, Vec::new(), None));
     }
     Ok(input)
 }
@@ -208,22 +308,21 @@ fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
     }
 }
 
-/// Checks the input's shape: an object, or a string for a freeform tool, and not
-/// nested deeper than [`MAX_INPUT_DEPTH`].
-fn shape(entry: &Entry, input: Value) -> Result<ToolInput, ToolError> {
+/// Checks the input's shape: an object no deeper than [`MAX_INPUT_DEPTH`] (the
+/// schema validator and serde's `Value` deserializer recurse), or a string for a
+/// freeform tool.
+fn shape<'t>(entry: &Entry, input: Value) -> Result<Prepared<'t>, ToolError> {
     let freeform = entry.definition.spec.freeform_grammar.as_ref();
     match input {
-        // The typed parse bounds depth itself; the schema validator recurses, so an
-        // input it will see is measured first.
-        Value::Object(_) if entry.validator.is_some() && exceeds_depth(&input, MAX_INPUT_DEPTH) => {
+        Value::Object(_) if exceeds_depth(&input, MAX_INPUT_DEPTH) => {
             dispose(input);
-            Err(ToolError::invalid_input(format!(
-                "the input nests deeper than {MAX_INPUT_DEPTH} levels"
-            ))
-            .with_hint("send a flat object with the fields of the tool's schema"))
+            Err(combine(vec![Problem::new(
+                Category::WrongType,
+                problems::too_deep(),
+            )]))
         }
-        Value::Object(_) => Ok(ToolInput::Json(input)),
-        Value::String(text) if freeform.is_some() => Ok(ToolInput::Freeform(text)),
+        Value::Object(_) => Ok(Prepared::Value(input)),
+        Value::String(text) if freeform.is_some() => Ok(Prepared::Freeform(text)),
         other => {
             let kind = json_kind(&other);
             dispose(other);
@@ -234,12 +333,13 @@ fn shape(entry: &Entry, input: Value) -> Result<ToolInput, ToolError> {
                 ),
                 None => "a JSON object".to_string(),
             };
-            Err(
+            Err(combine(vec![Problem::new(
+                Category::WrongType,
                 ToolError::invalid_input(format!("the input must be {expected}, not {kind}"))
                     .with_hint(
                         "send the arguments as a JSON object whose fields the tool's schema lists",
                     ),
-            )
+            )]))
         }
     }
 }
@@ -253,171 +353,6 @@ fn json_kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// Whether `value` nests deeper than `limit`. Recursion stops at `limit`, so the
-/// stack stays bounded whatever the input, and nothing is allocated.
-fn exceeds_depth(value: &Value, limit: usize) -> bool {
-    let Some(remaining) = limit.checked_sub(1) else {
-        return true;
-    };
-    match value {
-        Value::Array(items) => items.iter().any(|item| exceeds_depth(item, remaining)),
-        Value::Object(map) => map.values().any(|item| exceeds_depth(item, remaining)),
-        _ => false,
-    }
-}
-
-/// Drops a value without recursion, so that a maliciously deep input cannot overflow
-/// the stack when it is freed.
-pub(crate) fn dispose(value: Value) {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
-    }
-}
-
-/// Adds what only the registry knows to a handler's error: a field that belongs to
-/// the result is `result_field_in_input`.
-fn enrich(entry: &Entry, mut error: ToolError) -> ToolError {
-    if error.kind != ToolErrorKind::UNKNOWN_FIELD {
-        return error;
-    }
-    let Some(field) = error.field.as_deref() else {
-        return error;
-    };
-    if entry.result_fields.iter().any(|result| result == field) {
-        let name = &entry.definition.spec.name;
-        error.kind = ToolErrorKind::RESULT_FIELD_IN_INPUT;
-        error.message = format!(
-            "`{field}` is a field of {name}'s result, not of its input: result fields are never valid arguments"
-        );
-        error.recovery_hint = Some(format!(
-            "remove `{field}`; the input fields of {name} are: {}",
-            entry.tool.input_fields().join(", ")
-        ));
-    }
-    error
-}
-
-/// Turns a schema violation into a typed error with the field path.
-fn schema_error(entry: &Entry, error: &jsonschema::ValidationError<'_>) -> ToolError {
-    let segments: Vec<LocationSegment<'_>> = error.instance_path().iter().collect();
-    let mut steps = Vec::with_capacity(segments.len());
-    let mut path = String::new();
-    for segment in &segments {
-        match segment {
-            LocationSegment::Property(key) => {
-                path = join_path(&path, key);
-                steps.push(PathStep::Key(key));
-            }
-            LocationSegment::Index(index) => {
-                path.push_str(&format!("[{index}]"));
-                steps.push(PathStep::Index);
-            }
-        }
-    }
-    let schema = &entry.definition.spec.input_schema;
-    match error.kind() {
-        ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let expected = schema_properties_at(schema, &steps);
-            let field = unexpected.first().map(String::as_str).unwrap_or_default();
-            enrich(entry, unknown_field(field, &path, &expected))
-        }
-        ValidationErrorKind::Required { property } => {
-            let property = property.as_str().unwrap_or_default();
-            let full = join_path(&path, property);
-            ToolError::invalid_input(format!("missing required field `{full}`"))
-                .with_field(full.clone())
-                .with_hint(format!("add `{full}` to the input"))
-        }
-        ValidationErrorKind::Enum { options } => {
-            let valid: Vec<&str> = options
-                .as_array()
-                .map(|values| values.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            one_of_error(path, error.instance(), valid)
-        }
-        // An enum with documented variants is a `oneOf` of string constants.
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
-            if constant_options(context).is_some() =>
-        {
-            let valid = constant_options(context).unwrap_or_default();
-            one_of_error(path, error.instance(), valid)
-        }
-        _ => {
-            let subject = if path.is_empty() {
-                "the input".to_string()
-            } else {
-                format!("`{path}`")
-            };
-            let keyword = error.kind().keyword();
-            // Quote the offending value only when it is small: the message of an
-            // error about a 10 MB value must not be 10 MB.
-            let small = match error.instance().as_ref() {
-                Value::Null | Value::Bool(_) | Value::Number(_) => true,
-                Value::String(text) => text.len() <= 64,
-                Value::Array(_) | Value::Object(_) => false,
-            };
-            let message = if small {
-                format!("{subject}: {error}")
-            } else {
-                format!("{subject}: {}", error.masked_with("the value"))
-            };
-            let mut tool_error =
-                ToolError::invalid_input(message).with_details(json!({ "keyword": keyword }));
-            if !path.is_empty() {
-                tool_error = tool_error.with_field(path);
-            }
-            tool_error
-        }
-    }
-}
-
-/// The string constants of a `oneOf`/`anyOf` whose every branch failed on a `const`
-/// or `enum` of strings (the schema of an enum with documented variants).
-fn constant_options<'e>(
-    branches: &'e [Vec<jsonschema::ValidationError<'static>>],
-) -> Option<Vec<&'e str>> {
-    let mut valid = Vec::new();
-    for branch in branches {
-        let before = valid.len();
-        for error in branch {
-            match error.kind() {
-                ValidationErrorKind::Constant { expected_value } => {
-                    valid.extend(expected_value.as_str());
-                }
-                ValidationErrorKind::Enum { options } => {
-                    valid.extend(options.as_array()?.iter().filter_map(Value::as_str));
-                }
-                _ => {}
-            }
-        }
-        if valid.len() == before {
-            return None;
-        }
-    }
-    (!valid.is_empty()).then_some(valid)
-}
-
-/// `path` must be one of the strings `valid`; `given` is what the caller sent.
-fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
-    let given = given.as_str().unwrap_or_default();
-    let hint = closest(given, valid.iter().copied());
-    let mut tool_error =
-        ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
-            .with_field(path)
-            .with_details(json!({ "expected": valid }));
-    tool_error.recovery_hint = Some(match hint {
-        Some(best) => format!("did you mean `{best}`?"),
-        None => format!("use one of: {}", valid.join(", ")),
-    });
-    tool_error
 }
 
 fn panicked(payload: Box<dyn Any + Send>) -> ToolError {

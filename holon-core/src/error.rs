@@ -22,6 +22,8 @@ impl ToolErrorKind {
     pub const INVALID_TOOL_INPUT: Self = Self::new("invalid_tool_input");
     /// The input has a field the tool does not know.
     pub const UNKNOWN_FIELD: Self = Self::new("unknown_field");
+    /// The input gives the same field twice (JSON text with a repeated key).
+    pub const DUPLICATE_FIELD: Self = Self::new("duplicate_field");
     /// The input has a field that belongs to the tool's result, not its input.
     pub const RESULT_FIELD_IN_INPUT: Self = Self::new("result_field_in_input");
     /// The host did not put a state the handler needs into the context.

@@ -72,24 +72,27 @@ pub struct ReadmeQuickstart;
 
 mod arguments;
 mod context;
+mod depth;
 mod dispatch;
 mod envelope;
 mod error;
 mod family;
 mod grammar;
 mod hints;
+mod json_text;
 mod meta;
 mod output;
+mod problems;
 mod receipt;
 mod registry;
 mod result;
 pub mod schema;
 mod spec;
 mod tool;
-mod value_de;
 
+pub use arguments::JsonArguments;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext, ToolInput};
-pub use dispatch::MAX_INPUT_DEPTH;
+pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use hints::closest;
@@ -184,7 +187,7 @@ pub mod __private {
         /// The input schema.
         pub schema: fn(&mut SchemaGenerator) -> Schema,
         /// Parses a JSON input.
-        pub parse: fn(ToolInput) -> Result<T, ToolError>,
+        pub parse: fn(ToolInput<'_>) -> Result<T, ToolError>,
     }
 
     /// The handler's argument type must implement `ToolArgs`.

@@ -48,7 +48,7 @@ fn render(result: &ToolResult) -> String {
             write_scalar_line(&mut out, 0, "hint", hint);
         }
         if let Some(details) = &error.details {
-            write_entry(&mut out, 0, "details", details);
+            write_details(&mut out, details);
         }
         if error.retryable {
             out.push_str("retryable: true\n");
@@ -77,6 +77,39 @@ fn render(result: &ToolResult) -> String {
         out.pop();
     }
     out
+}
+
+/// An error's details; its list of input problems one a line, so that a reader sees
+/// every problem of the call at a glance.
+fn write_details(out: &mut String, details: &Value) {
+    let Some(problems) = details.get("problems").and_then(Value::as_array) else {
+        write_entry(out, 0, "details", details);
+        return;
+    };
+    if let Value::Object(map) = details {
+        let rest: serde_json::Map<String, Value> = map
+            .iter()
+            .filter(|(key, _)| *key != "problems")
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        if !rest.is_empty() {
+            write_entry(out, 0, "details", &Value::Object(rest));
+        }
+    }
+    let _ = writeln!(out, "problems ({}):", problems.len());
+    for problem in problems {
+        let text = |key: &str| problem.get(key).and_then(Value::as_str);
+        let mut line = format!("  - {}", text("kind").unwrap_or("problem"));
+        if let Some(field) = text("field") {
+            let _ = write!(line, " at `{field}`");
+        }
+        let _ = write!(line, ": {}", text("message").unwrap_or_default());
+        if let Some(hint) = text("hint") {
+            let _ = write!(line, " (hint: {hint})");
+        }
+        out.push_str(&line.replace('\n', " "));
+        out.push('\n');
+    }
 }
 
 fn indent(out: &mut String, depth: usize) {
@@ -211,6 +244,31 @@ mod tests {
             "Demo succeeded\nempty: []\nexit_status: 0\nitems:\n  - index: 0\n    status: completed\n  - plain\nstdout: |\n  line one\n  line two\nartifacts:\n  - out/stdout.log (stdout)"
         );
         assert!(!receipt.contains("skipped"));
+    }
+
+    #[test]
+    fn lists_input_problems_one_a_line() {
+        let mut error = ToolError::new(
+            crate::ToolErrorKind::UNKNOWN_FIELD,
+            "unknown field `day`: this tool does not accept it (1 more problem in details.problems)",
+        )
+        .with_field("day")
+        .with_hint("did you mean `days`?");
+        error.details = Some(Box::new(json!({
+            "expected": ["city", "days"],
+            "problems": [
+                {"kind": "unknown_field", "field": "day", "message": "unknown field `day`: this tool does not accept it", "hint": "did you mean `days`?"},
+                {"kind": "invalid_tool_input", "field": "days", "message": "missing required field `days`", "hint": "add `days` to the input"},
+            ],
+        })));
+        let receipt = ToolResult::from_error(Arc::from("GetWeather"), error).receipt();
+        assert!(
+            receipt.ends_with(
+                "problems (2):\n  - unknown_field at `day`: unknown field `day`: this tool does not accept it (hint: did you mean `days`?)\n  - invalid_tool_input at `days`: missing required field `days` (hint: add `days` to the input)"
+            ),
+            "{receipt}"
+        );
+        assert!(receipt.contains("details:\n  expected:"), "{receipt}");
     }
 
     #[test]

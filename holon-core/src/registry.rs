@@ -28,6 +28,13 @@ pub(crate) struct Entry {
     pub(crate) definition: ToolDefinition,
     /// Compiled only when the schema says more than serde checks.
     pub(crate) validator: Option<jsonschema::Validator>,
+    /// The validator that lists every problem of a failed input; compiled on the
+    /// first failure when `validator` is not there already.
+    full_validator: OnceLock<Option<jsonschema::Validator>>,
+    /// Whether JSON text can be parsed straight into the arguments: no constraint to
+    /// validate on a `Value`, and every object a struct, whose derived `Deserialize`
+    /// refuses a repeated key itself (a map or an any-value would keep the last).
+    pub(crate) text_fast_path: bool,
     pub(crate) result_fields: Vec<String>,
 }
 
@@ -252,6 +259,7 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
     if problems.len() > before {
         return None;
     }
+    let text_fast_path = validator.is_none() && schema::every_object_is_closed(&input_schema);
     Some(Entry {
         tool,
         definition: ToolDefinition {
@@ -270,8 +278,22 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
             defined_at: site,
         },
         validator,
+        full_validator: OnceLock::new(),
+        text_fast_path,
         result_fields,
     })
+}
+
+impl Entry {
+    /// The validator of the whole input schema, for reporting every problem.
+    pub(crate) fn full_validator(&self) -> Option<&jsonschema::Validator> {
+        if let Some(validator) = &self.validator {
+            return Some(validator);
+        }
+        self.full_validator
+            .get_or_init(|| jsonschema::draft202012::new(&self.definition.spec.input_schema).ok())
+            .as_ref()
+    }
 }
 
 fn is_portable_name(name: &str) -> bool {

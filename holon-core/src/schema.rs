@@ -228,6 +228,94 @@ pub fn needs_validation(schema: &Value) -> bool {
     false
 }
 
+/// What a schema lets an input hold whose typed parse keeps the last of repeated keys.
+#[derive(Default)]
+struct Openness {
+    /// A subschema that takes any value (`true`, or no type-setting keyword): a
+    /// `serde_json::Value` field, whose parse keeps the last of repeated keys.
+    any_value: bool,
+    /// An object that is not closed: a map, whose parse keeps the last of repeated keys.
+    open_object: bool,
+}
+
+/// The keys whose value is one subschema, a list of them, or a map of them.
+const SUBSCHEMA_KEYS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+const SUBSCHEMA_LIST_KEYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+const SUBSCHEMA_MAP_KEYS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+/// Keywords that restrict what a subschema takes to something the typed parse bounds.
+const TYPE_SETTING_KEYS: &[&str] = &["type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"];
+
+fn has_type(schema: &serde_json::Map<String, Value>, wanted: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(kind)) => kind == wanted,
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == wanted),
+        _ => false,
+    }
+}
+
+fn openness(root: &Value) -> Openness {
+    let mut found = Openness::default();
+    let mut stack = vec![root];
+    while let Some(schema) = stack.pop() {
+        let map = match schema {
+            Value::Object(map) => map,
+            Value::Bool(true) => {
+                found.any_value = true;
+                continue;
+            }
+            _ => continue,
+        };
+        if !TYPE_SETTING_KEYS.iter().any(|key| map.contains_key(*key)) {
+            found.any_value = true;
+        }
+        if has_type(map, "object")
+            && (map.get("additionalProperties") != Some(&Value::Bool(false))
+                || map.contains_key("patternProperties"))
+        {
+            found.open_object = true;
+        }
+        if has_type(map, "array") && !map.contains_key("items") && !map.contains_key("prefixItems")
+        {
+            found.any_value = true;
+        }
+        for (key, inner) in map {
+            if SUBSCHEMA_KEYS.contains(&key.as_str()) {
+                stack.push(inner);
+            } else if SUBSCHEMA_LIST_KEYS.contains(&key.as_str()) {
+                stack.extend(inner.as_array().into_iter().flatten());
+            } else if SUBSCHEMA_MAP_KEYS.contains(&key.as_str()) {
+                stack.extend(inner.as_object().into_iter().flat_map(|m| m.values()));
+            }
+        }
+    }
+    found
+}
+
+/// Whether every object `schema` admits is a closed one of known fields, and no
+/// field takes any value: then serde's derived parse refuses every repeated key.
+pub(crate) fn every_object_is_closed(schema: &Value) -> bool {
+    let found = openness(schema);
+    !found.any_value && !found.open_object
+}
+
 /// `schema`, or what its local `$ref` (`#` or `#/$defs/...`) points to in `root`.
 /// Bounded: a `$ref` chain is short, and a cycle of them must not hang.
 pub fn resolve_local_ref<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
@@ -281,5 +369,36 @@ mod tests {
         }
         assert!(!needs_validation(&unbounded));
         assert!(needs_validation(&schema));
+    }
+
+    #[test]
+    fn tells_closed_schemas_from_maps_and_any_values() {
+        let closed = json!({
+            "type": "object", "additionalProperties": false,
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "mode": {"anyOf": [{"enum": ["a", "b"]}, {"type": "null"}]},
+                "inner": {"type": "object", "additionalProperties": false, "properties": {"x": {"type": "integer"}}},
+            }
+        });
+        assert!(every_object_is_closed(&closed));
+
+        let with = |field: Value| {
+            let mut schema = closed.clone();
+            schema["properties"]["extra"] = field;
+            schema
+        };
+        let map = with(json!({"type": "object", "additionalProperties": {"type": "string"}}));
+        assert!(!every_object_is_closed(&map));
+        for any in [
+            json!(true),
+            json!({"description": "anything"}),
+            json!({"type": "array"}),
+        ] {
+            let schema = with(any);
+            assert!(!every_object_is_closed(&schema), "{schema}");
+        }
+        let recursive = with(json!({"anyOf": [{"$ref": "#"}, {"type": "null"}]}));
+        assert!(every_object_is_closed(&recursive));
     }
 }

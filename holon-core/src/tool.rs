@@ -90,13 +90,13 @@ pub trait Tool: Send + Sync + 'static {
     /// Parses `input` into the argument type and drops it, without running the
     /// handler: what [`Registry::check`](crate::Registry::check) uses. A hand-written
     /// tool that cannot check its input without running accepts everything here.
-    fn check_input(&self, input: ToolInput) -> Result<(), ToolError> {
+    fn check_input(&self, input: ToolInput<'_>) -> Result<(), ToolError> {
         let _ = input;
         Ok(())
     }
 
     /// Parses `input` into the argument type and runs the handler.
-    fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput) -> CallFuture<'a>;
+    fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput<'_>) -> CallFuture<'a>;
 }
 
 /// A tool submitted to the link-time inventory. The registry walks every registration

@@ -6,7 +6,10 @@
 //! are fuzzed too); the rest is the input, as JSON when it parses and as a raw string
 //! (a freeform input) otherwise.
 //!
-//! Every call goes through `Registry::check`; calls of tools that are safe to run in a
+//! Every call goes through `Registry::check`, and its input, when it is JSON, also
+//! through `Registry::check_text` as the text it was sent as: the two entry points
+//! must agree unless the text repeats a key (which only the text one can see).
+//! Calls of tools that are safe to run in a
 //! throwaway workspace also go through `Registry::dispatch`, on a runtime whose clock
 //! is paused (so `Sleep` returns at once). A tool that panics, a check that disagrees
 //! with dispatch, or an envelope that does not serialize is a crash.
@@ -65,8 +68,8 @@ fn safe_to_run(name: &str, family: ToolCapabilityFamily) -> bool {
     }
 }
 
-/// Splits fuzz bytes into a call.
-pub fn call_from_bytes(data: &[u8]) -> ToolCall {
+/// Splits fuzz bytes into a call, and the input's JSON text when it is JSON.
+fn split(data: &[u8]) -> (ToolCall, Option<&str>) {
     let (head, body) = match data.iter().position(|b| *b == b'\n') {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (data, &[][..]),
@@ -77,21 +80,53 @@ pub fn call_from_bytes(data: &[u8]) -> ToolCall {
         Ok(index) if !names.is_empty() => names[index % names.len()].clone(),
         _ => head.into_owned(),
     };
-    let input = serde_json::from_slice::<Value>(body)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()));
-    ToolCall::new(name, input)
+    match serde_json::from_slice::<Value>(body) {
+        Ok(input) => (ToolCall::new(name, input), std::str::from_utf8(body).ok()),
+        Err(_) => {
+            let text = String::from_utf8_lossy(body).into_owned();
+            (ToolCall::new(name, Value::String(text)), None)
+        }
+    }
+}
+
+/// Splits fuzz bytes into a call.
+pub fn call_from_bytes(data: &[u8]) -> ToolCall {
+    split(data).0
+}
+
+/// Whether an error lists a repeated key among its problems.
+fn repeats_a_key(error: &holon_core::ToolError) -> bool {
+    let listed = error
+        .details
+        .as_deref()
+        .and_then(|details| details.get("problems"))
+        .and_then(Value::as_array);
+    listed.is_some_and(|problems| {
+        problems
+            .iter()
+            .any(|problem| problem["kind"] == "duplicate_field")
+    })
 }
 
 /// Runs one fuzz input. Panics on a finding.
 pub fn run_one(data: &[u8]) {
     let harness = harness();
     let registry = Registry::global();
-    let call = call_from_bytes(data);
+    let (call, text) = split(data);
     let context: ToolContext = harness
         .runtime
         .context(FamilyPolicy::all())
         .with_runtime_access();
     let checked = registry.check(&context, call.clone());
+    if let Some(text) = text {
+        let checked_text = registry.check_text(&context, &call.name, text);
+        if !checked_text.as_ref().is_err_and(repeats_a_key) {
+            assert_eq!(
+                checked, checked_text,
+                "check and check_text disagree on {text}"
+            );
+        }
+    }
     let Some(definition) = registry.get(&call.name) else {
         let error = checked.expect_err("an unknown tool cannot pass the check");
         assert_eq!(error.kind.as_str(), "unknown_tool");

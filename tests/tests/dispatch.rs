@@ -221,6 +221,29 @@ fn chain(args: ChainArgs) -> ChainLength {
     ChainLength { links }
 }
 
+/// Arguments of GetWeather.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct GetWeatherArgs {
+    /// The city.
+    city: String,
+    /// How many days ahead.
+    days: u32,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Forecast {
+    summary: String,
+}
+
+/// Forecasts the weather of a city.
+#[holon_tool(family = CoreAgent)]
+fn get_weather(args: GetWeatherArgs) -> Forecast {
+    Forecast {
+        summary: format!("{} in {} days: sunny", args.city, args.days),
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Helpers.
 
@@ -237,6 +260,36 @@ async fn call_in(context: &ToolContext, name: &str, input: Value) -> Value {
 
 async fn call(name: &str, input: Value) -> Value {
     call_in(&context(), name, input).await
+}
+
+/// A call whose arguments are JSON text, as a provider sends them.
+async fn call_text(name: &str, arguments: &str) -> Value {
+    let result = Registry::global()
+        .dispatch_text(&context(), name, arguments)
+        .await;
+    serde_json::to_value(&result).expect("an envelope serializes")
+}
+
+/// `(kind, field)` of each problem an error lists, in its order.
+fn problems(error: &Value) -> Vec<(String, String)> {
+    error["details"]["problems"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no problems listed: {error:#}"))
+        .iter()
+        .map(|problem| {
+            (
+                text(&problem["kind"]).to_string(),
+                problem["field"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(kind, field)| (kind.to_string(), field.to_string()))
+        .collect()
 }
 
 /// The error of a failed envelope, after checking it failed with `kind`.
@@ -887,4 +940,244 @@ async fn check_runs_every_step_but_the_handler() {
         .expect_err("the family gate applies");
     assert_eq!(error.kind.as_str(), "family_not_allowed");
     assert_eq!(FETCH_RUNS.load(Ordering::SeqCst), before);
+}
+
+// ---------------------------------------------------------------------------------
+// Every problem of an input at once, in the order a model can fix them.
+
+#[tokio::test]
+async fn a_misspelt_field_is_reported_before_the_missing_field_it_causes() {
+    let input = json!({ "city": "Oslo", "day": 3 });
+    for envelope in [
+        call("GetWeather", input.clone()).await,
+        call_text("GetWeather", &input.to_string()).await,
+    ] {
+        let error = expect_error(&envelope, "unknown_field");
+        assert_eq!(error["field"], "day", "{error:#}");
+        assert_eq!(error["recovery_hint"], "did you mean `days`?");
+        assert_eq!(
+            problems(&error),
+            pairs(&[("unknown_field", "day"), ("invalid_tool_input", "days")])
+        );
+        let listed = &error["details"]["problems"];
+        assert_eq!(listed[0]["hint"], "did you mean `days`?");
+        assert_eq!(listed[1]["message"], "missing required field `days`");
+        assert_eq!(listed[1]["hint"], "add `days` to the input");
+        let receipt = envelope["receipt"].as_str().unwrap_or_default();
+        assert!(
+            receipt.contains("\n  - unknown_field at `day`: ")
+                && receipt
+                    .contains("\n  - invalid_tool_input at `days`: missing required field `days`"),
+            "{envelope:#}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_problem_is_listed_unknown_then_types_then_missing_then_constraints() {
+    // Tally has no constraints: serde alone would stop at the first problem.
+    let input = json!({
+        "lable": "x",
+        "items": [{ "name": 1, "weight": "heavy" }, { "name": "b" }],
+        "zzz": 1,
+    });
+    let expected = pairs(&[
+        ("unknown_field", "lable"),
+        ("unknown_field", "zzz"),
+        ("invalid_tool_input", "items[0].name"),
+        ("invalid_tool_input", "items[0].weight"),
+        ("invalid_tool_input", "items[1].weight"),
+        ("invalid_tool_input", "label"),
+    ]);
+    for envelope in [
+        call("Tally", input.clone()).await,
+        call_text("Tally", &input.to_string()).await,
+    ] {
+        let error = expect_error(&envelope, "unknown_field");
+        let mut listed = problems(&error);
+        // Within a kind, the validator's order; sorted here to compare.
+        listed[..2].sort();
+        listed[2..4].sort();
+        listed[4..].sort();
+        assert_eq!(listed, expected, "{error:#}");
+        assert!(
+            text(&error["message"]).ends_with("(5 more problems in details.problems)"),
+            "{error:#}"
+        );
+    }
+
+    // Echo has constraints: each one is listed, after the unknown field.
+    let input = json!({ "text": "", "times": 9, "txt": "hi" });
+    for envelope in [
+        call("Echo", input.clone()).await,
+        call_text("Echo", &input.to_string()).await,
+    ] {
+        let error = expect_error(&envelope, "unknown_field");
+        assert_eq!(
+            problems(&error),
+            pairs(&[
+                ("unknown_field", "txt"),
+                ("invalid_tool_input", "text"),
+                ("invalid_tool_input", "times"),
+            ]),
+            "{error:#}"
+        );
+    }
+
+    // A result field is named as such in the list too.
+    let error = error_of(
+        call("Tally", json!({ "label": "x", "total": 3 })).await,
+        "result_field_in_input",
+    );
+    assert_eq!(
+        problems(&error),
+        pairs(&[
+            ("result_field_in_input", "total"),
+            ("invalid_tool_input", "items")
+        ])
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// JSON text: parsed straight into the arguments, repeated keys refused.
+
+#[tokio::test]
+async fn a_repeated_key_is_refused_with_its_path_at_any_depth() {
+    // Tally parses straight from the text; Echo has constraints, so its text becomes
+    // a `Value` first: both refuse a repeated key.
+    let cases = [
+        (
+            "Tally",
+            r#"{"label": "a", "label": "b", "items": []}"#,
+            "label",
+        ),
+        (
+            "Tally",
+            r#"{"label": "x", "items": [{"name": "a", "weight": 1}, {"name": "a", "weight": 2, "name": "b"}]}"#,
+            "items[1].name",
+        ),
+        ("Echo", r#"{"text": "true", "text": "touch m"}"#, "text"),
+        (
+            "RecordTodos",
+            r#"{"todo_list": [{"text": "a", "state": "done", "state": "pending"}]}"#,
+            "todo_list[0].state",
+        ),
+    ];
+    for (tool, arguments, path) in cases {
+        let envelope = call_text(tool, arguments).await;
+        let error = expect_error(&envelope, "duplicate_field");
+        assert_eq!(error["field"], path, "{error:#}");
+        assert!(
+            text(&error["message"]).contains(&format!("`{path}`")),
+            "{error:#}"
+        );
+    }
+
+    // With the other problems of the same input.
+    let envelope = call_text("Tally", r#"{"lable": "a", "items": [], "items": []}"#).await;
+    let error = expect_error(&envelope, "unknown_field");
+    assert_eq!(
+        problems(&error),
+        pairs(&[
+            ("unknown_field", "lable"),
+            ("duplicate_field", "items"),
+            ("invalid_tool_input", "label"),
+        ])
+    );
+
+    // The same input as a `Value` has lost its repetition before dispatch.
+    let value: Value =
+        serde_json::from_str(r#"{"label": "a", "label": "b", "items": []}"#).unwrap();
+    let envelope = call("Tally", value).await;
+    assert_eq!(envelope["structured"]["tally_label"], "b", "{envelope:#}");
+}
+
+#[tokio::test]
+async fn json_text_works_like_a_value_for_every_shape_of_input() {
+    let envelope = call_text(
+        "Tally",
+        r#" {"label": "x", "items": [{"name": "a", "weight": 3.0}]}"#,
+    )
+    .await;
+    assert_eq!(envelope["status"], "success", "{envelope:#}");
+    assert_eq!(envelope["structured"]["total"], 3);
+    let envelope = call_text("Shout", r#""make some noise""#).await;
+    assert_eq!(
+        envelope["structured"]["loud"], "MAKE SOME NOISE",
+        "{envelope:#}"
+    );
+    let envelope = call_text("AddLedgerEntry", r#"{"amount": 1}"#).await;
+    expect_error(&envelope, "unknown_field");
+
+    let error = error_of(
+        call_text("Tally", r#"{"label": "x", "items": [}"#).await,
+        "invalid_tool_input",
+    );
+    assert!(
+        text(&error["message"]).contains("not valid JSON"),
+        "{error:#}"
+    );
+    let error = error_of(call_text("Tally", "[1, 2]").await, "invalid_tool_input");
+    assert!(
+        text(&error["message"]).contains("not an array"),
+        "{error:#}"
+    );
+    let deep = format!("{{\"label\": {}", "[".repeat(100_000));
+    let error = error_of(call_text("Tally", &deep).await, "invalid_tool_input");
+    assert!(text(&error["message"]).contains("deeper than"), "{error:#}");
+
+    // Generated inputs, deterministic by seed: without repeated keys, the text and
+    // the `Value` of an input get the same envelope.
+    let mut seed: u64 = 0x5eed;
+    let mut next = move |bound: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % bound
+    };
+    let values = [
+        json!("x"),
+        json!(""),
+        json!(3),
+        json!(3.0),
+        json!(-1),
+        json!(2.5),
+        json!(true),
+        json!(null),
+        json!([]),
+        json!({}),
+        json!(["a"]),
+        json!({ "name": "a", "weight": 1 }),
+        json!([{ "name": "a", "weight": 1 }]),
+        json!("done"),
+        json!("don"),
+        json!(100_000),
+    ];
+    let fields = [
+        "label",
+        "items",
+        "mode",
+        "lable",
+        "text",
+        "times",
+        "todo_list",
+        "city",
+        "days",
+        "total",
+    ];
+    let tools = ["Tally", "Echo", "RecordTodos", "GetWeather"];
+    for _ in 0..400 {
+        let tool = tools[next(tools.len())];
+        let mut input = Map::new();
+        for _ in 0..next(5) {
+            input.insert(
+                fields[next(fields.len())].to_string(),
+                values[next(values.len())].clone(),
+            );
+        }
+        let input = Value::Object(input);
+        let by_value = call(tool, input.clone()).await;
+        let by_text = call_text(tool, &input.to_string()).await;
+        assert_eq!(by_value, by_text, "{tool} {input}");
+    }
 }

@@ -4,8 +4,10 @@ use super::output::emit_line;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use holon_core::{FamilyPolicy, ToolCall, ToolError, ToolErrorKind, ToolResult};
-use serde_json::Value;
+use holon_core::{FamilyPolicy, ToolError, ToolErrorKind, ToolResult};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::EXIT_TOOL_ERROR;
@@ -31,16 +33,18 @@ pub(crate) async fn call(
         },
         Some(text) => text.into(),
     };
-    let input: Value = match serde_json::from_str(&text) {
-        Ok(value) => value,
+    // Malformed JSON is the operator's typo, said on stderr; the arguments are then
+    // dispatched as text, so a repeated key is refused, not collapsed.
+    match serde_json::from_str::<IgnoredAny>(&text) {
+        Ok(_) => {}
         Err(error) => {
             eprintln!(
                 "holon-tools: the input is not valid JSON ({error}); pass an object such as '{{\"duration_ms\": 10}}', or `-` and the JSON on stdin"
             );
             return ExitCode::from(EXIT_TOOL_ERROR);
         }
-    };
-    let result = runtime.dispatch(policy, ToolCall::new(name, input)).await;
+    }
+    let result = runtime.dispatch_text(policy, name, &text, None).await;
     if json {
         match serde_json::to_string_pretty(&result) {
             Ok(text) => emit_line(&text),
@@ -54,6 +58,16 @@ pub(crate) async fn call(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// One line of a session: a call whose input is kept as the JSON text it was sent as.
+#[derive(Deserialize)]
+struct SessionCall<'a> {
+    name: String,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(default)]
+    call_id: Option<String>,
 }
 
 /// Reads calls from stdin, one JSON object a line, and writes one envelope a line.
@@ -76,8 +90,13 @@ pub(crate) async fn session(runtime: Arc<Runtime>, policy: FamilyPolicy) -> Exit
         let result = if let Some(reply) = runtime.host_line(&line) {
             reply
         } else {
-            match serde_json::from_str::<ToolCall>(&line) {
-                Ok(call) => runtime.dispatch(policy, call).await,
+            match serde_json::from_str::<SessionCall<'_>>(&line) {
+                Ok(call) => {
+                    let input = call.input.map_or("{}", RawValue::get);
+                    runtime
+                        .dispatch_text(policy, &call.name, input, call.call_id)
+                        .await
+                }
                 Err(error) => ToolResult::from_error(
                     Arc::from(""),
                     ToolError::new(

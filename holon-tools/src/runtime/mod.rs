@@ -320,12 +320,37 @@ impl Runtime {
     /// under `policy`, behind the turn gate: a call made while the agent's turn awaits
     /// its final brief is refused with `turn_awaiting_final` (see [`agency`]).
     pub async fn dispatch(self: &Arc<Self>, policy: FamilyPolicy, call: ToolCall) -> ToolResult {
-        if let Some(refused) = self.admit(agency::ROOT_AGENT_ID, &call) {
+        let input_json = || call.input.to_string();
+        let call_id = call.call_id.as_deref();
+        if let Some(refused) = self.admit(agency::ROOT_AGENT_ID, &call.name, input_json, call_id) {
             return refused;
         }
         Registry::global()
             .dispatch(&self.context(policy), call)
             .await
+    }
+
+    /// [`Runtime::dispatch`] of a call whose arguments are the JSON text as sent (a
+    /// command line, a session line): parsed straight into the tool's arguments, and
+    /// a repeated key is refused (`duplicate_field`) instead of keeping the last.
+    pub async fn dispatch_text(
+        self: &Arc<Self>,
+        policy: FamilyPolicy,
+        name: &str,
+        arguments: &str,
+        call_id: Option<String>,
+    ) -> ToolResult {
+        let input_json = || arguments.to_string();
+        if let Some(refused) =
+            self.admit(agency::ROOT_AGENT_ID, name, input_json, call_id.as_deref())
+        {
+            return refused;
+        }
+        let mut result = Registry::global()
+            .dispatch_text(&self.context(policy), name, arguments)
+            .await;
+        result.call_id = call_id;
+        result
     }
 }
 

@@ -227,3 +227,39 @@ fn a_broken_model_catalog_override_is_reported() {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_repeated_key_is_refused_by_call_and_session_and_nothing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let arguments = r#"{"cmd": "true", "cmd": "touch m"}"#;
+    let output = holon(dir.path(), &["call", "ExecCommand", arguments, "--json"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let envelope: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(envelope["error"]["kind"], "duplicate_field", "{envelope:#}");
+    assert_eq!(envelope["error"]["field"], "cmd");
+    let receipt = stdout(&holon(dir.path(), &["call", "ExecCommand", arguments]));
+    assert!(
+        receipt.contains("  - duplicate_field at `cmd`: "),
+        "{receipt}"
+    );
+
+    let nested = r#"{"name": "ExecCommandBatch", "input": {"items": [{"cmd": "true", "cmd": "touch m"}]}, "call_id": "b"}"#;
+    let line = format!(r#"{{"name": "ExecCommand", "input": {arguments}, "call_id": "a"}}"#);
+    let lines = session(dir.path(), &[&line, nested]);
+    assert_eq!(
+        lines[0]["error"]["kind"], "duplicate_field",
+        "{:#}",
+        lines[0]
+    );
+    assert_eq!(lines[0]["call_id"], "a");
+    assert_eq!(
+        lines[1]["error"]["kind"], "duplicate_field",
+        "{:#}",
+        lines[1]
+    );
+    assert_eq!(lines[1]["error"]["field"], "items[0].cmd");
+    assert!(
+        !dir.path().join("m").exists(),
+        "the last `cmd` must not run"
+    );
+}

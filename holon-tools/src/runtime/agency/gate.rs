@@ -4,14 +4,21 @@
 
 use std::time::{Instant, SystemTime};
 
-use holon_core::{Registry, ToolCall, ToolResult};
+use holon_core::{Registry, ToolResult};
 
 use super::turns::{self, TurnState};
 use crate::runtime::{ExecutionRecord, Runtime};
 
 impl Runtime {
-    /// Admits a call of `agent_id`, or returns its refusal.
-    pub(crate) fn admit(&self, agent_id: &str, call: &ToolCall) -> Option<ToolResult> {
+    /// Admits a call of `agent_id` of the tool `name`, or returns its refusal (with
+    /// `call_id`, recorded with `input_json`, the input as JSON text).
+    pub(crate) fn admit(
+        &self,
+        agent_id: &str,
+        name: &str,
+        input_json: impl FnOnce() -> String,
+        call_id: Option<&str>,
+    ) -> Option<ToolResult> {
         let started_at = SystemTime::now();
         let started = Instant::now();
         // Late timers or task wakes must not block the call; the operator sees why.
@@ -27,17 +34,12 @@ impl Runtime {
             }
         };
         let tool_name = Registry::global()
-            .get(&call.name)
-            .map_or_else(|| call.name.as_str().into(), |d| d.spec.name.clone());
+            .get(name)
+            .map_or_else(|| name.into(), |d| d.spec.name.clone());
         let mut result = ToolResult::from_error(tool_name, turns::awaiting_final(&turn));
-        result.call_id = call.call_id.clone();
-        let record = ExecutionRecord::new(
-            &call.name,
-            call.input.to_string(),
-            &result,
-            started_at,
-            started.elapsed(),
-        );
+        result.call_id = call_id.map(str::to_string);
+        let record =
+            ExecutionRecord::new(name, input_json(), &result, started_at, started.elapsed());
         if let Err(error) = self.store().record_execution(&record) {
             eprintln!("holon-tools: {error}");
         }

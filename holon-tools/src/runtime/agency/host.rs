@@ -84,7 +84,9 @@ impl Runtime {
     /// turn gate: while the agent's turn awaits its final brief, the call is refused
     /// with `turn_awaiting_final` and does not run.
     pub async fn dispatch_as(self: &Arc<Self>, agent_id: &str, call: ToolCall) -> ToolResult {
-        if let Some(refused) = self.admit(agent_id, &call) {
+        let input_json = || call.input.to_string();
+        if let Some(refused) = self.admit(agent_id, &call.name, input_json, call.call_id.as_deref())
+        {
             return refused;
         }
         match self.agent_context(agent_id) {

@@ -1,0 +1,588 @@
+//! Every problem of one input, in the order a model can fix them.
+//!
+//! A failed input is reported whole: unknown fields first (with the closest valid
+//! name: a misspelt field is also why a required one is "missing"), then repeated
+//! keys, wrong types, missing fields and the schema's other constraints, all of them
+//! from the validator's full error iterator. The first problem also fills the error's
+//! top-level fields, for clients that read only those; `details.problems` lists all.
+
+use std::borrow::Cow;
+
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::paths::LocationSegment;
+use serde_json::{Map, Value, json};
+
+use crate::depth::MAX_INPUT_DEPTH;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::hints::closest;
+use crate::registry::{Entry, PathStep, schema_properties_at};
+
+/// The fixing order: a model fixes names before values, values before additions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Category {
+    UnknownField,
+    DuplicateField,
+    WrongType,
+    MissingField,
+    Constraint,
+}
+
+/// One thing wrong with an input.
+#[derive(Debug)]
+pub(crate) struct Problem {
+    pub(crate) category: Category,
+    pub(crate) error: ToolError,
+}
+
+impl Problem {
+    pub(crate) fn new(category: Category, error: ToolError) -> Self {
+        Self { category, error }
+    }
+}
+
+/// Everything wrong with `value` for `entry`: `found` (repeated keys, noted while
+/// parsing), every schema violation, and `serde`, the typed parse's own error. The
+/// typed parse's error replaces the schema's at the same field (it names the Rust
+/// type, such as `u32`), and is kept alone when the schema sees nothing wrong.
+pub(crate) fn report(
+    entry: &Entry,
+    value: &Value,
+    mut found: Vec<Problem>,
+    serde: Option<Problem>,
+) -> ToolError {
+    collect_schema_problems(entry, value, &mut found);
+    if let Some(mut serde) = serde {
+        serde.error = enrich(entry, serde.error);
+        let same_field = found.iter_mut().find(|problem| {
+            problem.category != Category::DuplicateField && problem.error.field == serde.error.field
+        });
+        match same_field {
+            Some(problem) => *problem = serde,
+            None => found.push(serde),
+        }
+    }
+    combine(found)
+}
+
+/// One error out of `problems`, sorted into the fixing order (stable: within a
+/// category, the validator's order).
+pub(crate) fn combine(mut problems: Vec<Problem>) -> ToolError {
+    problems.sort_by_key(|problem| problem.category);
+    let listed: Vec<Value> = problems.iter().map(|p| listed(&p.error)).collect();
+    let count = listed.len();
+    let mut first = match problems.into_iter().next() {
+        Some(problem) => problem.error,
+        None => ToolError::invalid_input("the input does not fit the tool's schema"),
+    };
+    let mut details = match first.details.take().map(|details| *details) {
+        Some(Value::Object(map)) => map,
+        Some(other) => Map::from_iter([("value".to_string(), other)]),
+        None => Map::new(),
+    };
+    details.insert("problems".to_string(), Value::Array(listed));
+    first.details = Some(Box::new(Value::Object(details)));
+    if count > 1 {
+        let more = count - 1;
+        let plural = if more == 1 { "" } else { "s" };
+        first.message = format!(
+            "{} ({more} more problem{plural} in details.problems)",
+            first.message
+        );
+    }
+    first
+}
+
+/// `{kind, field, message, hint}` of one problem.
+fn listed(error: &ToolError) -> Value {
+    let mut entry = Map::new();
+    entry.insert("kind".to_string(), json!(error.kind));
+    if let Some(field) = &error.field {
+        entry.insert("field".to_string(), json!(field));
+    }
+    entry.insert("message".to_string(), json!(error.message));
+    if let Some(hint) = &error.recovery_hint {
+        entry.insert("hint".to_string(), json!(hint));
+    }
+    Value::Object(entry)
+}
+
+/// A key given twice at `path`.
+pub(crate) fn duplicate_field(path: &str) -> Problem {
+    let path = shorten(path);
+    Problem::new(
+        Category::DuplicateField,
+        ToolError::new(
+            ToolErrorKind::DUPLICATE_FIELD,
+            format!("the field `{path}` is given more than once"),
+        )
+        .with_field(path.clone())
+        .with_hint(format!(
+            "send `{path}` once, with the one value you mean: a repeated key is refused, not merged"
+        )),
+    )
+}
+
+/// The input is not JSON at all.
+pub(crate) fn not_json(error: &serde_json::Error) -> Problem {
+    let message = error.to_string();
+    if message.starts_with("recursion limit exceeded") {
+        return Problem::new(Category::WrongType, too_deep());
+    }
+    Problem::new(
+        Category::WrongType,
+        ToolError::invalid_input(format!(
+            "the arguments are not valid JSON: {}",
+            shorten(&message)
+        ))
+        .with_hint("send the arguments as one JSON object whose fields the tool's schema lists"),
+    )
+}
+
+/// The input nests deeper than [`MAX_INPUT_DEPTH`].
+pub(crate) fn too_deep() -> ToolError {
+    ToolError::invalid_input(format!(
+        "the input nests deeper than {MAX_INPUT_DEPTH} levels"
+    ))
+    .with_hint("send a flat object with the fields of the tool's schema")
+}
+
+/// Joins a parent path and a field name: `todo_list[2]` + `state`.
+pub(crate) fn join_path(parent: &str, field: &str) -> String {
+    if parent.is_empty() {
+        field.to_string()
+    } else {
+        format!("{parent}.{field}")
+    }
+}
+
+/// The longest input text (a field name, a value, a serde message) an error quotes
+/// whole; longer ones are cut in the middle, so that an error about a huge input stays
+/// small enough to show to a model.
+pub(crate) const MAX_QUOTED_CHARS: usize = 200;
+
+/// `text`, cut in the middle when it has more than [`MAX_QUOTED_CHARS`] characters.
+pub(crate) fn shorten(text: &str) -> Cow<'_, str> {
+    if text.char_indices().nth(MAX_QUOTED_CHARS).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let half = MAX_QUOTED_CHARS / 2;
+    let head_end = text.char_indices().nth(half).map_or(0, |(i, _)| i);
+    let tail_start = text
+        .char_indices()
+        .rev()
+        .nth(half - 1)
+        .map_or(0, |(i, _)| i);
+    Cow::Owned(format!(
+        "{}…[{} bytes omitted]…{}",
+        &text[..head_end],
+        tail_start - head_end,
+        &text[tail_start..]
+    ))
+}
+
+fn backticked(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// Builds an `unknown_field` error; `expected` are the valid fields at that level.
+pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> ToolError {
+    let hint = closest(field, expected.iter().copied());
+    let field = shorten(field);
+    let field = field.as_ref();
+    let path = join_path(parent, field);
+    let mut error = ToolError::new(
+        ToolErrorKind::UNKNOWN_FIELD,
+        format!("unknown field `{path}`: this tool does not accept it"),
+    )
+    .with_field(path)
+    .with_details(json!({ "unknown": field, "expected": expected }));
+    error.recovery_hint = Some(match hint {
+        Some(best) => format!("did you mean `{best}`?"),
+        None if expected.is_empty() => "remove it: no fields are accepted here".to_string(),
+        None => format!("remove it; valid fields here: {}", expected.join(", ")),
+    });
+    error
+}
+
+fn missing_field(full: String) -> ToolError {
+    ToolError::invalid_input(format!("missing required field `{full}`"))
+        .with_field(full.clone())
+        .with_hint(format!("add `{full}` to the input"))
+}
+
+/// Turns serde's message at `path` into a typed problem.
+pub(crate) fn classify(path: &str, message: &str) -> Problem {
+    let names = backticked(message);
+    if message.starts_with("unknown field")
+        && let Some((field, expected)) = names.split_first()
+    {
+        // A path may end with the unknown field itself, or stop at its parent.
+        let parent = path
+            .strip_suffix(field)
+            .map(|p| p.trim_end_matches('.'))
+            .unwrap_or(path);
+        return Problem::new(
+            Category::UnknownField,
+            unknown_field(field, parent, expected),
+        );
+    }
+    if message.starts_with("missing field")
+        && let Some(field) = names.first()
+    {
+        return Problem::new(
+            Category::MissingField,
+            missing_field(join_path(path, field)),
+        );
+    }
+    if message.starts_with("duplicate field")
+        && let Some(field) = names.first()
+    {
+        return duplicate_field(&join_path(path, field));
+    }
+    if message.starts_with("unknown variant")
+        && let Some((value, expected)) = names.split_first()
+    {
+        let hint = closest(value, expected.iter().copied());
+        let value = shorten(value);
+        let mut error = ToolError::invalid_input(format!(
+            "`{path}` has the value `{value}`, which is not one of: {}",
+            expected.join(", ")
+        ))
+        .with_field(path)
+        .with_details(json!({ "value": value, "expected": expected }));
+        error.recovery_hint = Some(match hint {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => format!("use one of: {}", expected.join(", ")),
+        });
+        return Problem::new(Category::WrongType, error);
+    }
+    let subject = if path.is_empty() {
+        "the input".to_string()
+    } else {
+        format!("`{path}`")
+    };
+    // serde quotes the offending value (`invalid type: string "...", expected u32`).
+    let message = shorten(message);
+    let mut error = ToolError::invalid_input(format!("{subject}: {message}"));
+    if !path.is_empty() {
+        error = error.with_field(path);
+    }
+    Problem::new(Category::WrongType, error)
+}
+
+/// Adds what only the registry knows to an input error: a field that belongs to the
+/// result is `result_field_in_input`.
+pub(crate) fn enrich(entry: &Entry, mut error: ToolError) -> ToolError {
+    if error.kind != ToolErrorKind::UNKNOWN_FIELD {
+        return error;
+    }
+    let Some(field) = error.field.as_deref() else {
+        return error;
+    };
+    if entry.result_fields.iter().any(|result| result == field) {
+        let name = &entry.definition.spec.name;
+        error.kind = ToolErrorKind::RESULT_FIELD_IN_INPUT;
+        error.message = format!(
+            "`{field}` is a field of {name}'s result, not of its input: result fields are never valid arguments"
+        );
+        error.recovery_hint = Some(format!(
+            "remove `{field}`; the input fields of {name} are: {}",
+            entry.tool.input_fields().join(", ")
+        ));
+    }
+    error
+}
+
+/// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
+fn collect_schema_problems(entry: &Entry, value: &Value, out: &mut Vec<Problem>) {
+    let Some(validator) = entry.full_validator() else {
+        return;
+    };
+    for error in validator.iter_errors(value) {
+        schema_problems(entry, &error, out);
+    }
+}
+
+/// The instance path of a schema error, as a field path and as its segments.
+fn location<'e>(error: &'e ValidationError<'_>) -> (String, Vec<LocationSegment<'e>>) {
+    let segments: Vec<LocationSegment<'e>> = error.instance_path().iter().collect();
+    let mut path = String::new();
+    for segment in &segments {
+        match segment {
+            LocationSegment::Property(key) => path = join_path(&path, key),
+            LocationSegment::Index(index) => path.push_str(&format!("[{index}]")),
+        }
+    }
+    (path, segments)
+}
+
+/// The segments of a path as steps through a schema.
+fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
+    segments
+        .iter()
+        .map(|segment| match segment {
+            LocationSegment::Property(key) => PathStep::Key(key),
+            LocationSegment::Index(_) => PathStep::Index,
+        })
+        .collect()
+}
+
+/// The problems of one schema violation: an `additionalProperties` error names each
+/// unexpected field, and a failed `anyOf`/`oneOf` whose branches all but one fail
+/// on the value's type alone (an `Option<Struct>`: the struct, or null) reports the
+/// problems inside that one branch.
+fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Vec<Problem>) {
+    let (path, segments) = location(error);
+    let schema = &entry.definition.spec.input_schema;
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let expected = schema_properties_at(schema, &steps(&segments));
+            for field in unexpected {
+                out.push(Problem::new(
+                    Category::UnknownField,
+                    enrich(entry, unknown_field(field, &path, &expected)),
+                ));
+            }
+        }
+        ValidationErrorKind::Required { property } => {
+            let property = property.as_str().unwrap_or_default();
+            out.push(Problem::new(
+                Category::MissingField,
+                missing_field(join_path(&path, property)),
+            ));
+        }
+        ValidationErrorKind::Enum { options } => {
+            let valid: Vec<&str> = options
+                .as_array()
+                .map(|values| values.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            out.push(Problem::new(
+                Category::WrongType,
+                one_of_error(path, error.instance(), valid),
+            ));
+        }
+        // An enum with documented variants is a `oneOf` of string constants.
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
+            if constant_options(context).is_some() =>
+        {
+            let valid = constant_options(context).unwrap_or_default();
+            out.push(Problem::new(
+                Category::WrongType,
+                one_of_error(path, error.instance(), valid),
+            ));
+        }
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
+            if only_branch_of_its_type(error, context).is_some() =>
+        {
+            for inner in only_branch_of_its_type(error, context).unwrap_or_default() {
+                schema_problems(entry, inner, out);
+            }
+        }
+        kind => {
+            let category = match kind {
+                ValidationErrorKind::Type { .. } => Category::WrongType,
+                _ => Category::Constraint,
+            };
+            out.push(Problem::new(category, generic(path, error)));
+        }
+    }
+}
+
+/// Of the branches of a failed `anyOf`/`oneOf`, the only one that did not fail on the
+/// type of the value itself: the branch the caller meant.
+fn only_branch_of_its_type<'c>(
+    error: &ValidationError<'_>,
+    branches: &'c [Vec<ValidationError<'static>>],
+) -> Option<&'c [ValidationError<'static>]> {
+    let at = error.instance_path();
+    let mut meant = branches.iter().filter(|branch| {
+        !branch.iter().any(|inner| {
+            inner.instance_path() == at
+                && matches!(
+                    inner.kind(),
+                    ValidationErrorKind::Type { .. }
+                        | ValidationErrorKind::Constant { .. }
+                        | ValidationErrorKind::Enum { .. }
+                )
+        })
+    });
+    match (meant.next(), meant.next()) {
+        (Some(branch), None) if !branch.is_empty() => Some(branch),
+        _ => None,
+    }
+}
+
+/// A violation without a dedicated message: the validator's, with the keyword.
+fn generic(path: String, error: &ValidationError<'_>) -> ToolError {
+    let subject = if path.is_empty() {
+        "the input".to_string()
+    } else {
+        format!("`{path}`")
+    };
+    let keyword = error.kind().keyword();
+    // Quote the offending value only when it is small: the message of an error about
+    // a 10 MB value must not be 10 MB.
+    let small = match error.instance().as_ref() {
+        Value::Null | Value::Bool(_) | Value::Number(_) => true,
+        Value::String(text) => text.len() <= 64,
+        Value::Array(_) | Value::Object(_) => false,
+    };
+    let message = if small {
+        format!("{subject}: {error}")
+    } else {
+        format!("{subject}: {}", error.masked_with("the value"))
+    };
+    let mut tool_error =
+        ToolError::invalid_input(message).with_details(json!({ "keyword": keyword }));
+    if !path.is_empty() {
+        tool_error = tool_error.with_field(path);
+    }
+    tool_error
+}
+
+/// The string constants of a `oneOf`/`anyOf` whose every branch failed on a `const`
+/// or `enum` of strings (the schema of an enum with documented variants).
+fn constant_options<'e>(branches: &'e [Vec<ValidationError<'static>>]) -> Option<Vec<&'e str>> {
+    let mut valid = Vec::new();
+    for branch in branches {
+        let before = valid.len();
+        for error in branch {
+            match error.kind() {
+                ValidationErrorKind::Constant { expected_value } => {
+                    valid.extend(expected_value.as_str());
+                }
+                ValidationErrorKind::Enum { options } => {
+                    valid.extend(options.as_array()?.iter().filter_map(Value::as_str));
+                }
+                _ => {}
+            }
+        }
+        if valid.len() == before {
+            return None;
+        }
+    }
+    (!valid.is_empty()).then_some(valid)
+}
+
+/// `path` must be one of the strings `valid`; `given` is what the caller sent.
+fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
+    let given = given.as_str().unwrap_or_default();
+    let hint = closest(given, valid.iter().copied());
+    let mut tool_error =
+        ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
+            .with_field(path)
+            .with_details(json!({ "expected": valid }));
+    tool_error.recovery_hint = Some(match hint {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!("use one of: {}", valid.join(", ")),
+    });
+    tool_error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortens_huge_quotes_in_the_middle() {
+        assert_eq!(shorten("short"), "short");
+        let exact = "é".repeat(MAX_QUOTED_CHARS);
+        assert_eq!(shorten(&exact), exact);
+
+        let huge = format!(
+            "{}{}{}",
+            "a".repeat(150),
+            "é".repeat(1_000_000),
+            "z".repeat(150)
+        );
+        let short = shorten(&huge);
+        assert!(
+            short.starts_with(&"a".repeat(MAX_QUOTED_CHARS / 2)),
+            "{short}"
+        );
+        assert!(
+            short.ends_with(&"z".repeat(MAX_QUOTED_CHARS / 2)),
+            "{short}"
+        );
+        assert!(short.contains("bytes omitted"), "{short}");
+        assert!(short.chars().count() < MAX_QUOTED_CHARS + 40, "{short}");
+
+        // No string distance is computed for a huge name.
+        assert_eq!(closest(&huge, ["a"]), None);
+        let error = unknown_field(&huge, "items[0]", &["name"]);
+        assert!(error.message.len() < 2 * MAX_QUOTED_CHARS + 100);
+        assert!(
+            error
+                .field
+                .is_some_and(|field| field.starts_with("items[0].aaa"))
+        );
+    }
+
+    #[test]
+    fn classifies_serde_messages() {
+        let problem = classify(
+            "todo_list[2].state",
+            "unknown variant `don`, expected one of `pending`, `done`",
+        );
+        assert_eq!(problem.category, Category::WrongType);
+        let error = problem.error;
+        assert_eq!(error.kind, ToolErrorKind::INVALID_TOOL_INPUT);
+        assert_eq!(error.field.as_deref(), Some("todo_list[2].state"));
+        assert_eq!(error.recovery_hint.as_deref(), Some("did you mean `done`?"));
+
+        let problem = classify("items[0]", "missing field `cmd`");
+        assert_eq!(problem.category, Category::MissingField);
+        assert_eq!(problem.error.field.as_deref(), Some("items[0].cmd"));
+
+        for path in ["reasn", ""] {
+            let problem = classify(
+                path,
+                "unknown field `reasn`, expected one of `reason`, `wake`",
+            );
+            assert_eq!(problem.category, Category::UnknownField);
+            let error = problem.error;
+            assert_eq!(error.kind, ToolErrorKind::UNKNOWN_FIELD);
+            assert_eq!(error.field.as_deref(), Some("reasn"));
+            assert_eq!(
+                error.recovery_hint.as_deref(),
+                Some("did you mean `reason`?")
+            );
+        }
+
+        let problem = classify("items[1]", "duplicate field `name`");
+        assert_eq!(problem.category, Category::DuplicateField);
+        assert_eq!(problem.error.kind, ToolErrorKind::DUPLICATE_FIELD);
+        assert_eq!(problem.error.field.as_deref(), Some("items[1].name"));
+    }
+
+    #[test]
+    fn combines_in_fixing_order_with_the_first_on_top() {
+        let problems = vec![
+            Problem::new(Category::MissingField, missing_field("days".into())),
+            Problem::new(
+                Category::UnknownField,
+                unknown_field("day", "", &["city", "days"]),
+            ),
+        ];
+        let error = combine(problems);
+        assert_eq!(error.kind, ToolErrorKind::UNKNOWN_FIELD);
+        assert_eq!(error.field.as_deref(), Some("day"));
+        assert_eq!(error.recovery_hint.as_deref(), Some("did you mean `days`?"));
+        assert!(
+            error
+                .message
+                .ends_with("(1 more problem in details.problems)")
+        );
+        let details = error.details.as_deref().unwrap();
+        assert_eq!(details["unknown"], "day");
+        assert_eq!(
+            details["problems"],
+            json!([
+                {"kind": "unknown_field", "field": "day", "message": "unknown field `day`: this tool does not accept it", "hint": "did you mean `days`?"},
+                {"kind": "invalid_tool_input", "field": "days", "message": "missing required field `days`", "hint": "add `days` to the input"},
+            ])
+        );
+    }
+}
