@@ -170,77 +170,82 @@ fn dispatch(registry: &Registry, context: &ToolContext, call: ToolCall) -> ToolR
 /// A baseline: what the same work costs without the dispatcher.
 type Baseline = fn(Value) -> Option<Value>;
 
-/// Per-call times of a baseline and of `dispatch`, interleaved in rounds so that both
-/// see the same machine state; returns the median ratio and the mean times.
-fn ratio(
-    registry: &Registry,
-    context: &ToolContext,
-    name: &str,
-    baseline: Baseline,
-) -> (f64, Duration, Duration) {
-    const ROUNDS: usize = 15;
-    const CALLS: usize = 20_000;
-    let mut ratios = Vec::with_capacity(ROUNDS);
-    let (mut baseline_total, mut dispatch_total) = (Duration::ZERO, Duration::ZERO);
-    for _ in 0..ROUNDS {
-        let inputs: Vec<Value> = (0..CALLS).map(|_| input()).collect();
-        let started = Instant::now();
-        for value in inputs {
-            black_box(baseline(black_box(value)));
-        }
-        let baseline_time = started.elapsed();
+const ROUNDS: usize = 15;
+const CALLS: usize = 20_000;
 
-        let calls: Vec<ToolCall> = (0..CALLS).map(|_| ToolCall::new(name, input())).collect();
-        let started = Instant::now();
-        for call in calls {
-            black_box(dispatch(registry, context, black_box(call)));
-        }
-        let dispatch_time = started.elapsed();
-        ratios.push(dispatch_time.as_secs_f64() / baseline_time.as_secs_f64());
+/// Runs two timed rounds of `CALLS` calls in turn, `ROUNDS` times, so that both see
+/// the same machine state; returns the median ratio and the mean per-call times.
+fn interleaved(
+    mut baseline: impl FnMut() -> Duration,
+    mut measured: impl FnMut() -> Duration,
+) -> (f64, Duration, Duration) {
+    let mut ratios = Vec::with_capacity(ROUNDS);
+    let (mut baseline_total, mut measured_total) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..ROUNDS {
+        let baseline_time = baseline();
+        let measured_time = measured();
+        ratios.push(measured_time.as_secs_f64() / baseline_time.as_secs_f64());
         baseline_total += baseline_time;
-        dispatch_total += dispatch_time;
+        measured_total += measured_time;
     }
     ratios.sort_by(f64::total_cmp);
     let per_call = |total: Duration| total / (ROUNDS * CALLS) as u32;
     (
         ratios[ROUNDS / 2],
         per_call(baseline_total),
-        per_call(dispatch_total),
+        per_call(measured_total),
     )
 }
 
-/// [`ratio`] of the text entry point against its floor.
+/// [`interleaved`] of a baseline and `dispatch`.
+fn ratio(
+    registry: &Registry,
+    context: &ToolContext,
+    name: &str,
+    baseline: Baseline,
+) -> (f64, Duration, Duration) {
+    interleaved(
+        || {
+            let inputs: Vec<Value> = (0..CALLS).map(|_| input()).collect();
+            let started = Instant::now();
+            for value in inputs {
+                black_box(baseline(black_box(value)));
+            }
+            started.elapsed()
+        },
+        || {
+            let calls: Vec<ToolCall> = (0..CALLS).map(|_| ToolCall::new(name, input())).collect();
+            let started = Instant::now();
+            for call in calls {
+                black_box(dispatch(registry, context, black_box(call)));
+            }
+            started.elapsed()
+        },
+    )
+}
+
+/// [`interleaved`] of the text floor and `dispatch_text`.
 fn text_ratio(registry: &Registry, context: &ToolContext, name: &str) -> (f64, Duration, Duration) {
-    const ROUNDS: usize = 15;
-    const CALLS: usize = 20_000;
-    let mut ratios = Vec::with_capacity(ROUNDS);
-    let (mut floor_total, mut dispatch_total) = (Duration::ZERO, Duration::ZERO);
-    for _ in 0..ROUNDS {
-        let started = Instant::now();
-        for _ in 0..CALLS {
-            black_box(text_floor(black_box(INPUT_TEXT)).ok());
-        }
-        let floor_time = started.elapsed();
-        let started = Instant::now();
-        for _ in 0..CALLS {
-            black_box(dispatch_text(
-                registry,
-                context,
-                name,
-                black_box(INPUT_TEXT),
-            ));
-        }
-        let dispatch_time = started.elapsed();
-        ratios.push(dispatch_time.as_secs_f64() / floor_time.as_secs_f64());
-        floor_total += floor_time;
-        dispatch_total += dispatch_time;
-    }
-    ratios.sort_by(f64::total_cmp);
-    let per_call = |total: Duration| total / (ROUNDS * CALLS) as u32;
-    (
-        ratios[ROUNDS / 2],
-        per_call(floor_total),
-        per_call(dispatch_total),
+    interleaved(
+        || {
+            let started = Instant::now();
+            for _ in 0..CALLS {
+                black_box(text_floor(black_box(INPUT_TEXT)).ok());
+            }
+            started.elapsed()
+        },
+        || {
+            let started = Instant::now();
+            for _ in 0..CALLS {
+                black_box(dispatch_text(
+                    registry,
+                    context,
+                    name,
+                    black_box(INPUT_TEXT),
+                ));
+            }
+            started.elapsed()
+        },
     )
 }
 

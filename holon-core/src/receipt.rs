@@ -227,12 +227,14 @@ mod tests {
 
     #[test]
     fn renders_every_meaningful_field_and_drops_nulls() {
+        // Keys in sorted order: the receipt follows the map's order, which is sorted
+        // or insertion order depending on serde_json's `preserve_order`.
         let mut result = success(json!({
-            "exit_status": 0,
-            "stdout": "line one\nline two",
-            "skipped": null,
-            "items": [{"index": 0, "status": "completed"}, "plain"],
             "empty": [],
+            "exit_status": 0,
+            "items": [{"index": 0, "status": "completed"}, "plain"],
+            "skipped": null,
+            "stdout": "line one\nline two",
         }));
         result.artifacts.push(Artifact {
             path: "out/stdout.log".into(),

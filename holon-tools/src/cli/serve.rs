@@ -115,6 +115,8 @@ impl ServerHandler for McpServer {
         else {
             return Err(self.unknown_tool(name));
         };
+        // rmcp delivers the arguments already parsed: a key the client repeated has
+        // been collapsed to its last value here, so the `Value` entry point it is.
         let input = Value::Object(request.arguments.unwrap_or_default());
         let result = self
             .registry
