@@ -7,7 +7,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::arguments::JsonArguments;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
 use crate::result::ToolResult;
@@ -183,14 +182,4 @@ impl ToolCall {
         self.call_id = Some(call_id.into());
         self
     }
-}
-
-/// The input handed to a tool after the dispatcher checked its shape. It borrows
-/// the caller's input: a tool parses it before its handler starts.
-#[derive(Debug)]
-pub enum ToolInput<'a> {
-    /// A JSON object, as text or as a parsed `Value`.
-    Json(JsonArguments<'a>),
-    /// Raw text for the tool's freeform grammar.
-    Freeform(String),
 }

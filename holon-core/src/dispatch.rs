@@ -13,18 +13,17 @@ use std::time::{Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::arguments::JsonArguments;
-use crate::context::{Execution, ToolCall, ToolContext, ToolInput};
+use crate::context::{Execution, ToolCall, ToolContext};
 use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
+use crate::input::{JsonArguments, ToolInput};
 use crate::json_text;
 use crate::output::ToolOutput;
-use crate::problems::{
-    self, Category, Problem, combine, duplicate_field, enrich, not_json, shorten,
-};
+use crate::problems::{self, Category, Problem, combine, duplicate_field, not_json, shorten};
 use crate::registry::{Entry, Registry, visible_to};
 use crate::result::{ToolResult, ToolStatus};
+use crate::schema_problems::{enrich, report};
 use crate::tool::CallFuture;
 
 /// The arguments of a call as the caller has them.
@@ -261,7 +260,7 @@ fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, 
                     .iter()
                     .map(|p| duplicate_field(p))
                     .collect();
-                return Err(problems::report(entry, &parsed.value, repeated, None));
+                return Err(report(entry, &parsed.value, repeated, None));
             }
             prepare_value(entry, parsed.value)
         }
@@ -274,7 +273,7 @@ fn prepare_value<'t>(entry: &Entry, input: Value) -> Result<Prepared<'t>, ToolEr
     if let (Some(validator), Prepared::Value(value)) = (&entry.validator, &input)
         && !validator.is_valid(value)
     {
-        return Err(problems::report(entry, value, Vec::new(), None));
+        return Err(report(entry, value, Vec::new(), None));
     }
     Ok(input)
 }

@@ -79,6 +79,7 @@ mod error;
 mod family;
 mod grammar;
 mod hints;
+mod input;
 mod json_text;
 mod meta;
 mod output;
@@ -87,16 +88,17 @@ mod receipt;
 mod registry;
 mod result;
 pub mod schema;
+mod schema_problems;
 mod spec;
 mod tool;
 
-pub use arguments::JsonArguments;
-pub use context::{DispatchObserver, Execution, ToolCall, ToolContext, ToolInput};
+pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use hints::closest;
 pub use holon_tool_macros::{ToolArgs, holon_tool};
+pub use input::{JsonArguments, ToolInput};
 pub use meta::{
     DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, ToolAnnotations, ToolMeta, Visibility,
 };

@@ -1,4 +1,5 @@
-//! Every problem of one input, in the order a model can fix them.
+//! Every problem of one input, in the order a model can fix them: the problems and
+//! their messages, and the one error they make (schema_problems.rs finds them).
 //!
 //! A failed input is reported whole: unknown fields first (with the closest valid
 //! name: a misspelt field is also why a required one is "missing"), then repeated
@@ -8,15 +9,11 @@
 
 use std::borrow::Cow;
 
-use jsonschema::ValidationError;
-use jsonschema::error::ValidationErrorKind;
-use jsonschema::paths::LocationSegment;
 use serde_json::{Map, Value, json};
 
 use crate::depth::MAX_INPUT_DEPTH;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
-use crate::registry::{Entry, PathStep, schema_properties_at};
 
 /// The fixing order: a model fixes names before values, values before additions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,30 +36,6 @@ impl Problem {
     pub(crate) fn new(category: Category, error: ToolError) -> Self {
         Self { category, error }
     }
-}
-
-/// Everything wrong with `value` for `entry`: `found` (repeated keys, noted while
-/// parsing), every schema violation, and `serde`, the typed parse's own error. The
-/// typed parse's error replaces the schema's at the same field (it names the Rust
-/// type, such as `u32`), and is kept alone when the schema sees nothing wrong.
-pub(crate) fn report(
-    entry: &Entry,
-    value: &Value,
-    mut found: Vec<Problem>,
-    serde: Option<Problem>,
-) -> ToolError {
-    collect_schema_problems(entry, value, &mut found);
-    if let Some(mut serde) = serde {
-        serde.error = enrich(entry, serde.error);
-        let same_field = found.iter_mut().find(|problem| {
-            problem.category != Category::DuplicateField && problem.error.field == serde.error.field
-        });
-        match same_field {
-            Some(problem) => *problem = serde,
-            None => found.push(serde),
-        }
-    }
-    combine(found)
 }
 
 /// One error out of `problems`, sorted into the fixing order (stable: within a
@@ -205,7 +178,7 @@ pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> Too
     error
 }
 
-fn missing_field(full: String) -> ToolError {
+pub(crate) fn missing_field(full: String) -> ToolError {
     ToolError::invalid_input(format!("missing required field `{full}`"))
         .with_field(full.clone())
         .with_hint(format!("add `{full}` to the input"))
@@ -269,216 +242,6 @@ pub(crate) fn classify(path: &str, message: &str) -> Problem {
         error = error.with_field(path);
     }
     Problem::new(Category::WrongType, error)
-}
-
-/// Adds what only the registry knows to an input error: a field that belongs to the
-/// result is `result_field_in_input`.
-pub(crate) fn enrich(entry: &Entry, mut error: ToolError) -> ToolError {
-    if error.kind != ToolErrorKind::UNKNOWN_FIELD {
-        return error;
-    }
-    let Some(field) = error.field.as_deref() else {
-        return error;
-    };
-    if entry.result_fields.iter().any(|result| result == field) {
-        let name = &entry.definition.spec.name;
-        error.kind = ToolErrorKind::RESULT_FIELD_IN_INPUT;
-        error.message = format!(
-            "`{field}` is a field of {name}'s result, not of its input: result fields are never valid arguments"
-        );
-        error.recovery_hint = Some(format!(
-            "remove `{field}`; the input fields of {name} are: {}",
-            entry.tool.input_fields().join(", ")
-        ));
-    }
-    error
-}
-
-/// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
-fn collect_schema_problems(entry: &Entry, value: &Value, out: &mut Vec<Problem>) {
-    let Some(validator) = entry.full_validator() else {
-        return;
-    };
-    for error in validator.iter_errors(value) {
-        schema_problems(entry, &error, out);
-    }
-}
-
-/// The instance path of a schema error, as a field path and as its segments.
-fn location<'e>(error: &'e ValidationError<'_>) -> (String, Vec<LocationSegment<'e>>) {
-    let segments: Vec<LocationSegment<'e>> = error.instance_path().iter().collect();
-    let mut path = String::new();
-    for segment in &segments {
-        match segment {
-            LocationSegment::Property(key) => path = join_path(&path, key),
-            LocationSegment::Index(index) => path.push_str(&format!("[{index}]")),
-        }
-    }
-    (path, segments)
-}
-
-/// The segments of a path as steps through a schema.
-fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
-    segments
-        .iter()
-        .map(|segment| match segment {
-            LocationSegment::Property(key) => PathStep::Key(key),
-            LocationSegment::Index(_) => PathStep::Index,
-        })
-        .collect()
-}
-
-/// The problems of one schema violation: an `additionalProperties` error names each
-/// unexpected field, and a failed `anyOf`/`oneOf` whose branches all but one fail
-/// on the value's type alone (an `Option<Struct>`: the struct, or null) reports the
-/// problems inside that one branch.
-fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Vec<Problem>) {
-    let (path, segments) = location(error);
-    let schema = &entry.definition.spec.input_schema;
-    match error.kind() {
-        ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let expected = schema_properties_at(schema, &steps(&segments));
-            for field in unexpected {
-                out.push(Problem::new(
-                    Category::UnknownField,
-                    enrich(entry, unknown_field(field, &path, &expected)),
-                ));
-            }
-        }
-        ValidationErrorKind::Required { property } => {
-            let property = property.as_str().unwrap_or_default();
-            out.push(Problem::new(
-                Category::MissingField,
-                missing_field(join_path(&path, property)),
-            ));
-        }
-        ValidationErrorKind::Enum { options } => {
-            let valid: Vec<&str> = options
-                .as_array()
-                .map(|values| values.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            out.push(Problem::new(
-                Category::WrongType,
-                one_of_error(path, error.instance(), valid),
-            ));
-        }
-        // An enum with documented variants is a `oneOf` of string constants.
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
-            if constant_options(context).is_some() =>
-        {
-            let valid = constant_options(context).unwrap_or_default();
-            out.push(Problem::new(
-                Category::WrongType,
-                one_of_error(path, error.instance(), valid),
-            ));
-        }
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
-            if only_branch_of_its_type(error, context).is_some() =>
-        {
-            for inner in only_branch_of_its_type(error, context).unwrap_or_default() {
-                schema_problems(entry, inner, out);
-            }
-        }
-        kind => {
-            let category = match kind {
-                ValidationErrorKind::Type { .. } => Category::WrongType,
-                _ => Category::Constraint,
-            };
-            out.push(Problem::new(category, generic(path, error)));
-        }
-    }
-}
-
-/// Of the branches of a failed `anyOf`/`oneOf`, the only one that did not fail on the
-/// type of the value itself: the branch the caller meant.
-fn only_branch_of_its_type<'c>(
-    error: &ValidationError<'_>,
-    branches: &'c [Vec<ValidationError<'static>>],
-) -> Option<&'c [ValidationError<'static>]> {
-    let at = error.instance_path();
-    let mut meant = branches.iter().filter(|branch| {
-        !branch.iter().any(|inner| {
-            inner.instance_path() == at
-                && matches!(
-                    inner.kind(),
-                    ValidationErrorKind::Type { .. }
-                        | ValidationErrorKind::Constant { .. }
-                        | ValidationErrorKind::Enum { .. }
-                )
-        })
-    });
-    match (meant.next(), meant.next()) {
-        (Some(branch), None) if !branch.is_empty() => Some(branch),
-        _ => None,
-    }
-}
-
-/// A violation without a dedicated message: the validator's, with the keyword.
-fn generic(path: String, error: &ValidationError<'_>) -> ToolError {
-    let subject = if path.is_empty() {
-        "the input".to_string()
-    } else {
-        format!("`{path}`")
-    };
-    let keyword = error.kind().keyword();
-    // Quote the offending value only when it is small: the message of an error about
-    // a 10 MB value must not be 10 MB.
-    let small = match error.instance().as_ref() {
-        Value::Null | Value::Bool(_) | Value::Number(_) => true,
-        Value::String(text) => text.len() <= 64,
-        Value::Array(_) | Value::Object(_) => false,
-    };
-    let message = if small {
-        format!("{subject}: {error}")
-    } else {
-        format!("{subject}: {}", error.masked_with("the value"))
-    };
-    let mut tool_error =
-        ToolError::invalid_input(message).with_details(json!({ "keyword": keyword }));
-    if !path.is_empty() {
-        tool_error = tool_error.with_field(path);
-    }
-    tool_error
-}
-
-/// The string constants of a `oneOf`/`anyOf` whose every branch failed on a `const`
-/// or `enum` of strings (the schema of an enum with documented variants).
-fn constant_options<'e>(branches: &'e [Vec<ValidationError<'static>>]) -> Option<Vec<&'e str>> {
-    let mut valid = Vec::new();
-    for branch in branches {
-        let before = valid.len();
-        for error in branch {
-            match error.kind() {
-                ValidationErrorKind::Constant { expected_value } => {
-                    valid.extend(expected_value.as_str());
-                }
-                ValidationErrorKind::Enum { options } => {
-                    valid.extend(options.as_array()?.iter().filter_map(Value::as_str));
-                }
-                _ => {}
-            }
-        }
-        if valid.len() == before {
-            return None;
-        }
-    }
-    (!valid.is_empty()).then_some(valid)
-}
-
-/// `path` must be one of the strings `valid`; `given` is what the caller sent.
-fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
-    let given = given.as_str().unwrap_or_default();
-    let hint = closest(given, valid.iter().copied());
-    let mut tool_error =
-        ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
-            .with_field(path)
-            .with_details(json!({ "expected": valid }));
-    tool_error.recovery_hint = Some(match hint {
-        Some(best) => format!("did you mean `{best}`?"),
-        None => format!("use one of: {}", valid.join(", ")),
-    });
-    tool_error
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@ use std::task::{Context, Poll};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 
-use crate::context::{ToolContext, ToolInput};
+use crate::context::ToolContext;
 use crate::error::ToolError;
+use crate::input::ToolInput;
 use crate::meta::ToolMeta;
 use crate::output::ToolOutput;
 
