@@ -2,8 +2,7 @@
 //!
 //! Built on first use from the link-time inventory. Building checks what the compiler
 //! cannot: duplicate names or aliases (naming both definition sites), an input schema
-//! that is not a closed object, input fields that are also result fields, an empty
-//! description, a freeform grammar that is empty or does not parse. A registry that
+//! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse. A registry that
 //! fails these checks is never handed out.
 
 use crate::schema::resolve_local_ref;
@@ -213,28 +212,15 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
             "tool `{name}` at {site}: its input schema must be a closed object (`\"type\": \"object\"` with `\"additionalProperties\": false`); derive `ToolArgs` on a struct with `#[serde(deny_unknown_fields)]`"
         ));
     }
+    // A field on both sides is ordinary (a forecast echoes its `city`); only the
+    // fields that exist in the result alone are remembered, so that sending one
+    // as input is `result_field_in_input` rather than a plain unknown field.
+    let input_fields = schema::property_names(&input_schema);
     let result_fields: Vec<String> = schema::property_names(&result_schema)
         .into_iter()
+        .filter(|field| !input_fields.contains(field) && !tool.input_fields().contains(field))
         .map(str::to_string)
         .collect();
-    let input_fields: Vec<&str> = schema::property_names(&input_schema)
-        .into_iter()
-        .chain(tool.input_fields().iter().copied())
-        .collect();
-    let mut shared: Vec<&str> = input_fields
-        .iter()
-        .copied()
-        .filter(|field| result_fields.iter().any(|r| r == field))
-        .collect();
-    shared.sort_unstable();
-    shared.dedup();
-    if !shared.is_empty() {
-        problems.push(format!(
-            "tool `{name}` at {site}: input and result share the field{} {}; a result field must never be valid input, so rename one side",
-            if shared.len() == 1 { "" } else { "s" },
-            shared.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
-        ));
-    }
     let validator = if schema::needs_validation(&input_schema) {
         match jsonschema::draft202012::new(&input_schema) {
             Ok(validator) => Some(validator),

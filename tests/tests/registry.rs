@@ -300,14 +300,11 @@ fn an_input_schema_must_be_a_closed_object() {
 }
 
 #[test]
-fn input_and_result_may_not_share_a_field() {
-    let problems = problems(&[&SHARED]);
-    assert_eq!(problems.len(), 1, "{problems:#?}");
-    let problem = &problems[0];
-    assert!(problem.contains("SharedField"), "{problem}");
-    assert!(problem.contains(&site(&SHARED_META)), "{problem}");
-    assert!(problem.contains("`path`"), "{problem}");
-    assert!(!problem.contains("`ok`"), "{problem}");
+fn input_and_result_may_share_a_field() {
+    // `path` is on both sides: ordinary, no startup refusal (the dispatch tests of
+    // `author_traps` show that a result-only field is still refused as input).
+    let registry = build(&[&SHARED]).unwrap_or_else(|error| panic!("{error}"));
+    assert!(registry.get("SharedField").is_some());
 }
 
 #[test]
@@ -364,7 +361,6 @@ fn every_problem_is_reported_not_only_the_first() {
             &ALIAS_B,
             &OPEN,
             &NOT_OBJECT,
-            &SHARED,
             &EMPTY_DESCRIPTION,
             &EMPTY_GRAMMAR,
             &BROKEN_LARK,
@@ -378,7 +374,6 @@ fn every_problem_is_reported_not_only_the_first() {
         "`OldName`",
         "OpenInput",
         "StringInput",
-        "SharedField",
         "NoDescription",
         "EmptyGrammar",
         "BrokenLark",
