@@ -54,6 +54,7 @@
 //! | `aliases = ["Old"]` | legacy names the dispatcher accepts, never advertised | none |
 //! | `freeform(syntax = "lark" \| "regex", definition = ...)` | the tool also accepts raw text | none |
 //! | `annotations(read_only, destructive, idempotent, open_world)` | behaviour hints (MCP) | MCP defaults |
+//! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not |
 //!
 //! ## Handler rules
 //!

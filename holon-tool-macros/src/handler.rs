@@ -9,6 +9,7 @@ use syn::{
     ReturnType, TraitItemFn, Type,
 };
 
+use crate::crate_path;
 use crate::naming::pascal_case;
 use crate::options::{self, DescriptionSource, Errors, ToolOptions};
 
@@ -40,6 +41,7 @@ struct Handler {
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let options = options::parse(attr, &mut errors);
+    let core = crate_path::resolve(options.krate.as_ref(), &mut errors);
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
@@ -50,7 +52,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let handler = validate_handler(function, &options, &mut errors);
     match errors.into_result() {
-        Ok(()) => generate(&handler, &options),
+        Ok(()) => generate(&handler, &options, &core),
         Err(error) => {
             // Fallback: the function as written, so its body still type-checks and
             // nothing else reports a cascade of follow-up errors.
@@ -255,7 +257,7 @@ fn doc_comment(function: &ItemFn) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
+fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> TokenStream {
     let function = &handler.function;
     let fn_ident = &function.sig.ident;
     let span = fn_ident.span();
@@ -277,7 +279,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     let family = options
         .family
         .as_ref()
-        .map(|family| quote!(::holon_core::ToolCapabilityFamily::#family));
+        .map(|family| quote!(#core::ToolCapabilityFamily::#family));
     let stability = ident_variant(options.stability.as_ref(), "Stable");
     let visibility = ident_variant(options.visibility.as_ref(), "Model");
     let aliases = &options.aliases;
@@ -286,8 +288,8 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
             let syntax = &freeform.syntax;
             let definition = &freeform.definition;
             quote! {
-                ::core::option::Option::Some(::holon_core::FreeformGrammarDecl {
-                    syntax: ::holon_core::GrammarSyntax::#syntax,
+                ::core::option::Option::Some(#core::FreeformGrammarDecl {
+                    syntax: #core::GrammarSyntax::#syntax,
                     definition: #definition,
                 })
             }
@@ -314,43 +316,43 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     // derive is one error at the user's token, not one per use.
     let mut checks = Vec::new();
     if let Some(ty) = arguments_type {
-        let check = quote_spanned!(ty.span()=> ::holon_core::__private::assert_tool_args::<#ty>());
+        let check = quote_spanned!(ty.span()=> #core::__private::assert_tool_args::<#ty>());
         checks.push(quote! {
-            const __HOLON_ARGUMENTS: ::holon_core::__private::ArgumentsFns<#ty> = #check;
+            const __HOLON_ARGUMENTS: #core::__private::ArgumentsFns<#ty> = #check;
         });
         if options.freeform.is_some() {
-            let check =
-                quote_spanned!(ty.span()=> ::holon_core::__private::assert_freeform_args::<#ty>());
+            let check = quote_spanned!(ty.span()=> #core::__private::assert_freeform_args::<#ty>());
             checks.push(quote! {
-                const __HOLON_FREEFORM: ::holon_core::__private::FreeformFn<#ty> = #check;
+                const __HOLON_FREEFORM: #core::__private::FreeformFn<#ty> = #check;
             });
         }
     }
     for (index, param) in handler.params.iter().enumerate() {
         if let Param::State(ty) = param {
             let state = format_ident!("__HOLON_STATE_{}", index);
-            let check =
-                quote_spanned!(ty.span()=> ::holon_core::__private::assert_state::<#ty, _>());
+            let check = quote_spanned!(ty.span()=> #core::__private::assert_state::<#ty, _>());
             checks.push(quote! {
-                const #state: ::holon_core::__private::StateFn<#ty> = #check;
+                const #state: #core::__private::StateFn<#ty> = #check;
             });
         }
     }
     let success = &handler.output.success;
-    let check = quote_spanned!(success.span()=> ::holon_core::__private::assert_tool_result::<#success, _>());
+    let check =
+        quote_spanned!(success.span()=> #core::__private::assert_tool_result::<#success, _>());
     checks.push(quote! {
-        const __HOLON_RESULT: ::holon_core::__private::ResultFns<#success> = #check;
+        const __HOLON_RESULT: #core::__private::ResultFns<#success> = #check;
     });
     let convert_error = match &handler.output.error {
         Some(Some(error)) => {
-            let check = quote_spanned!(error.span()=> ::holon_core::__private::assert_tool_error::<#error, _>());
+            let check =
+                quote_spanned!(error.span()=> #core::__private::assert_tool_error::<#error, _>());
             checks.push(quote! {
-                const __HOLON_ERROR: fn(#error) -> ::holon_core::ToolError = #check;
+                const __HOLON_ERROR: fn(#error) -> #core::ToolError = #check;
             });
             quote!(__HOLON_ERROR(error))
         }
         // `io::Result<T>` and the like: the error type is not written, nothing to span.
-        _ => quote!(::core::convert::Into::<::holon_core::ToolError>::into(
+        _ => quote!(::core::convert::Into::<#core::ToolError>::into(
             error
         )),
     };
@@ -360,7 +362,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
             let parse = if options.freeform.is_some() {
                 quote! {
                     match input {
-                        ::holon_core::ToolInput::Freeform(text) => __HOLON_FREEFORM(text),
+                        #core::ToolInput::Freeform(text) => __HOLON_FREEFORM(text),
                         input => (__HOLON_ARGUMENTS.parse)(input),
                     }
                 }
@@ -375,8 +377,8 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
         }
         None => (
             quote!(&[]),
-            quote!(::holon_core::__private::empty_arguments_schema()),
-            quote!(::holon_core::__private::parse_no_arguments(input)),
+            quote!(#core::__private::empty_arguments_schema()),
+            quote!(#core::__private::parse_no_arguments(input)),
         ),
     };
 
@@ -385,7 +387,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     if arguments_type.is_none() {
         extractions.push(quote! {
             if let ::core::result::Result::Err(error) = #parse {
-                return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
+                return #core::CallFuture::ready(::core::result::Result::Err(error));
             }
         });
     }
@@ -405,7 +407,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
                 let #binding = match #value {
                     ::core::result::Result::Ok(value) => value,
                     ::core::result::Result::Err(error) => {
-                        return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
+                        return #core::CallFuture::ready(::core::result::Result::Err(error));
                     }
                 };
             },
@@ -425,7 +427,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     };
     let invoke = if function.sig.asyncness.is_some() {
         quote! {
-            ::holon_core::CallFuture::boxed(async move {
+            #core::CallFuture::boxed(async move {
                 let returned = #fn_ident(#(#bindings),*).await;
                 #convert
             })
@@ -433,12 +435,12 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     } else {
         quote! {
             let returned = #fn_ident(#(#bindings),*);
-            ::holon_core::CallFuture::ready(#convert)
+            #core::CallFuture::ready(#convert)
         }
     };
 
     let defined_at = quote_spanned! {span=>
-        ::holon_core::DefinedAt {
+        #core::DefinedAt {
             module: ::core::module_path!(),
             file: ::core::file!(),
             line: ::core::line!(),
@@ -453,15 +455,15 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
             #[allow(non_camel_case_types)]
             struct #tool_type;
 
-            static __HOLON_META: ::holon_core::ToolMeta = ::holon_core::ToolMeta {
+            static __HOLON_META: #core::ToolMeta = #core::ToolMeta {
                 name: #name,
                 family: #family,
                 description: #description,
-                stability: ::holon_core::Stability::#stability,
-                visibility: ::holon_core::Visibility::#visibility,
+                stability: #core::Stability::#stability,
+                visibility: #core::Visibility::#visibility,
                 aliases: &[#(#aliases),*],
                 freeform: #freeform,
-                annotations: ::holon_core::ToolAnnotations {
+                annotations: #core::ToolAnnotations {
                     read_only: #read_only,
                     destructive: #destructive,
                     idempotent: #idempotent,
@@ -472,8 +474,8 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
 
             #(#checks)*
 
-            impl ::holon_core::Tool for #tool_type {
-                fn meta(&self) -> &'static ::holon_core::ToolMeta {
+            impl #core::Tool for #tool_type {
+                fn meta(&self) -> &'static #core::ToolMeta {
                     &__HOLON_META
                 }
 
@@ -483,37 +485,37 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
 
                 fn input_schema(
                     &self,
-                    generator: &mut ::holon_core::__private::schemars::SchemaGenerator,
-                ) -> ::holon_core::__private::schemars::Schema {
+                    generator: &mut #core::__private::schemars::SchemaGenerator,
+                ) -> #core::__private::schemars::Schema {
                     #input_schema
                 }
 
                 fn result_schema(
                     &self,
-                    generator: &mut ::holon_core::__private::schemars::SchemaGenerator,
-                ) -> ::holon_core::__private::schemars::Schema {
+                    generator: &mut #core::__private::schemars::SchemaGenerator,
+                ) -> #core::__private::schemars::Schema {
                     (__HOLON_RESULT.schema)(generator)
                 }
 
                 fn check_input(
                     &self,
-                    input: ::holon_core::ToolInput,
-                ) -> ::core::result::Result<(), ::holon_core::ToolError> {
+                    input: #core::ToolInput,
+                ) -> ::core::result::Result<(), #core::ToolError> {
                     ::core::result::Result::map(#parse, ::core::mem::drop)
                 }
 
                 fn call<'a>(
                     &'a self,
-                    context: &'a ::holon_core::ToolContext,
-                    input: ::holon_core::ToolInput,
-                ) -> ::holon_core::CallFuture<'a> {
+                    context: &'a #core::ToolContext,
+                    input: #core::ToolInput,
+                ) -> #core::CallFuture<'a> {
                     #(#extractions)*
                     #invoke
                 }
             }
 
-            ::holon_core::__private::inventory::submit! {
-                ::holon_core::ToolRegistration::new(&#tool_type)
+            #core::__private::inventory::submit! {
+                #core::ToolRegistration::new(&#tool_type)
             }
         };
     }

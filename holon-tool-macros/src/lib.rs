@@ -9,6 +9,7 @@
 //! macro emits `compile_error!` plus a fallback (the untouched function, or the trait
 //! impl) so that one mistake does not cascade into twenty.
 
+mod crate_path;
 mod derive_args;
 mod handler;
 mod naming;

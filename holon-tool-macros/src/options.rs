@@ -23,7 +23,7 @@ pub(crate) const FAMILIES: &[&str] = &[
 ];
 
 const OPTIONS: &str =
-    "family, name, description, stability, visibility, aliases, freeform, annotations";
+    "family, name, description, stability, visibility, aliases, freeform, annotations, crate";
 
 const ANNOTATIONS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -60,6 +60,9 @@ pub(crate) struct ToolOptions {
     pub(crate) aliases: Vec<LitStr>,
     pub(crate) freeform: Option<Freeform>,
     pub(crate) annotations: Annotations,
+    /// `crate = path`: where `holon-core` is, for a crate that reaches it through a
+    /// facade re-exporting it.
+    pub(crate) krate: Option<syn::Path>,
 }
 
 /// Collects errors so that all of them can be reported at once.
@@ -136,6 +139,10 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
             "aliases" => options.aliases = parse_aliases(&meta, errors),
             "freeform" => options.freeform = parse_freeform(&meta, errors),
             "annotations" => options.annotations = parse_annotations(&meta, errors),
+            "crate" => {
+                options.krate = value_of(&meta, "crate", "facade::holon_core", errors)
+                    .and_then(|expr| crate::crate_path::parse_value(expr, errors))
+            }
             other => errors.at(
                 meta.path(),
                 format!("unknown option `{other}`; expected one of: {OPTIONS}"),
