@@ -68,6 +68,21 @@ static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
 impl Registry {
     /// The registry of every tool linked into this program, built on first use.
     ///
+    /// # A tool crate must be linked
+    ///
+    /// Tools register at link time, so the registry holds the tools of every crate
+    /// that is part of the program, and of no other. rustc links a dependency only
+    /// when the code names it: a binary or test that lists a tool crate in its
+    /// `Cargo.toml` but never refers to it gets a registry without that crate's
+    /// tools, and no error. Where the registry is first used, name each tool crate
+    /// that nothing else refers to:
+    ///
+    /// ```ignore
+    /// use my_tools as _; // keeps `my_tools` linked, and so its tools registered
+    ///
+    /// let registry = holon_core::Registry::global();
+    /// ```
+    ///
     /// # Panics
     /// When the linked tools fail the registry checks: the program refuses to start
     /// with a message that lists every problem. Use [`Registry::try_global`] to handle it.

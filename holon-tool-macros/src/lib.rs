@@ -11,6 +11,7 @@
 
 mod crate_path;
 mod derive_args;
+mod doc_text;
 mod handler;
 mod naming;
 mod options;

@@ -189,3 +189,136 @@ fn internal_keeps_the_whole_source_chain() {
     assert_eq!(error.kind.as_str(), "internal_error");
     assert_eq!(error.message, "the cache could not be loaded: disk full");
 }
+
+// ---------------------------------------------------------------------------------
+// Parameters classified by trait: arguments by reference, an extractor of one's own.
+
+/// Arguments of Shelve.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct ShelveArgs {
+    /// The book to shelve.
+    title: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Shelved {
+    shelved: String,
+    by: String,
+}
+
+/// Who calls, taken out of the context by an extractor of the tool crate's own.
+struct Caller(String);
+
+impl<'a> holon_core::FromToolContext<'a> for Caller {
+    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(Caller(context.caller().unwrap_or("nobody").to_string()))
+    }
+}
+
+/// Shelves a book; takes its arguments by reference, as clippy::pedantic suggests.
+#[holon_tool(family = CoreAgent)]
+fn shelve(caller: Caller, args: &ShelveArgs) -> Shelved {
+    Shelved {
+        shelved: args.title.clone(),
+        by: caller.0,
+    }
+}
+
+/// The same, async, the reference first.
+#[holon_tool(family = CoreAgent)]
+async fn shelve_later(args: &ShelveArgs, context: &ToolContext) -> Shelved {
+    Shelved {
+        shelved: args.title.clone(),
+        by: context.caller().unwrap_or("nobody").to_string(),
+    }
+}
+
+#[tokio::test]
+async fn arguments_by_reference_are_the_arguments() {
+    for name in ["Shelve", "ShelveLater"] {
+        let definition = Registry::global().get(name).expect("registered");
+        assert_eq!(
+            definition.spec.input_schema["required"],
+            json!(["title"]),
+            "{name}: {:#}",
+            definition.spec.input_schema
+        );
+        let context = context().with_caller("agent-7");
+        let result = Registry::global()
+            .dispatch(&context, ToolCall::new(name, json!({ "title": "Dune" })))
+            .await;
+        let envelope = serde_json::to_value(&result).expect("serializes");
+        assert_eq!(envelope["status"], "success", "{envelope:#}");
+        assert_eq!(envelope["structured"]["shelved"], "Dune");
+        assert_eq!(envelope["structured"]["by"], "agent-7");
+
+        let error = error_of(&call(name, json!({})).await, "invalid_tool_input");
+        assert_eq!(error["field"], "title");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Descriptions: the model reads prose, not rustdoc source.
+
+#[derive(Serialize, JsonSchema)]
+struct Pong {
+    pong: bool,
+}
+
+/// Answers a ping, so that a caller can check that
+/// [`Registry::dispatch`] reaches the tools; see
+/// [the context](holon_core::ToolContext) for who calls.
+///
+/// It never fails:
+/// - it has no arguments;
+/// - it has no side
+///   effect.
+///
+/// # Examples
+///
+/// ```
+/// let pong = ping();
+/// ```
+///
+/// # Panics
+///
+/// Never.
+#[holon_tool(family = CoreAgent)]
+fn ping() -> Pong {
+    Pong { pong: true }
+}
+
+/// Answers a ping; its example stays.
+///
+/// # Examples
+///
+/// ```json
+/// {}
+/// ```
+#[holon_tool(family = CoreAgent, keep_doc_sections)]
+fn ping_with_example() -> Pong {
+    Pong { pong: true }
+}
+
+#[test]
+fn a_doc_comment_reaches_the_model_as_prose() {
+    let ping = Registry::global().get("Ping").expect("registered");
+    assert_eq!(
+        &*ping.spec.description,
+        "Answers a ping, so that a caller can check that `Registry::dispatch` reaches the \
+         tools; see the context for who calls.\n\
+         \n\
+         It never fails:\n\
+         \n\
+         - it has no arguments;\n\
+         - it has no side effect."
+    );
+    let kept = Registry::global()
+        .get("PingWithExample")
+        .expect("registered");
+    assert_eq!(
+        &*kept.spec.description,
+        "Answers a ping; its example stays.\n\n# Examples\n\n```json\n{}\n```"
+    );
+}
