@@ -219,9 +219,17 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
         None => None,
     };
 
+    // From a schema that keeps the types' names, so that the message names the type.
+    let named_input = tool.input_schema(&mut schema::named_generator());
+    for open in schema::open_objects(named_input.as_value()) {
+        problems.push(format!(
+            "tool `{name}` at {site}: its input accepts unknown fields inside {open}: every object in a tool's arguments must reject them; derive `ToolArgs` on that type (with `#[serde(deny_unknown_fields)]`), or, for a type of another crate, wrap it in a closed type of your own"
+        ));
+    }
     let mut input_schema = schema::finish(tool.input_schema(&mut schema::generator()));
     schema::strip_root_description(&mut input_schema);
-    let result_schema = schema::finish(tool.result_schema(&mut schema::result_generator()));
+    let mut result_schema = schema::finish(tool.result_schema(&mut schema::result_generator()));
+    schema::publishable(&mut result_schema);
     if !schema::is_closed_object(&input_schema) {
         problems.push(format!(
             "tool `{name}` at {site}: its input schema must be a closed object (`\"type\": \"object\"` with `\"additionalProperties\": false`); derive `ToolArgs` on a struct with `#[serde(deny_unknown_fields)]`"
@@ -249,6 +257,7 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
     } else {
         None
     };
+    schema::publishable(&mut input_schema);
 
     if problems.len() > before {
         return None;

@@ -322,3 +322,45 @@ fn a_doc_comment_reaches_the_model_as_prose() {
         "Answers a ping; its example stays.\n\n# Examples\n\n```json\n{}\n```"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// Nested argument types are closed too.
+
+/// Arguments of Nest.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct NestArgs {
+    /// The inner part.
+    inner: NestInner,
+}
+
+/// A nested argument type: it derives `ToolArgs` too, which enforces
+/// `deny_unknown_fields` on it.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct NestInner {
+    /// A number.
+    x: u32,
+}
+
+/// Reads a nested number.
+#[holon_tool(family = CoreAgent)]
+fn nest(args: NestArgs) -> Pong {
+    Pong {
+        pong: args.inner.x > 0,
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_field_is_refused_at_every_depth() {
+    let definition = Registry::global().get("Nest").expect("registered");
+    let inner = &definition.spec.input_schema["properties"]["inner"];
+    assert_eq!(inner["additionalProperties"], false, "{inner:#}");
+    // Published without the non-standard `format` of a `u32`, bounds kept.
+    assert_eq!(inner["properties"]["x"].get("format"), None, "{inner:#}");
+    assert_eq!(inner["properties"]["x"]["maximum"], u32::MAX, "{inner:#}");
+
+    let input = json!({ "inner": { "x": 1, "evil": 2 } });
+    let error = error_of(&call("Nest", input).await, "unknown_field");
+    assert_eq!(error["field"], "inner.evil");
+}

@@ -423,3 +423,58 @@ fn a_broken_tool_still_has_its_duplicate_name_reported() {
         "{problems:#?}"
     );
 }
+
+/// Arguments whose nested type accepts unknown fields: `Inner` has no
+/// `#[serde(deny_unknown_fields)]`, so `{"inner": {"x": 1, "evil": 2}}` would parse.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct OpenOuter {
+    inner: Inner,
+    many: Vec<Inner>,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Inner {
+    x: u32,
+}
+
+/// A tool whose input schema comes from `OpenOuter`, as a `#[holon_tool]`'s does.
+struct NestedOpen;
+
+static NESTED_OPEN_META: ToolMeta = meta("NestedOpen", line!());
+
+impl Tool for NestedOpen {
+    fn meta(&self) -> &'static ToolMeta {
+        &NESTED_OPEN_META
+    }
+
+    fn input_fields(&self) -> &'static [&'static str] {
+        &["inner", "many"]
+    }
+
+    fn input_schema(&self, generator: &mut SchemaGenerator) -> Schema {
+        generator.root_schema_for::<OpenOuter>()
+    }
+
+    fn result_schema(&self, _: &mut SchemaGenerator) -> Schema {
+        Schema::try_from(ok_result()).expect("an object schema")
+    }
+
+    fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput) -> CallFuture<'a> {
+        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }))))
+    }
+}
+
+#[test]
+fn a_nested_object_that_accepts_unknown_fields_is_refused_naming_its_type() {
+    let problems = problems(&[&NestedOpen]);
+    // One problem per type, however many fields use it.
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    let problem = &problems[0];
+    assert!(problem.contains("`NestedOpen`"), "{problem}");
+    assert!(problem.contains(&site(&NESTED_OPEN_META)), "{problem}");
+    assert!(problem.contains("`Inner`"), "{problem}");
+    assert!(problem.contains("deny_unknown_fields"), "{problem}");
+}
