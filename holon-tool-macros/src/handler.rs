@@ -168,6 +168,15 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
     }
 }
 
+/// Where an error about a parameter's type points: the type, or for `&T` the `T` (a
+/// span covers one token on stable Rust, and `&` alone says little).
+fn param_span(ty: &Type) -> Span {
+    match ty {
+        Type::Reference(reference) => reference.elem.span(),
+        ty => ty.span(),
+    }
+}
+
 fn split_result(ty: &Type) -> Output {
     if let Type::Path(path) = ty
         && let Some(last) = path.path.segments.last()
@@ -309,7 +318,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     // is reported there.
     let via_freeform = |ty: &Type| {
         if options.freeform.is_some() {
-            let method = Ident::new("freeform", ty.span());
+            let method = Ident::new("freeform", param_span(ty));
             quote!(.#method())
         } else {
             TokenStream::new()
@@ -319,7 +328,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         .params
         .iter()
         .map(|ty| {
-            quote_spanned! {ty.span()=>
+            quote_spanned! {param_span(ty)=>
                 (&&&#core::__private::Probe::<#ty>::new()).holon_param()
             }
         })
@@ -329,7 +338,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         .params
         .iter()
         .enumerate()
-        .map(|(index, ty)| Ident::new(&format!("__holon_tag_{index}"), ty.span()))
+        .map(|(index, ty)| Ident::new(&format!("__holon_tag_{index}"), param_span(ty)))
         .collect();
     let bindings: Vec<Ident> = (0..probes.len())
         .map(|index| format_ident!("__holon_param_{}", index))
@@ -350,10 +359,10 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         .zip(&tags)
         .zip(&bindings)
         .map(|((ty, tag), binding)| {
-            let hold = Ident::new("hold", ty.span());
+            let hold = Ident::new("hold", param_span(ty));
             let freeform = via_freeform(ty);
             let held =
-                quote_spanned!(ty.span()=> #tag #freeform.#hold(context, &mut __holon_input));
+                quote_spanned!(param_span(ty)=> #tag #freeform.#hold(context, &mut __holon_input));
             quote! {
                 let #binding = match #held {
                     ::core::result::Result::Ok(value) => value,
@@ -379,9 +388,9 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         #(#holds)*
     };
     let facts = handler.params.iter().zip(&probes).map(|(ty, probe)| {
-        let arguments = Ident::new("arguments", ty.span());
+        let arguments = Ident::new("arguments", param_span(ty));
         let freeform = via_freeform(ty);
-        quote_spanned!(ty.span()=> #probe #freeform.#arguments())
+        quote_spanned!(param_span(ty)=> #probe #freeform.#arguments())
     });
     let arguments_fn = quote! {
         /// The facts of the parameter that is the arguments, if one is.
