@@ -59,17 +59,25 @@
 //! | `aliases = ["Old"]` | legacy names the dispatcher accepts, never advertised | none |
 //! | `freeform(syntax = "lark" \| "regex", definition = ...)` | the tool also accepts raw text | none |
 //! | `annotations(read_only, destructive, idempotent, open_world)` | behaviour hints (MCP) | MCP defaults |
+//! | `keep_doc_sections` | the doc comment's code blocks and `# Examples`/`# Panics`/`# Errors` sections reach the model too | left out |
 //! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not |
 //!
 //! ## Handler rules
 //!
-//! A free `fn` or `async fn` without generics. At most one parameter by value: the
-//! arguments, whose type implements [`ToolArgs`]. Every other parameter is a shared
-//! reference: `&ToolContext`, or `&T` for a state the host put into the context with
-//! [`ToolContext::with_state`] (missing, it is a `missing_context` error at dispatch).
-//! Returns `Result<T, E>` with `E: Into<ToolError>`, or `T`, where `T` implements
-//! [`IntoToolOutput`]: any `Serialize + JsonSchema` type, or [`ToolOutput<T>`] to add
-//! content blocks, artifacts, a custom receipt or a deferral.
+//! A free `fn` or `async fn` without generics. Parameters are classified by the traits
+//! their types implement: the arguments are the one parameter whose type implements
+//! [`ToolArgs`], by value or by reference (`args: &MyArgs`); every other parameter
+//! implements [`FromToolContext`]: `&ToolContext`, `&T` for a state the host put into
+//! the context with [`ToolContext::with_state`] (missing, it is a `missing_context`
+//! error at dispatch), or a handle of your own. A type that is neither is a compile
+//! error at that type. Returns `Result<T, E>` with `E: Into<ToolError>` (`?` converts
+//! `io::Error` and `serde_json::Error`; [`ToolError::internal`] wraps any other error),
+//! or `T`, where `T` implements [`IntoToolOutput`]: any `Serialize + JsonSchema` type, or
+//! [`ToolOutput<T>`] to add content blocks, artifacts, a custom receipt or a deferral.
+//!
+//! The description is the doc comment as a model should read it: each paragraph on one
+//! line, lists kept, intra-doc links as their text, code blocks and the `# Examples`,
+//! `# Panics` and `# Errors` sections left out unless `keep_doc_sections` is given.
 
 /// The README's quickstart, compiled and run as a doctest.
 #[cfg(doctest)]

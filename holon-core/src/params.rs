@@ -116,65 +116,44 @@ tags! {
     Unresolved;
 }
 
-/// Step 1: `P: ToolArgs`.
-pub trait ViaArgumentsByValue {
-    /// The parameter's tag.
-    type Tag;
-    /// Classifies the parameter.
-    fn holon_param(&self) -> Self::Tag;
+/// One step of the classification: a trait of its own (autoref specialization needs
+/// distinct traits with the same method), implemented for the probe behind the step's
+/// number of references, when the step's bounds hold.
+macro_rules! step {
+    ($(#[$doc:meta])* $trait:ident, [$($generics:tt)*], $receiver:ty, $tag:ident<$tagged:ident>) => {
+        $(#[$doc])*
+        pub trait $trait {
+            /// The parameter's tag.
+            type Tag;
+            /// Classifies the parameter.
+            fn holon_param(&self) -> Self::Tag;
+        }
+
+        impl<$($generics)*> $trait for $receiver {
+            type Tag = $tag<$tagged>;
+            fn holon_param(&self) -> Self::Tag {
+                $tag(PhantomData)
+            }
+        }
+    };
 }
 
-impl<A: ToolArgs> ViaArgumentsByValue for &&Probe<A> {
-    type Tag = ArgumentsByValue<A>;
-    fn holon_param(&self) -> Self::Tag {
-        ArgumentsByValue(PhantomData)
-    }
-}
-
-/// Step 2: `P = &A`, `A: ToolArgs`.
-pub trait ViaArgumentsByRef {
-    /// The parameter's tag.
-    type Tag;
-    /// Classifies the parameter.
-    fn holon_param(&self) -> Self::Tag;
-}
-
-impl<A: ToolArgs> ViaArgumentsByRef for &&&Probe<&A> {
-    type Tag = ArgumentsByRef<A>;
-    fn holon_param(&self) -> Self::Tag {
-        ArgumentsByRef(PhantomData)
-    }
-}
-
-/// Step 3: `P: FromToolContext`.
-pub trait ViaExtractor {
-    /// The parameter's tag.
-    type Tag;
-    /// Classifies the parameter.
-    fn holon_param(&self) -> Self::Tag;
-}
-
-impl<'a, P: FromToolContext<'a>> ViaExtractor for &Probe<P> {
-    type Tag = Extracted<P>;
-    fn holon_param(&self) -> Self::Tag {
-        Extracted(PhantomData)
-    }
-}
-
-/// Step 4: anything else.
-pub trait ViaUnresolved {
-    /// The parameter's tag.
-    type Tag;
-    /// Classifies the parameter.
-    fn holon_param(&self) -> Self::Tag;
-}
-
-impl<P> ViaUnresolved for Probe<P> {
-    type Tag = Unresolved<P>;
-    fn holon_param(&self) -> Self::Tag {
-        Unresolved(PhantomData)
-    }
-}
+step!(
+    /// Step 1: `P: ToolArgs`.
+    ViaArgumentsByValue, [A: ToolArgs], &&Probe<A>, ArgumentsByValue<A>
+);
+step!(
+    /// Step 2: `P = &A`, `A: ToolArgs`.
+    ViaArgumentsByRef, [A: ToolArgs], &&&Probe<&A>, ArgumentsByRef<A>
+);
+step!(
+    /// Step 3: `P: FromToolContext`.
+    ViaExtractor, ['a, P: FromToolContext<'a>], &Probe<P>, Extracted<P>
+);
+step!(
+    /// Step 4: anything else.
+    ViaUnresolved, [P], Probe<P>, Unresolved<P>
+);
 
 /// A parameter, ready to be passed by value.
 pub struct Owned<T>(T);
@@ -225,14 +204,7 @@ impl<A: ToolArgs> ArgumentsByValue<A> {
     where
         A: FromFreeform,
     {
-        FreeformArguments {
-            info: ArgumentsInfo {
-                check: check_freeform::<A>,
-                ..info::<A>()
-            },
-            parse: |input| parse_freeform_arguments::<A>(input).map(Owned),
-            arguments: PhantomData,
-        }
+        freeform_arguments(Owned)
     }
 }
 
@@ -257,14 +229,7 @@ impl<A: ToolArgs> ArgumentsByRef<A> {
     where
         A: FromFreeform,
     {
-        FreeformArguments {
-            info: ArgumentsInfo {
-                check: check_freeform::<A>,
-                ..info::<A>()
-            },
-            parse: |input| parse_freeform_arguments::<A>(input).map(Borrowed),
-            arguments: PhantomData,
-        }
+        freeform_arguments(Borrowed)
     }
 }
 
@@ -325,15 +290,25 @@ impl<P> Unresolved<P> {
 /// that its methods require nothing more (a missing impl is one error, at `freeform`).
 pub struct FreeformArguments<A, H> {
     info: ArgumentsInfo,
-    parse: fn(ToolInput) -> Result<H, ToolError>,
-    #[allow(dead_code)]
-    arguments: PhantomData<fn() -> A>,
+    parse: fn(ToolInput) -> Result<A, ToolError>,
+    wrap: fn(A) -> H,
+}
+
+fn freeform_arguments<A: ToolArgs + FromFreeform, H>(wrap: fn(A) -> H) -> FreeformArguments<A, H> {
+    FreeformArguments {
+        info: ArgumentsInfo {
+            check: check_freeform::<A>,
+            ..info::<A>()
+        },
+        parse: parse_freeform_arguments::<A>,
+        wrap,
+    }
 }
 
 impl<A, H> FreeformArguments<A, H> {
     /// Parses the arguments, from JSON or from the raw text.
     pub fn hold(self, _: &ToolContext, input: &mut Option<ToolInput>) -> Result<H, ToolError> {
-        (self.parse)(input.take().ok_or_else(input_taken)?)
+        (self.parse)(input.take().ok_or_else(input_taken)?).map(self.wrap)
     }
 
     /// The arguments' facts.
