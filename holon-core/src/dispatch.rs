@@ -235,7 +235,7 @@ impl Registry {
             Err(payload) => Err(panicked(payload)),
             Ok(CallFuture::Ready(Some(output))) => output.map(Started::Finished),
             Ok(CallFuture::Ready(None)) => Err(ToolError::new(
-                ToolErrorKind::new("internal_error"),
+                ToolErrorKind::INTERNAL_ERROR,
                 "the tool returned an already consumed result",
             )),
             Ok(CallFuture::Boxed(future)) => Ok(Started::Running(future)),

@@ -32,6 +32,20 @@ impl ToolErrorKind {
     pub const TOOL_PANICKED: Self = Self::new("tool_panicked");
     /// The handler did not finish within the host's time limit.
     pub const TOOL_TIMED_OUT: Self = Self::new("tool_timed_out");
+    /// Something failed inside the tool that the caller cannot fix by changing the call.
+    pub const INTERNAL_ERROR: Self = Self::new("internal_error");
+    /// A file or other resource the call names does not exist (from `io::ErrorKind::NotFound`).
+    pub const NOT_FOUND: Self = Self::new("not_found");
+    /// The tool may not access a resource (from `io::ErrorKind::PermissionDenied`).
+    pub const PERMISSION_DENIED: Self = Self::new("permission_denied");
+    /// A resource the call would create already exists (from `io::ErrorKind::AlreadyExists`).
+    pub const ALREADY_EXISTS: Self = Self::new("already_exists");
+    /// An operation ran out of time (from `io::ErrorKind::TimedOut`); retryable.
+    pub const TIMED_OUT: Self = Self::new("timed_out");
+    /// Reading or writing failed in some other way (any other `io::ErrorKind`).
+    pub const IO_ERROR: Self = Self::new("io_error");
+    /// A JSON text or value did not have the expected form (from `serde_json::Error`).
+    pub const INVALID_JSON: Self = Self::new("invalid_json");
 
     /// A kind of the tool's own; use snake_case.
     pub const fn new(kind: &'static str) -> Self {
@@ -114,6 +128,60 @@ impl ToolError {
     pub fn retryable(mut self) -> Self {
         self.retryable = true;
         self
+    }
+
+    /// An `internal_error` carrying `error`'s message and the messages of its sources,
+    /// for failures the caller cannot fix: `.map_err(ToolError::internal)?`.
+    pub fn internal(error: impl std::error::Error) -> Self {
+        Self::new(ToolErrorKind::INTERNAL_ERROR, error_chain(&error))
+    }
+}
+
+/// `error`'s message followed by those of its sources: `a: b: c`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        // Many errors already repeat their source's message in their own.
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+/// `?` on an `io::Result` in a handler: the kind follows the io kind, the message is
+/// the io error's. Add context the model needs (which path) with `with_field` or a
+/// tool-specific error where it matters.
+impl From<std::io::Error> for ToolError {
+    fn from(error: std::io::Error) -> Self {
+        use std::io::ErrorKind as Io;
+        let (kind, retryable) = match error.kind() {
+            Io::NotFound => (ToolErrorKind::NOT_FOUND, false),
+            Io::PermissionDenied => (ToolErrorKind::PERMISSION_DENIED, false),
+            Io::AlreadyExists => (ToolErrorKind::ALREADY_EXISTS, false),
+            Io::TimedOut => (ToolErrorKind::TIMED_OUT, true),
+            Io::Interrupted | Io::WouldBlock => (ToolErrorKind::IO_ERROR, true),
+            _ => (ToolErrorKind::IO_ERROR, false),
+        };
+        let mut tool_error = Self::new(kind, error_chain(&error));
+        tool_error.retryable = retryable;
+        tool_error
+    }
+}
+
+/// `?` on a `serde_json` result in a handler: `invalid_json`, with serde's message
+/// (which names the line and column, or the path of a typed conversion).
+impl From<serde_json::Error> for ToolError {
+    fn from(error: serde_json::Error) -> Self {
+        let kind = match error.classify() {
+            serde_json::error::Category::Io => ToolErrorKind::IO_ERROR,
+            _ => ToolErrorKind::INVALID_JSON,
+        };
+        Self::new(kind, error.to_string())
     }
 }
 

@@ -42,6 +42,11 @@
 //! # }
 //! ```
 //!
+//! A tool crate's tools are in the registry of every program that *links* the crate.
+//! rustc links a dependency only when the code names it, so a program that uses nothing
+//! else from a tool crate says `use the_tool_crate as _;` where it first uses the
+//! registry; otherwise the crate's tools are silently missing (see [`Registry::global`]).
+//!
 //! ## Attribute options
 //!
 //! | option | meaning | default |
@@ -54,16 +59,25 @@
 //! | `aliases = ["Old"]` | legacy names the dispatcher accepts, never advertised | none |
 //! | `freeform(syntax = "lark" \| "regex", definition = ...)` | the tool also accepts raw text | none |
 //! | `annotations(read_only, destructive, idempotent, open_world)` | behaviour hints (MCP) | MCP defaults |
+//! | `keep_doc_sections` | the doc comment's code blocks and `# Examples`/`# Panics`/`# Errors` sections reach the model too | left out |
+//! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not |
 //!
 //! ## Handler rules
 //!
-//! A free `fn` or `async fn` without generics. At most one parameter by value: the
-//! arguments, whose type implements [`ToolArgs`]. Every other parameter is a shared
-//! reference: `&ToolContext`, or `&T` for a state the host put into the context with
-//! [`ToolContext::with_state`] (missing, it is a `missing_context` error at dispatch).
-//! Returns `Result<T, E>` with `E: Into<ToolError>`, or `T`, where `T` implements
-//! [`IntoToolOutput`]: any `Serialize + JsonSchema` type, or [`ToolOutput<T>`] to add
-//! content blocks, artifacts, a custom receipt or a deferral.
+//! A free `fn` or `async fn` without generics. Parameters are classified by the traits
+//! their types implement: the arguments are the one parameter whose type implements
+//! [`ToolArgs`], by value or by reference (`args: &MyArgs`); every other parameter
+//! implements [`FromToolContext`]: `&ToolContext`, `&T` for a state the host put into
+//! the context with [`ToolContext::with_state`] (missing, it is a `missing_context`
+//! error at dispatch), or a handle of your own. A type that is neither is a compile
+//! error at that type. Returns `Result<T, E>` with `E: Into<ToolError>` (`?` converts
+//! `io::Error` and `serde_json::Error`; [`ToolError::internal`] wraps any other error),
+//! or `T`, where `T` implements [`IntoToolOutput`]: any `Serialize + JsonSchema` type, or
+//! [`ToolOutput<T>`] to add content blocks, artifacts, a custom receipt or a deferral.
+//!
+//! The description is the doc comment as a model should read it: each paragraph on one
+//! line, lists kept, intra-doc links as their text, code blocks and the `# Examples`,
+//! `# Panics` and `# Errors` sections left out unless `keep_doc_sections` is given.
 
 /// The README's quickstart, compiled and run as a doctest.
 #[cfg(doctest)]
@@ -83,6 +97,7 @@ mod input;
 mod json_text;
 mod meta;
 mod output;
+mod params;
 mod problems;
 mod receipt;
 mod registry;
@@ -103,6 +118,7 @@ pub use meta::{
     DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, ToolAnnotations, ToolMeta, Visibility,
 };
 pub use output::{IntoToolOutput, ToolOutput};
+pub use params::FromToolContext;
 pub use registry::{Registry, RegistryError};
 pub use result::{Artifact, ContentBlock, ToolResult, ToolStatus};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
@@ -132,6 +148,10 @@ pub mod __private {
         argument_fields, arguments_schema, empty_arguments_schema, parse_arguments,
         parse_freeform_arguments, parse_no_arguments,
     };
+    pub use crate::params::{
+        ArgumentsInfo, AtMostOneArguments, Probe, ToolHandlerParameter, ViaArgumentsByRef,
+        ViaArgumentsByValue, ViaExtractor, ViaUnresolved, at_most_one_arguments,
+    };
     pub use inventory;
     pub use schemars;
     pub use serde;
@@ -139,9 +159,7 @@ pub mod __private {
 
     use schemars::{Schema, SchemaGenerator};
 
-    use crate::{
-        FromFreeform, IntoToolOutput, ToolArgs, ToolContext, ToolError, ToolInput, ToolOutput,
-    };
+    use crate::{ToolError, ToolOutput};
 
     // Each `assert_*` helper is the one place where the code `#[holon_tool]` generates
     // requires a bound of a user's type; the macro spans the call at that type in the
@@ -170,79 +188,8 @@ pub mod __private {
 
     const NEVER: &str = "an `Unchecked` impl is never selected: `Unsatisfiable` has no impl";
 
-    fn unreachable_schema(_: &mut SchemaGenerator) -> Schema {
-        unreachable!("{NEVER}")
-    }
-
     fn unreachable_convert<T, R>(_: T) -> R {
         unreachable!("{NEVER}")
-    }
-
-    fn unreachable_state<T>(_: &ToolContext) -> Result<&T, ToolError> {
-        unreachable!("{NEVER}")
-    }
-
-    /// What a tool needs of its argument type.
-    pub struct ArgumentsFns<T> {
-        /// The wire names of the fields.
-        pub fields: &'static [&'static str],
-        /// The input schema.
-        pub schema: fn(&mut SchemaGenerator) -> Schema,
-        /// Parses a JSON input.
-        pub parse: fn(ToolInput<'_>) -> Result<T, ToolError>,
-    }
-
-    /// The handler's argument type must implement `ToolArgs`.
-    pub const fn assert_tool_args<T: ToolArgs>() -> ArgumentsFns<T> {
-        ArgumentsFns {
-            fields: T::FIELDS,
-            schema: crate::arguments::arguments_schema::<T>,
-            parse: crate::arguments::parse_arguments::<T>,
-        }
-    }
-
-    /// Builds the arguments from the raw text of a freeform call.
-    pub type FreeformFn<T> = fn(String) -> Result<T, ToolError>;
-
-    /// A freeform tool's argument type must implement `FromFreeform`.
-    pub const fn assert_freeform_args<T: FromFreeform>() -> FreeformFn<T> {
-        T::from_freeform
-    }
-
-    /// Reads a state parameter out of the context.
-    pub type StateFn<T> = for<'a> fn(&'a ToolContext) -> Result<&'a T, ToolError>;
-
-    /// A state parameter's type: shared across the threads that dispatch calls.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be a tool's state: it must be `Send + Sync + 'static`",
-        label = "a state parameter's type must be `Send + Sync`",
-        note = "the dispatcher shares the context's states across threads; wrap interior mutability in a `Mutex` or an atomic"
-    )]
-    pub trait ToolStateType<M> {
-        /// Reads the state out of the context.
-        const STATE: StateFn<Self>;
-    }
-
-    impl<T: Send + Sync + 'static> ToolStateType<Checked> for T {
-        const STATE: StateFn<T> = state_or_context::<T>;
-    }
-
-    /// The macro recognises `&ToolContext` by its name; under another name (`use
-    /// holon_core::ToolContext as Ctx;`) it arrives here, and gets the context itself.
-    fn state_or_context<T: Send + Sync + 'static>(context: &ToolContext) -> Result<&T, ToolError> {
-        match (context as &dyn std::any::Any).downcast_ref::<T>() {
-            Some(context) => Ok(context),
-            None => context.state::<T>(),
-        }
-    }
-
-    impl<T: Unsatisfiable> ToolStateType<Unchecked> for T {
-        const STATE: StateFn<T> = unreachable_state::<T>;
-    }
-
-    /// A state parameter's type must be shareable across threads.
-    pub const fn assert_state<T: ToolStateType<M>, M>() -> StateFn<T> {
-        T::STATE
     }
 
     /// What a tool needs of its success type.
@@ -253,34 +200,62 @@ pub mod __private {
         pub convert: fn(T) -> Result<ToolOutput, ToolError>,
     }
 
-    /// A handler's success type: `Serialize + JsonSchema`, or a `ToolOutput` of one.
+    // A success type is checked twice, for `Serialize` and for `JsonSchema`, so that
+    // the error says which one is missing. Each trait has an impl for a plain type
+    // and one for a `ToolOutput<T>` (which is neither itself).
+
+    /// Marks the impl for a `ToolOutput<T>`.
+    pub enum Wrapped {}
+
+    /// A handler's success type must serialize (itself, or the `T` of a `ToolOutput<T>`).
     #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be a tool's result: a result is a `Serialize + JsonSchema` type, or a `ToolOutput` of one",
-        label = "not `Serialize + JsonSchema`",
-        note = "derive them on the result type: `#[derive(Serialize, JsonSchema)]`; the tool's result schema is derived from it"
+        message = "`{Self}` cannot be a tool's result: it does not implement `Serialize`",
+        label = "not `Serialize`",
+        note = "add `Serialize` to the result type's derives: `#[derive(Serialize, JsonSchema)]`; the structured result is its JSON (for a `ToolOutput<T>`, derive it on `T`)"
     )]
-    pub trait ToolResultType<M>: Sized {
-        /// What the tool needs of the type.
-        const FNS: ResultFns<Self>;
+    pub trait ToolResultSerialize<M>: Sized {
+        /// Converts the handler's success value into the erased output.
+        const CONVERT: fn(Self) -> Result<ToolOutput, ToolError>;
     }
 
-    impl<T: IntoToolOutput> ToolResultType<Checked> for T {
-        const FNS: ResultFns<T> = ResultFns {
-            schema: T::result_schema,
-            convert: T::into_tool_output,
-        };
+    impl<T: serde::Serialize> ToolResultSerialize<Checked> for T {
+        const CONVERT: fn(T) -> Result<ToolOutput, ToolError> = crate::output::plain_output::<T>;
     }
 
-    impl<T: Unsatisfiable> ToolResultType<Unchecked> for T {
-        const FNS: ResultFns<T> = ResultFns {
-            schema: unreachable_schema,
-            convert: unreachable_convert::<T, Result<ToolOutput, ToolError>>,
-        };
+    impl<T: serde::Serialize> ToolResultSerialize<Wrapped> for ToolOutput<T> {
+        const CONVERT: fn(ToolOutput<T>) -> Result<ToolOutput, ToolError> =
+            crate::output::wrapped_output::<T>;
     }
 
-    /// The handler's success type must be a tool result.
-    pub const fn assert_tool_result<T: ToolResultType<M>, M>() -> ResultFns<T> {
-        T::FNS
+    /// A handler's success type must have a schema (itself, or the `T` of a `ToolOutput<T>`).
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool's result: it does not implement `JsonSchema`",
+        label = "not `JsonSchema`",
+        note = "add `JsonSchema` to the result type's derives: `#[derive(Serialize, JsonSchema)]`; the tool's result schema is derived from it (for a `ToolOutput<T>`, derive it on `T`)"
+    )]
+    pub trait ToolResultSchema<M> {
+        /// The result schema.
+        const SCHEMA: fn(&mut SchemaGenerator) -> Schema;
+    }
+
+    impl<T: schemars::JsonSchema> ToolResultSchema<Checked> for T {
+        const SCHEMA: fn(&mut SchemaGenerator) -> Schema = crate::output::result_schema::<T>;
+    }
+
+    impl<T: schemars::JsonSchema> ToolResultSchema<Wrapped> for ToolOutput<T> {
+        const SCHEMA: fn(&mut SchemaGenerator) -> Schema = crate::output::result_schema::<T>;
+    }
+
+    /// The handler's success type must serialize.
+    pub const fn assert_result_serialize<T: ToolResultSerialize<M>, M>()
+    -> fn(T) -> Result<ToolOutput, ToolError> {
+        T::CONVERT
+    }
+
+    /// The handler's success type must have a schema.
+    pub const fn assert_result_schema<T: ToolResultSchema<M>, M>()
+    -> fn(&mut SchemaGenerator) -> Schema {
+        T::SCHEMA
     }
 
     /// A handler's error type: `ToolError`, or one that converts into it.

@@ -99,29 +99,44 @@ fn to_structured<T: Serialize>(value: &T) -> Result<Value, ToolError> {
     })
 }
 
+/// The schema of a result of type `T`.
+pub(crate) fn result_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.root_schema_for::<T>()
+}
+
+/// A plain success value, as the erased output.
+pub(crate) fn plain_output<T: Serialize>(value: T) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput::new(to_structured(&value)?))
+}
+
+/// A `ToolOutput<T>`, as the erased output.
+pub(crate) fn wrapped_output<T: Serialize>(output: ToolOutput<T>) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput {
+        value: to_structured(&output.value)?,
+        content: output.content,
+        artifacts: output.artifacts,
+        summary: output.summary,
+        receipt: output.receipt,
+        deferred: output.deferred,
+    })
+}
+
 impl<T: Serialize + JsonSchema> IntoToolOutput for T {
     fn result_schema(generator: &mut SchemaGenerator) -> Schema {
-        generator.root_schema_for::<T>()
+        result_schema::<T>(generator)
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::new(to_structured(&self)?))
+        plain_output(self)
     }
 }
 
 impl<T: Serialize + JsonSchema> IntoToolOutput for ToolOutput<T> {
     fn result_schema(generator: &mut SchemaGenerator) -> Schema {
-        generator.root_schema_for::<T>()
+        result_schema::<T>(generator)
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput {
-            value: to_structured(&self.value)?,
-            content: self.content,
-            artifacts: self.artifacts,
-            summary: self.summary,
-            receipt: self.receipt,
-            deferred: self.deferred,
-        })
+        wrapped_output(self)
     }
 }

@@ -2,8 +2,7 @@
 //!
 //! Built on first use from the link-time inventory. Building checks what the compiler
 //! cannot: duplicate names or aliases (naming both definition sites), an input schema
-//! that is not a closed object, input fields that are also result fields, an empty
-//! description, a freeform grammar that is empty or does not parse. A registry that
+//! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse. A registry that
 //! fails these checks is never handed out.
 
 use crate::schema::resolve_local_ref;
@@ -75,6 +74,21 @@ static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
 
 impl Registry {
     /// The registry of every tool linked into this program, built on first use.
+    ///
+    /// # A tool crate must be linked
+    ///
+    /// Tools register at link time, so the registry holds the tools of every crate
+    /// that is part of the program, and of no other. rustc links a dependency only
+    /// when the code names it: a binary or test that lists a tool crate in its
+    /// `Cargo.toml` but never refers to it gets a registry without that crate's
+    /// tools, and no error. Where the registry is first used, name each tool crate
+    /// that nothing else refers to:
+    ///
+    /// ```ignore
+    /// use my_tools as _; // keeps `my_tools` linked, and so its tools registered
+    ///
+    /// let registry = holon_core::Registry::global();
+    /// ```
     ///
     /// # Panics
     /// When the linked tools fail the registry checks: the program refuses to start
@@ -212,36 +226,31 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
         None => None,
     };
 
+    // From a schema that keeps the types' names, so that the message names the type.
+    let named_input = tool.input_schema(&mut schema::named_generator());
+    for open in schema::open_objects(named_input.as_value()) {
+        problems.push(format!(
+            "tool `{name}` at {site}: its input accepts unknown fields inside {open}: every object in a tool's arguments must reject them; derive `ToolArgs` on that type (with `#[serde(deny_unknown_fields)]`), or, for a type of another crate, wrap it in a closed type of your own"
+        ));
+    }
     let mut input_schema = schema::finish(tool.input_schema(&mut schema::generator()));
     schema::strip_root_description(&mut input_schema);
-    let result_schema = schema::finish(tool.result_schema(&mut schema::result_generator()));
+    let mut result_schema = schema::finish(tool.result_schema(&mut schema::result_generator()));
+    schema::publishable(&mut result_schema);
     if !schema::is_closed_object(&input_schema) {
         problems.push(format!(
             "tool `{name}` at {site}: its input schema must be a closed object (`\"type\": \"object\"` with `\"additionalProperties\": false`); derive `ToolArgs` on a struct with `#[serde(deny_unknown_fields)]`"
         ));
     }
+    // A field on both sides is ordinary (a forecast echoes its `city`); only the
+    // fields that exist in the result alone are remembered, so that sending one
+    // as input is `result_field_in_input` rather than a plain unknown field.
+    let input_fields = schema::property_names(&input_schema);
     let result_fields: Vec<String> = schema::property_names(&result_schema)
         .into_iter()
+        .filter(|field| !input_fields.contains(field) && !tool.input_fields().contains(field))
         .map(str::to_string)
         .collect();
-    let input_fields: Vec<&str> = schema::property_names(&input_schema)
-        .into_iter()
-        .chain(tool.input_fields().iter().copied())
-        .collect();
-    let mut shared: Vec<&str> = input_fields
-        .iter()
-        .copied()
-        .filter(|field| result_fields.iter().any(|r| r == field))
-        .collect();
-    shared.sort_unstable();
-    shared.dedup();
-    if !shared.is_empty() {
-        problems.push(format!(
-            "tool `{name}` at {site}: input and result share the field{} {}; a result field must never be valid input, so rename one side",
-            if shared.len() == 1 { "" } else { "s" },
-            shared.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
-        ));
-    }
     let validator = if schema::needs_validation(&input_schema) {
         match jsonschema::draft202012::new(&input_schema) {
             Ok(validator) => Some(validator),
@@ -255,6 +264,7 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
     } else {
         None
     };
+    schema::publishable(&mut input_schema);
 
     if problems.len() > before {
         return None;

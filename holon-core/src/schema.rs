@@ -12,6 +12,14 @@ pub fn generator() -> SchemaGenerator {
     settings().into_generator()
 }
 
+/// A generator that keeps every named type in `$defs` under its Rust name, for
+/// messages that must name the type (see [`open_objects`]).
+pub fn named_generator() -> SchemaGenerator {
+    settings()
+        .with(|settings| settings.inline_subschemas = false)
+        .into_generator()
+}
+
 /// A generator for what a tool writes (its result, the envelope): the schema
 /// describes the serialized form, so `Option` fields are required and may be null.
 pub fn result_generator() -> SchemaGenerator {
@@ -400,5 +408,217 @@ mod tests {
         }
         let recursive = with(json!({"anyOf": [{"$ref": "#"}, {"type": "null"}]}));
         assert!(every_object_is_closed(&recursive));
+    }
+}
+
+/// Keywords whose value is one subschema.
+const SUBSCHEMA: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+];
+
+/// Keywords whose value is a list of subschemas.
+const SUBSCHEMA_LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+
+/// Keywords whose value maps names to subschemas.
+const SUBSCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "dependentSchemas",
+];
+
+/// Keywords whose subschemas apply to the same value as the schema holding them.
+const IN_PLACE: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "if",
+    "then",
+    "else",
+    "not",
+    "dependentSchemas",
+];
+
+/// The objects with named properties nested in `schema` that accept unknown properties
+/// (no `additionalProperties: false`), each named by its Rust type (its `$defs` key in a
+/// schema from [`named_generator`], or its `title`) and its JSON pointer. A map
+/// (`additionalProperties` a schema, no `properties`) is not one: its keys are data. A
+/// conditional (`if`, `allOf`, ...) inside a closed object is covered by that object.
+pub fn open_objects(schema: &Value) -> Vec<String> {
+    let mut open = Vec::new();
+    // (subschema, its pointer, whether a closed schema of the same value encloses it)
+    let mut stack = vec![(schema, String::new(), false)];
+    while let Some((node, pointer, covered)) = stack.pop() {
+        let Some(map) = node.as_object() else {
+            continue;
+        };
+        let closed = |key: &str| map.get(key) == Some(&Value::Bool(false));
+        let is_closed = closed("additionalProperties") || closed("unevaluatedProperties");
+        // The root is the arguments struct itself, which the registry checks apart.
+        if !pointer.is_empty() && !covered && !is_closed && map.contains_key("properties") {
+            let name = pointer
+                .strip_prefix("/$defs/")
+                .filter(|name| !name.contains('/'))
+                .or_else(|| map.get("title").and_then(Value::as_str));
+            open.push(match name {
+                Some(name) => format!("`{name}` (at `#{pointer}`)"),
+                None => format!("the object at `#{pointer}`"),
+            });
+        }
+        let in_place = covered || is_closed;
+        for (key, sub, at) in subschemas(map, &pointer) {
+            stack.push((sub, at, IN_PLACE.contains(&key) && in_place));
+        }
+    }
+    open.sort();
+    open
+}
+
+/// The subschemas directly inside the schema `map` at `pointer`: each with the keyword
+/// that holds it and its own pointer.
+fn subschemas<'s>(
+    map: &'s Map<String, Value>,
+    pointer: &str,
+) -> Vec<(&'static str, &'s Value, String)> {
+    let mut found = Vec::new();
+    for key in SUBSCHEMA {
+        if let Some(sub) = map.get(*key) {
+            found.push((*key, sub, format!("{pointer}/{key}")));
+        }
+    }
+    for key in SUBSCHEMA_LISTS {
+        if let Some(Value::Array(items)) = map.get(*key) {
+            for (index, sub) in items.iter().enumerate() {
+                found.push((*key, sub, format!("{pointer}/{key}/{index}")));
+            }
+        }
+    }
+    for key in SUBSCHEMA_MAPS {
+        if let Some(Value::Object(entries)) = map.get(*key) {
+            for (name, sub) in entries {
+                found.push((*key, sub, format!("{pointer}/{key}/{name}")));
+            }
+        }
+    }
+    found
+}
+
+/// Calls `visit` on `schema` and on every subschema in it (never on a keyword's data,
+/// such as the values of `enum`, `const` or `default`).
+fn for_each_subschema_mut(schema: &mut Value, visit: &mut impl FnMut(&mut Map<String, Value>)) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    visit(map);
+    for (key, value) in map.iter_mut() {
+        if SUBSCHEMA.contains(&key.as_str()) {
+            for_each_subschema_mut(value, visit);
+        } else if SUBSCHEMA_LISTS.contains(&key.as_str()) {
+            if let Value::Array(items) = value {
+                items
+                    .iter_mut()
+                    .for_each(|item| for_each_subschema_mut(item, visit));
+            }
+        } else if SUBSCHEMA_MAPS.contains(&key.as_str())
+            && let Value::Object(entries) = value
+        {
+            entries
+                .values_mut()
+                .for_each(|item| for_each_subschema_mut(item, visit));
+        }
+    }
+}
+
+/// The `format` values schemars writes for Rust numbers. JSON Schema 2020-12 does not
+/// define them and clients warn on each; the bounds [`finish`] derived from them stay.
+const RUST_NUMBER_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "int", "uint8", "uint16", "uint32", "uint64", "uint",
+    "float", "double",
+];
+
+/// Makes a canonical schema fit to publish: no `format` of a Rust number type (the
+/// bounds stay) and no `"default": null` (an absent optional field says as much).
+/// Call it after [`needs_validation`], which reads the formats.
+pub fn publishable(schema: &mut Value) {
+    for_each_subschema_mut(schema, &mut |map| {
+        if map
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|format| RUST_NUMBER_FORMATS.contains(&format))
+        {
+            map.shift_remove("format");
+        }
+        if map.get("default") == Some(&Value::Null) {
+            map.shift_remove("default");
+        }
+    });
+}
+
+#[cfg(test)]
+mod publish_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rust_number_formats_and_null_defaults_are_not_published() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "format": "uint64", "minimum": 0, "maximum": 9},
+                "ratio": {"type": ["number", "null"], "format": "double", "default": null},
+                "when": {"type": "string", "format": "date-time"},
+                "mode": {"enum": [null, "a"], "default": "a"},
+                "nested": {"items": {"type": "integer", "format": "int32", "default": null}},
+                "format": {"const": {"format": "uint8", "default": null}}
+            }
+        });
+        publishable(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "count": {"type": "integer", "minimum": 0, "maximum": 9},
+                    "ratio": {"type": ["number", "null"]},
+                    "when": {"type": "string", "format": "date-time"},
+                    "mode": {"enum": [null, "a"], "default": "a"},
+                    "nested": {"items": {"type": "integer"}},
+                    "format": {"const": {"format": "uint8", "default": null}}
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn open_objects_are_named_by_title() {
+        let schema = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "inner": {"title": "Inner", "type": "object", "properties": {"x": {}}},
+                "map": {"type": "object", "additionalProperties": {"type": "string"}},
+                "closed": {"type": "object", "properties": {}, "additionalProperties": false},
+                "properties": {"type": "string"},
+                "variant": {"oneOf": [{"type": "object", "properties": {"y": {}}}]}
+            },
+            // A conditional on the closed root constrains the same, closed, object.
+            "if": {"properties": {"closed": {"const": {}}}},
+            "then": {"required": ["inner"]}
+        });
+        assert_eq!(
+            open_objects(&schema),
+            [
+                "`Inner` (at `#/properties/inner`)",
+                "the object at `#/properties/variant/oneOf/0`"
+            ]
+        );
     }
 }

@@ -64,7 +64,7 @@ impl Future for CallFuture<'_> {
             CallFuture::Ready(result) => match result.take() {
                 Some(result) => Poll::Ready(result),
                 None => Poll::Ready(Err(ToolError::new(
-                    crate::ToolErrorKind::new("internal_error"),
+                    crate::ToolErrorKind::INTERNAL_ERROR,
                     "a finished call was polled again",
                 ))),
             },

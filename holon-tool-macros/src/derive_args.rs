@@ -9,6 +9,7 @@ use quote::quote;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Data, DeriveInput, Fields, LitStr, Token};
 
+use crate::crate_path;
 use crate::naming::apply_rename_all;
 use crate::options::Errors;
 
@@ -29,13 +30,15 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let fields = wire_field_names(&input, &mut errors);
+    let krate = read_tool_args_attrs(&input.attrs, &mut errors);
+    let core = crate_path::resolve(krate.as_ref(), &mut errors);
 
     let ident = &input.ident;
     let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
     // The impl is emitted even on error so that the handler macro's `ToolArgs` check
     // does not add a second, less precise error.
     let implementation = quote! {
-        impl #impl_generics ::holon_core::ToolArgs for #ident #type_generics #where_clause {
+        impl #impl_generics #core::ToolArgs for #ident #type_generics #where_clause {
             const FIELDS: &'static [&'static str] = &[#(#fields),*];
         }
     };
@@ -142,6 +145,33 @@ fn wire_field_names(input: &DeriveInput, errors: &mut Errors) -> Vec<String> {
         names.push(wire);
     }
     names
+}
+
+/// Reads `#[tool_args(crate = "facade::holon_core")]`, the path of `holon-core` for a
+/// crate that reaches it through a facade (as `#[serde(crate = "...")]`).
+fn read_tool_args_attrs(attrs: &[Attribute], errors: &mut Errors) -> Option<syn::Path> {
+    let mut krate = None;
+    for attr in attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("tool_args"))
+    {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let value: syn::Expr = meta.value()?.parse()?;
+                if krate.is_some() {
+                    errors.at(&meta.path, "duplicate option `crate`: give it once");
+                }
+                krate = crate_path::parse_value(&value, errors).or(krate.take());
+                Ok(())
+            } else {
+                Err(meta.error("unknown `tool_args` option; expected `crate = \"path\"`"))
+            }
+        });
+        if let Err(error) = result {
+            errors.push(error);
+        }
+    }
+    krate
 }
 
 fn read_serde_attrs(attrs: &[Attribute], errors: &mut Errors) -> SerdeAttrs {

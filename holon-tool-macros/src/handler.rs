@@ -9,18 +9,9 @@ use syn::{
     ReturnType, TraitItemFn, Type,
 };
 
+use crate::crate_path;
 use crate::naming::pascal_case;
 use crate::options::{self, DescriptionSource, Errors, ToolOptions};
-
-/// One parameter of the handler, classified.
-enum Param {
-    /// The arguments, by value.
-    Arguments(Type),
-    /// `&ToolContext`.
-    Context,
-    /// `&T`, a state value the host put into the context.
-    State(Type),
-}
 
 /// The handler's return type, split into the success type and, for a `Result`, the
 /// error type (`None` inside when it is not written, as in `io::Result<T>`).
@@ -32,7 +23,9 @@ struct Output {
 /// Everything validated about the handler function.
 struct Handler {
     function: ItemFn,
-    params: Vec<Param>,
+    /// The parameters' types. Which one is the arguments is for the compiler to say
+    /// (by the traits the types implement, see `holon_core`'s `params` module).
+    params: Vec<Type>,
     output: Output,
     doc: Option<String>,
 }
@@ -40,6 +33,7 @@ struct Handler {
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let options = options::parse(attr, &mut errors);
+    let core = crate_path::resolve(options.krate.as_ref(), &mut errors);
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
@@ -50,7 +44,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let handler = validate_handler(function, &options, &mut errors);
     match errors.into_result() {
-        Ok(()) => generate(&handler, &options),
+        Ok(()) => generate(&handler, &options, &core),
         Err(error) => {
             // Fallback: the function as written, so its body still type-checks and
             // nothing else reports a cascade of follow-up errors.
@@ -115,7 +109,6 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
     }
 
     let mut params = Vec::new();
-    let mut arguments_seen: Option<Span> = None;
     for input in &signature.inputs {
         match input {
             FnArg::Receiver(receiver) => errors.at(
@@ -123,35 +116,18 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
                 "a tool handler must be a free function, not a method: `self` is not allowed; \
                  put the state it needs into the `ToolContext` and take it as `&State`",
             ),
-            FnArg::Typed(typed) => match &*typed.ty {
-                Type::Reference(reference) => {
-                    if let Some(mutability) = &reference.mutability {
-                        errors.at(
-                            mutability,
-                            "context parameters are shared references: take `&T`, not `&mut T` \
-                             (use interior mutability inside the state)",
-                        );
-                    }
-                    if is_tool_context(&reference.elem) {
-                        params.push(Param::Context);
-                    } else {
-                        params.push(Param::State((*reference.elem).clone()));
-                    }
+            FnArg::Typed(typed) => {
+                if let Type::Reference(reference) = &*typed.ty
+                    && let Some(mutability) = &reference.mutability
+                {
+                    errors.at(
+                        mutability,
+                        "context parameters are shared references: take `&T`, not `&mut T` \
+                         (use interior mutability inside the state)",
+                    );
                 }
-                ty => {
-                    if arguments_seen.is_some() {
-                        errors.at(
-                            typed,
-                            "a tool handler takes at most one parameter by value (its arguments); \
-                             every other parameter is a shared reference to context, such as \
-                             `&ToolContext` or `&State`",
-                        );
-                    } else {
-                        arguments_seen = Some(ty.span());
-                    }
-                    params.push(Param::Arguments(ty.clone()));
-                }
-            },
+                params.push((*typed.ty).clone());
+            }
         }
     }
 
@@ -163,7 +139,9 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
         ReturnType::Type(_, ty) => split_result(ty),
     };
 
-    let doc = doc_comment(&function);
+    let doc = doc_comment(&function)
+        .map(|doc| crate::doc_text::model_text(&doc, options.keep_doc_sections))
+        .filter(|text| !text.trim().is_empty());
     if options.description.is_none() && doc.is_none() {
         errors.at(
             &signature.ident,
@@ -175,7 +153,7 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
             ),
         );
     }
-    if options.freeform.is_some() && arguments_seen.is_none() {
+    if options.freeform.is_some() && signature.inputs.is_empty() {
         errors.at(
             &signature.ident,
             "a `freeform` tool needs an arguments parameter whose type implements `FromFreeform`",
@@ -190,16 +168,12 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
     }
 }
 
-/// Whether the referenced type is the framework's `ToolContext` (by its last path segment,
-/// so both `ToolContext` and `holon_core::ToolContext` work).
-fn is_tool_context(ty: &Type) -> bool {
+/// Where an error about a parameter's type points: the type, or for `&T` the `T` (a
+/// span covers one token on stable Rust, and `&` alone says little).
+fn param_span(ty: &Type) -> Span {
     match ty {
-        Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .is_some_and(|segment| segment.ident == "ToolContext"),
-        _ => false,
+        Type::Reference(reference) => reference.elem.span(),
+        ty => ty.span(),
     }
 }
 
@@ -255,11 +229,12 @@ fn doc_comment(function: &ItemFn) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
+fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> TokenStream {
     let function = &handler.function;
     let fn_ident = &function.sig.ident;
     let span = fn_ident.span();
     let tool_type = format_ident!("__HolonTool_{}", fn_ident);
+    let const_name = format_ident!("__HOLON_TOOL_{}", fn_ident);
 
     let name = match &options.name {
         Some(lit) => quote!(#lit),
@@ -277,7 +252,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     let family = options
         .family
         .as_ref()
-        .map(|family| quote!(::holon_core::ToolCapabilityFamily::#family));
+        .map(|family| quote!(#core::ToolCapabilityFamily::#family));
     let stability = ident_variant(options.stability.as_ref(), "Stable");
     let visibility = ident_variant(options.visibility.as_ref(), "Model");
     let aliases = &options.aliases;
@@ -286,8 +261,8 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
             let syntax = &freeform.syntax;
             let definition = &freeform.definition;
             quote! {
-                ::core::option::Option::Some(::holon_core::FreeformGrammarDecl {
-                    syntax: ::holon_core::GrammarSyntax::#syntax,
+                ::core::option::Option::Some(#core::FreeformGrammarDecl {
+                    syntax: #core::GrammarSyntax::#syntax,
                     definition: #definition,
                 })
             }
@@ -303,115 +278,132 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     let idempotent = annotation(options.annotations.idempotent);
     let open_world = annotation(options.annotations.open_world);
 
-    let arguments_type = handler.params.iter().find_map(|param| match param {
-        Param::Arguments(ty) => Some(ty),
-        _ => None,
-    });
-
-    // The checks of the user's types. Each is the only place where a bound of that
-    // type is required, and it is spanned at the type in the handler's signature; the
-    // rest of the code uses the function pointers the checks return. So a missing
-    // derive is one error at the user's token, not one per use.
+    // The checks of the user's result and error types. Each is the only place where a
+    // bound of that type is required, and it is spanned at the type in the handler's
+    // signature; the rest of the code uses the function pointers the checks return. So
+    // a missing derive is one error at the user's token, not one per use.
     let mut checks = Vec::new();
-    if let Some(ty) = arguments_type {
-        let check = quote_spanned!(ty.span()=> ::holon_core::__private::assert_tool_args::<#ty>());
-        checks.push(quote! {
-            const __HOLON_ARGUMENTS: ::holon_core::__private::ArgumentsFns<#ty> = #check;
-        });
-        if options.freeform.is_some() {
-            let check =
-                quote_spanned!(ty.span()=> ::holon_core::__private::assert_freeform_args::<#ty>());
-            checks.push(quote! {
-                const __HOLON_FREEFORM: ::holon_core::__private::FreeformFn<#ty> = #check;
-            });
-        }
-    }
-    for (index, param) in handler.params.iter().enumerate() {
-        if let Param::State(ty) = param {
-            let state = format_ident!("__HOLON_STATE_{}", index);
-            let check =
-                quote_spanned!(ty.span()=> ::holon_core::__private::assert_state::<#ty, _>());
-            checks.push(quote! {
-                const #state: ::holon_core::__private::StateFn<#ty> = #check;
-            });
-        }
-    }
     let success = &handler.output.success;
-    let check = quote_spanned!(success.span()=> ::holon_core::__private::assert_tool_result::<#success, _>());
+    let serialize =
+        quote_spanned!(success.span()=> #core::__private::assert_result_serialize::<#success, _>());
+    let schema =
+        quote_spanned!(success.span()=> #core::__private::assert_result_schema::<#success, _>());
     checks.push(quote! {
-        const __HOLON_RESULT: ::holon_core::__private::ResultFns<#success> = #check;
+        const __HOLON_RESULT: #core::__private::ResultFns<#success> = #core::__private::ResultFns {
+            schema: #schema,
+            convert: #serialize,
+        };
     });
     let convert_error = match &handler.output.error {
         Some(Some(error)) => {
-            let check = quote_spanned!(error.span()=> ::holon_core::__private::assert_tool_error::<#error, _>());
+            let check =
+                quote_spanned!(error.span()=> #core::__private::assert_tool_error::<#error, _>());
             checks.push(quote! {
-                const __HOLON_ERROR: fn(#error) -> ::holon_core::ToolError = #check;
+                const __HOLON_ERROR: fn(#error) -> #core::ToolError = #check;
             });
             quote!(__HOLON_ERROR(error))
         }
         // `io::Result<T>` and the like: the error type is not written, nothing to span.
-        _ => quote!(::core::convert::Into::<::holon_core::ToolError>::into(
+        _ => quote!(::core::convert::Into::<#core::ToolError>::into(
             error
         )),
     };
 
-    let (input_fields, input_schema, parse) = match arguments_type {
-        Some(_) => {
-            let parse = if options.freeform.is_some() {
-                quote! {
-                    match input {
-                        ::holon_core::ToolInput::Freeform(text) => __HOLON_FREEFORM(text),
-                        input => (__HOLON_ARGUMENTS.parse)(input),
-                    }
-                }
-            } else {
-                quote!((__HOLON_ARGUMENTS.parse)(input))
-            };
-            (
-                quote!(__HOLON_ARGUMENTS.fields),
-                quote!((__HOLON_ARGUMENTS.schema)(generator)),
-                parse,
-            )
+    // Each parameter is classified by the compiler (see `holon_core`'s `params`
+    // module): `tag_i` says whether it is the arguments (by value or by reference) or
+    // taken from the context, and a type that is neither fails at `hold`, spanned at
+    // the parameter's type.
+    // A freeform tool's arguments go through `freeform()`, the one call that requires
+    // `FromFreeform`. Every method name is spanned at the type, so that an unmet bound
+    // is reported there.
+    let via_freeform = |ty: &Type| {
+        if options.freeform.is_some() {
+            let method = Ident::new("freeform", param_span(ty));
+            quote!(.#method())
+        } else {
+            TokenStream::new()
         }
-        None => (
-            quote!(&[]),
-            quote!(::holon_core::__private::empty_arguments_schema()),
-            quote!(::holon_core::__private::parse_no_arguments(input)),
-        ),
     };
-
-    let mut bindings = Vec::new();
-    let mut extractions = Vec::new();
-    if arguments_type.is_none() {
-        extractions.push(quote! {
-            if let ::core::result::Result::Err(error) = #parse {
-                return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
+    let probes: Vec<TokenStream> = handler
+        .params
+        .iter()
+        .map(|ty| {
+            quote_spanned! {param_span(ty)=>
+                (&&&#core::__private::Probe::<#ty>::new()).holon_param()
             }
-        });
-    }
-    for (index, param) in handler.params.iter().enumerate() {
-        let binding = format_ident!("__holon_param_{}", index);
-        let fallible = match param {
-            Param::Context => None,
-            Param::Arguments(_) => Some(quote!({ #parse })),
-            Param::State(_) => {
-                let state = format_ident!("__HOLON_STATE_{}", index);
-                Some(quote!(#state(context)))
-            }
-        };
-        extractions.push(match fallible {
-            None => quote!(let #binding = context;),
-            Some(value) => quote! {
-                let #binding = match #value {
+        })
+        .collect();
+    // Spanned at the types, as everything an unmet bound could be reported at.
+    let tags: Vec<Ident> = handler
+        .params
+        .iter()
+        .enumerate()
+        .map(|(index, ty)| Ident::new(&format!("__holon_tag_{index}"), param_span(ty)))
+        .collect();
+    let bindings: Vec<Ident> = (0..probes.len())
+        .map(|index| format_ident!("__holon_param_{}", index))
+        .collect();
+    let inputs_span = function.sig.paren_token.span.join();
+    let tag_list = probes.iter().rev().fold(
+        quote_spanned!(inputs_span=> ()),
+        |rest, probe| quote_spanned!(inputs_span=> (#probe, #rest)),
+    );
+    let tag_pattern = tags
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, tag| quote!((#tag, #rest)));
+    let tag_list = quote_spanned!(inputs_span=> #core::__private::at_most_one_arguments(#tag_list));
+    let holds = handler
+        .params
+        .iter()
+        .zip(&tags)
+        .zip(&bindings)
+        .map(|((ty, tag), binding)| {
+            let hold = Ident::new("hold", param_span(ty));
+            let freeform = via_freeform(ty);
+            let held =
+                quote_spanned!(param_span(ty)=> #tag #freeform.#hold(context, &mut __holon_input));
+            quote! {
+                let #binding = match #held {
                     ::core::result::Result::Ok(value) => value,
                     ::core::result::Result::Err(error) => {
-                        return ::holon_core::CallFuture::ready(::core::result::Result::Err(error));
+                        return #core::CallFuture::ready(::core::result::Result::Err(error));
                     }
                 };
-            },
+            }
         });
-        bindings.push(binding);
-    }
+    let extractions = quote! {
+        let #tag_pattern = #tag_list;
+        let mut __holon_input = ::core::option::Option::Some(input);
+        // No parameter is the arguments: the input must be `{}`.
+        if ::core::option::Option::is_none(&__holon_arguments()) {
+            if let ::core::option::Option::Some(input) = __holon_input.take() {
+                if let ::core::result::Result::Err(error) =
+                    #core::__private::parse_no_arguments(input)
+                {
+                    return #core::CallFuture::ready(::core::result::Result::Err(error));
+                }
+            }
+        }
+        #(#holds)*
+    };
+    let facts = handler.params.iter().zip(&probes).map(|(ty, probe)| {
+        let arguments = Ident::new("arguments", param_span(ty));
+        let freeform = via_freeform(ty);
+        quote_spanned!(param_span(ty)=> #probe #freeform.#arguments())
+    });
+    let arguments_fn = quote! {
+        /// The facts of the parameter that is the arguments, if one is.
+        fn __holon_arguments() -> ::core::option::Option<#core::__private::ArgumentsInfo> {
+            let found = ::core::option::Option::None;
+            #(let found = ::core::option::Option::or(found, #facts);)*
+            found
+        }
+    };
+    let bindings: Vec<TokenStream> = bindings
+        .iter()
+        .map(|binding| quote!(#binding.param()))
+        .collect();
 
     let convert = if handler.output.error.is_some() {
         quote! {
@@ -425,7 +417,7 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     };
     let invoke = if function.sig.asyncness.is_some() {
         quote! {
-            ::holon_core::CallFuture::boxed(async move {
+            #core::CallFuture::boxed(async move {
                 let returned = #fn_ident(#(#bindings),*).await;
                 #convert
             })
@@ -433,12 +425,12 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     } else {
         quote! {
             let returned = #fn_ident(#(#bindings),*);
-            ::holon_core::CallFuture::ready(#convert)
+            #core::CallFuture::ready(#convert)
         }
     };
 
     let defined_at = quote_spanned! {span=>
-        ::holon_core::DefinedAt {
+        #core::DefinedAt {
             module: ::core::module_path!(),
             file: ::core::file!(),
             line: ::core::line!(),
@@ -448,20 +440,23 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
     quote! {
         #function
 
+        // Named, so that `#[holon_tool]` on an associated fn reports that the handler
+        // must be a free fn rather than "`const` items in this context need a name".
         #[doc(hidden)]
-        const _: () = {
+        #[allow(non_upper_case_globals)]
+        const #const_name: () = {
             #[allow(non_camel_case_types)]
             struct #tool_type;
 
-            static __HOLON_META: ::holon_core::ToolMeta = ::holon_core::ToolMeta {
+            static __HOLON_META: #core::ToolMeta = #core::ToolMeta {
                 name: #name,
                 family: #family,
                 description: #description,
-                stability: ::holon_core::Stability::#stability,
-                visibility: ::holon_core::Visibility::#visibility,
+                stability: #core::Stability::#stability,
+                visibility: #core::Visibility::#visibility,
                 aliases: &[#(#aliases),*],
                 freeform: #freeform,
-                annotations: ::holon_core::ToolAnnotations {
+                annotations: #core::ToolAnnotations {
                     read_only: #read_only,
                     destructive: #destructive,
                     idempotent: #idempotent,
@@ -472,48 +467,65 @@ fn generate(handler: &Handler, options: &ToolOptions) -> TokenStream {
 
             #(#checks)*
 
-            impl ::holon_core::Tool for #tool_type {
-                fn meta(&self) -> &'static ::holon_core::ToolMeta {
+            #[allow(unused_imports)]
+            use #core::__private::{
+                ViaArgumentsByRef as _, ViaArgumentsByValue as _, ViaExtractor as _,
+                ViaUnresolved as _,
+            };
+
+            #arguments_fn
+
+            impl #core::Tool for #tool_type {
+                fn meta(&self) -> &'static #core::ToolMeta {
                     &__HOLON_META
                 }
 
                 fn input_fields(&self) -> &'static [&'static str] {
-                    #input_fields
+                    match __holon_arguments() {
+                        ::core::option::Option::Some(arguments) => arguments.fields,
+                        ::core::option::Option::None => &[],
+                    }
                 }
 
                 fn input_schema(
                     &self,
-                    generator: &mut ::holon_core::__private::schemars::SchemaGenerator,
-                ) -> ::holon_core::__private::schemars::Schema {
-                    #input_schema
+                    generator: &mut #core::__private::schemars::SchemaGenerator,
+                ) -> #core::__private::schemars::Schema {
+                    match __holon_arguments() {
+                        ::core::option::Option::Some(arguments) => (arguments.schema)(generator),
+                        ::core::option::Option::None => #core::__private::empty_arguments_schema(),
+                    }
                 }
 
                 fn result_schema(
                     &self,
-                    generator: &mut ::holon_core::__private::schemars::SchemaGenerator,
-                ) -> ::holon_core::__private::schemars::Schema {
+                    generator: &mut #core::__private::schemars::SchemaGenerator,
+                ) -> #core::__private::schemars::Schema {
                     (__HOLON_RESULT.schema)(generator)
                 }
 
                 fn check_input(
                     &self,
-                    input: ::holon_core::ToolInput,
-                ) -> ::core::result::Result<(), ::holon_core::ToolError> {
-                    ::core::result::Result::map(#parse, ::core::mem::drop)
+                    input: #core::ToolInput,
+                ) -> ::core::result::Result<(), #core::ToolError> {
+                    match __holon_arguments() {
+                        ::core::option::Option::Some(arguments) => (arguments.check)(input),
+                        ::core::option::Option::None => #core::__private::parse_no_arguments(input),
+                    }
                 }
 
                 fn call<'a>(
                     &'a self,
-                    context: &'a ::holon_core::ToolContext,
-                    input: ::holon_core::ToolInput,
-                ) -> ::holon_core::CallFuture<'a> {
-                    #(#extractions)*
+                    context: &'a #core::ToolContext,
+                    input: #core::ToolInput,
+                ) -> #core::CallFuture<'a> {
+                    #extractions
                     #invoke
                 }
             }
 
-            ::holon_core::__private::inventory::submit! {
-                ::holon_core::ToolRegistration::new(&#tool_type)
+            #core::__private::inventory::submit! {
+                #core::ToolRegistration::new(&#tool_type)
             }
         };
     }

@@ -9,7 +9,9 @@
 //! macro emits `compile_error!` plus a fallback (the untouched function, or the trait
 //! impl) so that one mistake does not cascade into twenty.
 
+mod crate_path;
 mod derive_args;
+mod doc_text;
 mod handler;
 mod naming;
 mod options;

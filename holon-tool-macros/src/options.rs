@@ -22,8 +22,7 @@ pub(crate) const FAMILIES: &[&str] = &[
     "ExternalTrigger",
 ];
 
-const OPTIONS: &str =
-    "family, name, description, stability, visibility, aliases, freeform, annotations";
+const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate";
 
 const ANNOTATIONS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -60,6 +59,12 @@ pub(crate) struct ToolOptions {
     pub(crate) aliases: Vec<LitStr>,
     pub(crate) freeform: Option<Freeform>,
     pub(crate) annotations: Annotations,
+    /// `crate = path`: where `holon-core` is, for a crate that reaches it through a
+    /// facade re-exporting it.
+    pub(crate) krate: Option<syn::Path>,
+    /// `keep_doc_sections`: the doc comment's code blocks and `# Examples`, `# Panics`
+    /// and `# Errors` sections reach the model too.
+    pub(crate) keep_doc_sections: bool,
 }
 
 /// Collects errors so that all of them can be reported at once.
@@ -136,6 +141,14 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
             "aliases" => options.aliases = parse_aliases(&meta, errors),
             "freeform" => options.freeform = parse_freeform(&meta, errors),
             "annotations" => options.annotations = parse_annotations(&meta, errors),
+            "keep_doc_sections" => match &meta {
+                Meta::Path(_) => options.keep_doc_sections = true,
+                _ => errors.at(&meta, "`keep_doc_sections` is a flag: write it alone"),
+            },
+            "crate" => {
+                options.krate = value_of(&meta, "crate", "facade::holon_core", errors)
+                    .and_then(|expr| crate::crate_path::parse_value(expr, errors))
+            }
             other => errors.at(
                 meta.path(),
                 format!("unknown option `{other}`; expected one of: {OPTIONS}"),
@@ -178,6 +191,19 @@ fn string_literal(expr: &Expr) -> Option<&LitStr> {
 
 fn parse_family(meta: &Meta, errors: &mut Errors) -> Option<Ident> {
     let expr = value_of(meta, "family", "CoreAgent", errors)?;
+    if let Some(lit) = string_literal(expr) {
+        let value = lit.value();
+        let advice = if FAMILIES.contains(&value.as_str()) {
+            format!("write `family = {value}`")
+        } else {
+            format!("one of: {}", FAMILIES.join(", "))
+        };
+        errors.at(
+            lit,
+            format!("the family is a name, not a string: drop the quotes ({advice})"),
+        );
+        return None;
+    }
     let ident = match expr {
         Expr::Path(path) => path.path.get_ident().cloned(),
         _ => None,

@@ -8,7 +8,7 @@ use holon_core::{Registry, closest};
 use holon_lint::{check_inventory, inventory_text};
 use serde_json::json;
 
-/// Prints a tool's schemas.
+/// Prints a tool's description (the exact text the model reads) and its schemas.
 pub(crate) fn schema(registry: &Registry, name: &str) -> ExitCode {
     let Some(definition) = registry.get(name) else {
         let names = registry.definitions().map(|d| d.name());
@@ -20,6 +20,7 @@ pub(crate) fn schema(registry: &Registry, name: &str) -> ExitCode {
     };
     let mut schemas = json!({
         "name": definition.name(),
+        "description": &*definition.spec.description,
         "input_schema": &*definition.spec.input_schema,
         "result_schema": &*definition.result_schema,
     });

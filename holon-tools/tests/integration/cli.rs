@@ -63,6 +63,13 @@ fn schema_prints_input_and_result_schemas() {
     let schemas: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(schemas["input_schema"]["additionalProperties"], false);
     assert!(schemas["result_schema"]["properties"]["slept_ms"].is_object());
+    // The exact text the model reads: the doc comment, one line per paragraph.
+    let description = schemas["description"].as_str().expect("a description");
+    assert!(
+        description.starts_with("Pause for `duration_ms` milliseconds (default 1,000, at most 600,000), then return.\n\nUse it to give a background process time to make progress before checking on it again, or"),
+        "{description}"
+    );
+    assert!(!description.contains("again,\n"), "{description}");
 
     let output = holon(dir.path(), &["schema", "Slep"]);
     assert!(!output.status.success());

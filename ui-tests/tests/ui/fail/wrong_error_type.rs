@@ -8,10 +8,10 @@ pub struct EchoArgs {
     pub text: String,
 }
 
-/// Reads the file named by the text.
+/// Parses the text as a number; `ParseIntError` does not convert into `ToolError`.
 #[holon_tool(family = LocalEnvironment)]
-fn echo(args: EchoArgs) -> Result<String, std::io::Error> {
-    std::fs::read_to_string(args.text)
+fn echo(args: EchoArgs) -> Result<String, std::num::ParseIntError> {
+    args.text.parse::<u32>().map(|n| n.to_string())
 }
 
 fn main() {}

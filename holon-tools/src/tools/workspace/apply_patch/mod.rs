@@ -67,6 +67,7 @@ pub struct PatchApplied {
 ///
 /// Send either a unified diff as `patch`, or the raw text of a patch in this format:
 ///
+/// ```text
 /// *** Begin Patch
 /// *** Add File: path/new.txt
 /// +every line of the new file, each starting with "+"
@@ -78,14 +79,17 @@ pub struct PatchApplied {
 /// +line to add
 /// *** Delete File: path/old.txt
 /// *** End Patch
+/// ```
 ///
 /// The patch is applied atomically: every file changes or none does. Lines to replace
 /// are matched exactly, then ignoring trailing and surrounding white space; a hunk that
 /// does not match fails with the file, the hunk number and the nearest match, and
 /// nothing is written. Paths must stay inside the workspace: `..`, absolute paths and
 /// symlinks that lead out are refused.
+// `keep_doc_sections`: the format block above is for the model too.
 #[holon_tool(
     family = LocalEnvironment,
+    keep_doc_sections,
     freeform(syntax = "lark", definition = include_str!("apply_patch.lark")),
     annotations(destructive, open_world = false)
 )]
