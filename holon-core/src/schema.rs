@@ -35,11 +35,20 @@ fn settings() -> SchemaSettings {
     })
 }
 
+/// Removes `key` from `map` and keeps the order of the other keys, whichever map type
+/// `serde_json` was built with: `Map::remove` swaps the last key into the hole when
+/// `preserve_order` is on (llguidance turns it on), and `shift_remove` exists only then.
+pub fn remove_key(map: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    let value = map.get(key).cloned()?;
+    map.retain(|name, _| name != key);
+    Some(value)
+}
+
 /// Removes the root `description` of an argument schema: it is the Rust doc of the
 /// argument type, while the model reads the tool's own description.
 pub fn strip_root_description(schema: &mut Value) {
     if let Some(object) = schema.as_object_mut() {
-        object.shift_remove("description");
+        remove_key(object, "description");
     }
 }
 
@@ -554,10 +563,10 @@ pub fn publishable(schema: &mut Value) {
             .and_then(Value::as_str)
             .is_some_and(|format| RUST_NUMBER_FORMATS.contains(&format))
         {
-            map.shift_remove("format");
+            remove_key(map, "format");
         }
         if map.get("default") == Some(&Value::Null) {
-            map.shift_remove("default");
+            remove_key(map, "default");
         }
     });
 }

@@ -88,7 +88,7 @@ pub fn output_schema(definition: &ToolDefinition) -> Value {
     // Definitions stay at the root, where the references point.
     let definitions = inner
         .as_object_mut()
-        .and_then(|map| map.shift_remove("$defs"));
+        .and_then(|map| holon_core::schema::remove_key(map, "$defs"));
     let mut wrapper = json!({
         "type": "object",
         "properties": { WRAPPED_RESULT_KEY: inner },

@@ -286,7 +286,7 @@ fn nullable(schema: Value) -> Value {
         branches.push(json!({ "type": "null" }));
         return Value::Object(map);
     }
-    let description = map.shift_remove("description");
+    let description = holon_core::schema::remove_key(&mut map, "description");
     let mut wrapper = Map::new();
     wrapper.insert(
         "anyOf".to_string(),

@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::{Expr, ExprLit, Lit, Path};
 
-use crate::options::Errors;
+use crate::errors::Errors;
 
 /// The path of `holon-core` for the crate being compiled: the `crate = ...` option
 /// when given, else the name the crate's manifest gives the dependency.

@@ -10,8 +10,8 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Data, DeriveInput, Fields, LitStr, Token};
 
 use crate::crate_path;
+use crate::errors::Errors;
 use crate::naming::apply_rename_all;
-use crate::options::Errors;
 
 /// What the derive reads from the `#[serde(...)]` attributes of the struct or a field.
 #[derive(Default)]

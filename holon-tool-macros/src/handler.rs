@@ -10,8 +10,9 @@ use syn::{
 };
 
 use crate::crate_path;
+use crate::errors::Errors;
 use crate::naming::pascal_case;
-use crate::options::{self, DescriptionSource, Errors, ToolOptions};
+use crate::options::{self, DescriptionSource, ToolOptions};
 
 /// The handler's return type, split into the success type and, for a `Result`, the
 /// error type (`None` inside when it is not written, as in `io::Result<T>`).

@@ -12,6 +12,7 @@
 mod crate_path;
 mod derive_args;
 mod doc_text;
+mod errors;
 mod handler;
 mod naming;
 mod options;

@@ -10,6 +10,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit, LitStr, Meta, Token};
 
+use crate::errors::Errors;
 use crate::naming::is_portable_tool_name;
 
 /// The capability families, in the order the error message lists them.
@@ -65,34 +66,6 @@ pub(crate) struct ToolOptions {
     /// `keep_doc_sections`: the doc comment's code blocks and `# Examples`, `# Panics`
     /// and `# Errors` sections reach the model too.
     pub(crate) keep_doc_sections: bool,
-}
-
-/// Collects errors so that all of them can be reported at once.
-#[derive(Default)]
-pub(crate) struct Errors(Option<syn::Error>);
-
-impl Errors {
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(existing) => existing.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    pub(crate) fn at(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
-        self.push(syn::Error::new_spanned(tokens, message));
-    }
-
-    pub(crate) fn at_span(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.push(syn::Error::new(span, message));
-    }
-
-    pub(crate) fn into_result(self) -> Result<(), syn::Error> {
-        match self.0 {
-            Some(error) => Err(error),
-            None => Ok(()),
-        }
-    }
 }
 
 /// Parses the attribute's tokens; problems are added to `errors`.

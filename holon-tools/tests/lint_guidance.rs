@@ -236,7 +236,7 @@ fn every_description_is_clean_and_a_wrong_one_is_caught() {
         found,
         [
             ("tool:LintFixture", 1, FindingKind::UnknownTool),
-            ("tool:LintFixture", 2, FindingKind::InvalidEnumValue),
+            ("tool:LintFixture", 1, FindingKind::InvalidEnumValue),
             ("tool:LintFixture", 1, FindingKind::DefaultMismatch),
             ("tool:LintFixture#mode", 1, FindingKind::DefaultMismatch),
         ],
