@@ -13,6 +13,7 @@ mod agent_cli;
 mod agents;
 mod apply_patch;
 mod apply_patch_grammar;
+mod apply_patch_vs_git;
 mod cli;
 mod exec_command;
 mod export;
