@@ -12,6 +12,7 @@ mod workspace_support;
 mod agent_cli;
 mod agents;
 mod apply_patch;
+mod apply_patch_codex;
 mod apply_patch_grammar;
 mod apply_patch_vs_git;
 mod cli;
