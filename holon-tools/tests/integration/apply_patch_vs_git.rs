@@ -775,7 +775,26 @@ struct Report {
     detail: String,
 }
 
-async fn check(work: &Path, case: &Case, patch: &[u8]) -> Report {
+/// Empties `dir` (which stays, as a runtime's workspace root).
+fn clear(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+            std::fs::remove_dir_all(&path).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+}
+
+/// One worker's ApplyPatch side: a runtime on a directory reused for every case
+/// (opening a runtime costs more than a case).
+struct OurSide {
+    dir: std::path::PathBuf,
+    runtime: Arc<Runtime>,
+}
+
+async fn check(work: &Path, ours_side: &OurSide, case: &Case, patch: &[u8]) -> Report {
     let Ok(text) = std::str::from_utf8(patch) else {
         return Report {
             verdict: Verdict::NotExpressible,
@@ -784,17 +803,18 @@ async fn check(work: &Path, case: &Case, patch: &[u8]) -> Report {
     };
     let flags = git_apply_flags(case.format, patch);
     let git_dir = work.join(format!("git{}", case.id));
-    let our_dir = work.join(format!("ours{}", case.id));
+    let our_dir = &ours_side.dir;
+    let runtime = &ours_side.runtime;
     write_tree(&git_dir, &case.target);
-    write_tree(&our_dir, &case.target);
-    let runtime = Runtime::open(RuntimeConfig::in_memory(&our_dir)).unwrap();
+    clear(our_dir);
+    write_tree(our_dir, &case.target);
     let rounds = if case.stale == Stale::Twice { 2 } else { 1 };
     let mut tolerant = false;
     let mut last = (false, false);
     let mut envelopes = Vec::new();
     for _ in 0..rounds {
         let by_git = git_apply(&git_dir, &flags, patch);
-        let envelope = ours(&runtime, text).await;
+        let envelope = ours(runtime, text).await;
         let by_us = envelope["status"] == "success";
         if envelope["structured"]["files"]
             .as_array()
@@ -812,7 +832,7 @@ async fn check(work: &Path, case: &Case, patch: &[u8]) -> Report {
         last = (by_git, by_us);
     }
     let git_tree = read_tree(&git_dir);
-    let our_tree = read_tree(&our_dir);
+    let our_tree = read_tree(our_dir);
     let verdict = if last.0 == last.1 && git_tree == our_tree {
         Verdict::Agree
     } else if tolerant && !last.0 && last.1 {
@@ -824,7 +844,7 @@ async fn check(work: &Path, case: &Case, patch: &[u8]) -> Report {
         && text
             .lines()
             .any(|l| l.starts_with("Binary files ") && l.ends_with(" differ"))
-        && read_tree(&our_dir) == with_dirs(&case.target)
+        && our_tree == with_dirs(&case.target)
     {
         Verdict::BinaryWithoutData
     } else {
@@ -903,10 +923,21 @@ fn differential(
                         .enable_all()
                         .build()
                         .unwrap();
+                    let dir = work.join(format!("ours-worker{worker}"));
+                    std::fs::create_dir_all(&dir).unwrap();
+                    let side = OurSide {
+                        runtime: Runtime::open(RuntimeConfig::in_memory(&dir)).unwrap(),
+                        dir,
+                    };
                     cases
                         .iter()
                         .filter(|case| case.id % threads == worker)
-                        .map(|case| (case.id, rt.block_on(check(work, case, &patches[case.id]))))
+                        .map(|case| {
+                            (
+                                case.id,
+                                rt.block_on(check(work, &side, case, &patches[case.id])),
+                            )
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -969,17 +1000,20 @@ fn git_available() -> bool {
         && Command::new("diff").arg("--version").output().is_ok()
 }
 
+/// Cases in `cargo test`: every format and stale variant 10 times.
+const CASES: usize = 240;
+
 #[test]
 fn apply_patch_agrees_with_git_apply() {
     assert!(
         git_available(),
         "the oracle needs git and diff (CI installs them)"
     );
-    let (classes, disagreements) = differential(0x5EED_0013, 320);
+    let (classes, disagreements) = differential(0x5EED_0013, CASES);
     print_classes(&classes);
     assert!(
         disagreements.is_empty(),
-        "{} of 320 cases disagree with git apply; the first:\n{}",
+        "{} of {CASES} cases disagree with git apply; the first:\n{}",
         disagreements.len(),
         disagreements
             .iter()
@@ -989,7 +1023,7 @@ fn apply_patch_agrees_with_git_apply() {
             .join("\n")
     );
     let all = &classes["all"];
-    assert!(all[&Verdict::Agree] >= 250, "{all:?}");
+    assert!(all[&Verdict::Agree] >= CASES * 4 / 5, "{all:?}");
 }
 
 /// Thousands of cases, with counts per class: `cargo test -p holon-tools --test

@@ -43,7 +43,7 @@ pub(crate) fn decode_line(line: &[u8], out: &mut Vec<u8>) -> Result<(), String> 
 pub(crate) fn inflate(deflated: &[u8], size: usize) -> Result<Vec<u8>, String> {
     let mut data = Vec::with_capacity(size.min(1 << 24));
     flate2::read::ZlibDecoder::new(deflated)
-        .take(size as u64 + 1)
+        .take((size as u64).saturating_add(1))
         .read_to_end(&mut data)
         .map_err(|error| format!("the binary data does not inflate: {error}"))?;
     if data.len() != size {

@@ -232,10 +232,10 @@ fn apply_error(error: ApplyError) -> ToolError {
         .with_hint("use `*** Update File:` to change an existing file; nothing was written"),
         ApplyError::NotText { path } => ToolError::new(
             kind("not_a_text_file"),
-            format!("{} is not a UTF-8 text file", display(&path)),
+            format!("{} is a directory, or a file with NUL bytes that a `*** Begin Patch` patch cannot edit", display(&path)),
         )
         .with_field("patch")
-        .with_hint("patches edit text files only; nothing was written"),
+        .with_hint("patch files, not directories; edit binary files with a `git diff --binary` patch; nothing was written"),
         ApplyError::Mismatch { path, hunk, detail } => ToolError::new(
             kind("hunk_mismatch"),
             format!("hunk {hunk} of {} does not apply: {detail}", display(&path)),
