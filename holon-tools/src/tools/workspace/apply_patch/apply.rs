@@ -214,6 +214,11 @@ fn apply_chunks(
         let hint = chunk
             .position
             .map(|at| (from + at.saturating_sub(out_lines)).min(lines.len()));
+        // `git apply` may place a hunk of a stale file before the previous one; this
+        // pass only looks after it, so such a file takes the order-free one.
+        if !envelope && chunk.position.is_some_and(|at| at < out_lines) {
+            return apply_in_image(path, content, chunks);
+        }
         let (start, pass) = if old.is_empty() {
             let at = match (surface, hint) {
                 (Surface::Envelope, _) if chunk.anchor.is_some() => from,
@@ -261,34 +266,18 @@ fn apply_chunks(
                 old.pop();
                 found = matcher::find(&lines, &old, &place, passes);
             }
+            if !envelope
+                && match (found, hint) {
+                    (None, _) => cursor > 0,
+                    (Some((at, _)), Some(hint)) => at > hint && at - hint > hint - from,
+                    _ => false,
+                }
+            {
+                return apply_in_image(path, content, chunks);
+            }
             match found {
                 Some(found) => found,
-                None => {
-                    let anchoring = match (chunk.at_start, chunk.at_end) {
-                        (true, true) => " (it spans the whole file, so it must match all of it)",
-                        (true, false) => {
-                            " (it starts at line 1, so it must match at the start of the file)"
-                        }
-                        (false, true) => {
-                            " (it has no lines after its change, so it must match at the end of the file)"
-                        }
-                        (false, false) => "",
-                    };
-                    return Err(mismatch(match matcher::nearest(&lines, &old) {
-                        Some((at, same)) => format!(
-                            "its {} line(s) to replace are not in the file{anchoring}; the nearest match starts at line {} ({} of {} lines equal): `{}`",
-                            old.len(),
-                            at + 1,
-                            same,
-                            old.len(),
-                            String::from_utf8_lossy(lines[at].trim_ascii())
-                        ),
-                        None => format!(
-                            "none of its {} line(s) to replace is in the file{anchoring}",
-                            old.len()
-                        ),
-                    }));
-                }
+                None => return Err(mismatch(mismatch_detail(&lines, &old, chunk))),
             }
         };
         if pass > 0 {
@@ -354,6 +343,160 @@ fn apply_chunks(
     applied.preview = preview.lines;
     applied.preview_total = preview.total;
     Ok(applied)
+}
+
+/// `git apply`'s own placement, for a unified diff on a stale file: the file is an
+/// image of lines that each hunk changes in turn; a hunk is searched around its new
+/// start in that image (later first at equal distance), anywhere but over lines an
+/// earlier hunk wrote.
+fn apply_in_image(path: &Path, content: &[u8], chunks: &[Chunk]) -> Result<Applied, ApplyError> {
+    let passes = matcher::passes(Surface::Unified);
+    let mut image: Vec<(&[u8], bool)> = content
+        .split_inclusive(|b| *b == b'\n')
+        .map(|line| (line, false))
+        .collect();
+    let mut tolerant = Vec::new();
+    let (mut added, mut removed) = (0, 0);
+    let mut preview = Preview {
+        lines: Vec::new(),
+        total: 0,
+    };
+    for (index, chunk) in chunks.iter().enumerate() {
+        let old: Vec<&[u8]> = chunk.old().collect();
+        let lines: Vec<&[u8]> = image.iter().map(|(line, _)| *line).collect();
+        let pos = chunk.position.unwrap_or(0).min(lines.len());
+        let free = |at: usize| {
+            image[at..at + old.len()]
+                .iter()
+                .all(|(_, patched)| !patched)
+        };
+        let open_end = !chunk.at_end && old.last().is_some_and(|line| !line.ends_with(b"\n"));
+        let found = if old.is_empty() {
+            let at = match (chunk.at_start, chunk.at_end) {
+                (true, true) => lines.is_empty().then_some(0),
+                (true, false) => Some(0),
+                (false, true) => Some(lines.len()),
+                (false, false) => Some(pos),
+            };
+            at.map(|at| (at, 0))
+        } else if old.len() > lines.len() {
+            None
+        } else {
+            let last = lines.len() - old.len();
+            let candidates: Vec<usize> = match (chunk.at_start, chunk.at_end) {
+                (true, true) => (last == 0).then_some(0).into_iter().collect(),
+                (true, false) => vec![0],
+                (false, true) => vec![last],
+                (false, false) => {
+                    let pos = pos.min(last);
+                    (0..=last.max(pos))
+                        .flat_map(|d| {
+                            [
+                                pos.checked_add(d),
+                                (d > 0).then(|| pos.checked_sub(d)).flatten(),
+                            ]
+                        })
+                        .flatten()
+                        .filter(|at| *at <= last)
+                        .take(last + 1)
+                        .collect()
+                }
+            };
+            passes.iter().enumerate().find_map(|(pass, same)| {
+                candidates
+                    .iter()
+                    .find(|at| {
+                        free(**at)
+                            && matcher::matches_at(&lines, **at, &old, *same, open_end && pass == 0)
+                    })
+                    .map(|at| (*at, pass))
+            })
+        };
+        let Some((start, pass)) = found else {
+            return Err(ApplyError::Mismatch {
+                path: path.to_path_buf(),
+                hunk: index + 1,
+                detail: mismatch_detail(&lines, &old, chunk),
+            });
+        };
+        if pass > 0 {
+            tolerant.push(index + 1);
+        }
+        let new_count = chunk
+            .lines
+            .iter()
+            .filter(|(op, _)| *op != Op::Remove)
+            .count();
+        preview.push(|| {
+            format!(
+                "@@ -{},{} +{},{new_count} @@",
+                start + 1,
+                old.len(),
+                start + 1
+            )
+        });
+        let mut replacement = Vec::with_capacity(new_count);
+        let mut in_old = start;
+        for (op, text) in &chunk.lines {
+            match op {
+                Op::Context => {
+                    let line = lines[in_old];
+                    preview.push(|| format!(" {}", shown(line)));
+                    replacement.push((line, true));
+                    in_old += 1;
+                }
+                Op::Remove => {
+                    let line = lines[in_old];
+                    preview.push(|| format!("-{}", shown(line)));
+                    in_old += 1;
+                    removed += 1;
+                }
+                Op::Add => {
+                    preview.push(|| format!("+{}", shown(text)));
+                    replacement.push((text.as_slice(), true));
+                    added += 1;
+                }
+            }
+        }
+        image.splice(start..start + old.len(), replacement);
+    }
+    Ok(Applied {
+        bytes: image
+            .iter()
+            .flat_map(|(line, _)| line.iter().copied())
+            .collect(),
+        tolerant,
+        added,
+        removed,
+        preview: preview.lines,
+        preview_total: preview.total,
+    })
+}
+
+/// Why a chunk's lines are not where it says, with the file's nearest window.
+fn mismatch_detail(lines: &[&[u8]], old: &[&[u8]], chunk: &Chunk) -> String {
+    let anchoring = match (chunk.at_start, chunk.at_end) {
+        (true, true) => " (it spans the whole file, so it must match all of it)",
+        (true, false) => " (it starts at line 1, so it must match at the start of the file)",
+        (false, true) => {
+            " (it has no lines after its change, so it must match at the end of the file)"
+        }
+        (false, false) => "",
+    };
+    match matcher::nearest(lines, old) {
+        Some((at, same)) => format!(
+            "its {} line(s) to replace are not in the file{anchoring}; the nearest match starts at line {} ({} of {} lines equal): `{}`",
+            old.len(),
+            at + 1,
+            same,
+            old.len(),
+            String::from_utf8_lossy(lines[at].trim_ascii())
+        ),
+        None => format!(
+            "none of its {} line(s) to replace is in the file{anchoring}",
+            old.len()
+        ),
+    }
 }
 
 fn apply_binary(path: &Path, before: &[u8], patch: &BinaryPatch) -> Result<Applied, ApplyError> {

@@ -52,7 +52,13 @@ pub(crate) fn passes(surface: Surface) -> &'static [Same] {
     }
 }
 
-fn matches_at(lines: &[&[u8]], at: usize, wanted: &[&[u8]], same: Same, open_end: bool) -> bool {
+pub(crate) fn matches_at(
+    lines: &[&[u8]],
+    at: usize,
+    wanted: &[&[u8]],
+    same: Same,
+    open_end: bool,
+) -> bool {
     let Some(window) = lines.get(at..at + wanted.len()) else {
         return false;
     };
