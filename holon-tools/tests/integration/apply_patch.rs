@@ -20,7 +20,8 @@ async fn freeform(runtime: &Arc<Runtime>, patch: &str) -> Value {
     serde_json::to_value(&result).unwrap()
 }
 
-async fn json_patch(runtime: &Arc<Runtime>, patch: &str) -> Value {
+/// ApplyPatch through dispatch with `{"patch": ...}`, as a JSON envelope.
+pub(crate) async fn json_patch(runtime: &Arc<Runtime>, patch: &str) -> Value {
     let result = runtime
         .dispatch(
             FamilyPolicy::all(),

@@ -19,9 +19,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use holon_core::{FamilyPolicy, ToolCall};
 use holon_tools::runtime::{Runtime, RuntimeConfig};
-use serde_json::{Value, json};
+
+use super::apply_patch::json_patch;
 
 /// splitmix64: a tiny deterministic generator, enough for test data.
 struct Rng(u64);
@@ -753,16 +753,6 @@ enum Verdict {
     Disagree,
 }
 
-async fn ours(runtime: &Arc<Runtime>, patch: &str) -> Value {
-    let result = runtime
-        .dispatch(
-            FamilyPolicy::all(),
-            ToolCall::new("ApplyPatch", json!({ "patch": patch })),
-        )
-        .await;
-    serde_json::to_value(&result).unwrap()
-}
-
 fn git_apply(dir: &Path, flags: &[&str], patch: &[u8]) -> bool {
     let file = dir.with_extension("patch");
     std::fs::write(&file, patch).unwrap();
@@ -814,7 +804,7 @@ async fn check(work: &Path, ours_side: &OurSide, case: &Case, patch: &[u8]) -> R
     let mut envelopes = Vec::new();
     for _ in 0..rounds {
         let by_git = git_apply(&git_dir, &flags, patch);
-        let envelope = ours(runtime, text).await;
+        let envelope = json_patch(runtime, text).await;
         let by_us = envelope["status"] == "success";
         if envelope["structured"]["files"]
             .as_array()
