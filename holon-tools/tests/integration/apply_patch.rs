@@ -20,7 +20,8 @@ async fn freeform(runtime: &Arc<Runtime>, patch: &str) -> Value {
     serde_json::to_value(&result).unwrap()
 }
 
-async fn json_patch(runtime: &Arc<Runtime>, patch: &str) -> Value {
+/// ApplyPatch through dispatch with `{"patch": ...}`, as a JSON envelope.
+pub(crate) async fn json_patch(runtime: &Arc<Runtime>, patch: &str) -> Value {
     let result = runtime
         .dispatch(
             FamilyPolicy::all(),
@@ -217,6 +218,15 @@ async fn loose_matching_keeps_line_endings() {
     .await;
     assert_eq!(envelope["status"], "success", "{envelope}");
     assert_eq!(read(dir.path(), "win.txt"), "a\r\nB\r\nc\r\n");
+    // `b  ` matched `b` only ignoring white space: the result says so.
+    let file = &envelope["structured"]["files"][0];
+    assert_eq!(
+        file["whitespace_tolerant_hunks"],
+        serde_json::json!([1]),
+        "{file}"
+    );
+    let summary = envelope["summary"].as_str().unwrap();
+    assert!(summary.contains("ignoring white space"), "{summary}");
 }
 
 #[tokio::test]

@@ -1,13 +1,19 @@
-//! Applying a parsed patch: every change is computed in memory first, then staged in
-//! temporary files, then committed with renames; if any step fails, what was already
-//! committed is restored, so the workspace ends with all of the patch or none of it.
+//! Applying a parsed patch: every change is computed in memory first (bytes and
+//! modes), then staged in temporary files, then committed with renames; if any step
+//! fails, what was already committed is restored, so the workspace ends with all of
+//! the patch or none of it.
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::matcher;
-use super::model::{Chunk, FileChange};
+use super::binary;
+use super::matcher::{self, Place};
+use super::model::{Action, BinaryPatch, Body, Chunk, FileChange, Op, Patch, Surface};
 use crate::runtime::{PathEscape, WorkspaceRoots};
+
+/// Diff lines kept for the preview of one file, at most.
+const PREVIEW_LINES: usize = 60;
 
 /// Why a patch could not be applied. Nothing was written.
 #[derive(Debug)]
@@ -36,52 +42,13 @@ pub(crate) enum ApplyError {
     },
 }
 
-/// A text file's content as lines, with how it ends and which line ending it uses.
+/// A file's bytes and permission bits.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Text {
-    pub(crate) lines: Vec<String>,
-    trailing_newline: bool,
-    crlf: bool,
-}
-
-impl Text {
-    fn parse(content: &str) -> Self {
-        let crlf = content.contains("\r\n") && !content.replace("\r\n", "").contains('\n');
-        let normalized = if crlf {
-            content.replace("\r\n", "\n")
-        } else {
-            content.to_string()
-        };
-        let trailing_newline = normalized.ends_with('\n');
-        let body = normalized.strip_suffix('\n').unwrap_or(&normalized);
-        let lines = if body.is_empty() && !trailing_newline {
-            Vec::new()
-        } else {
-            body.split('\n').map(str::to_string).collect()
-        };
-        Self {
-            lines,
-            trailing_newline,
-            crlf,
-        }
-    }
-
-    fn new_file(lines: Vec<String>) -> Self {
-        Self {
-            lines,
-            trailing_newline: true,
-            crlf: false,
-        }
-    }
-
-    pub(crate) fn render(&self) -> String {
-        let newline = if self.crlf { "\r\n" } else { "\n" };
-        let mut text = self.lines.join(newline);
-        if self.trailing_newline && !self.lines.is_empty() {
-            text.push_str(newline);
-        }
-        text
-    }
+struct FileState {
+    bytes: Vec<u8>,
+    /// `None` for a file this patch creates: it gets the default mode.
+    mode: Option<u32>,
+    exec: bool,
 }
 
 /// What happened to one file.
@@ -91,15 +58,23 @@ pub(crate) struct Outcome {
     pub(crate) path: PathBuf,
     pub(crate) moved_to: Option<PathBuf>,
     pub(crate) hunks: usize,
-    pub(crate) before: Option<String>,
-    pub(crate) after: Option<String>,
+    pub(crate) lines_added: usize,
+    pub(crate) lines_removed: usize,
+    /// Hunks (1-based) found only when ignoring white space or punctuation.
+    pub(crate) tolerant_hunks: Vec<usize>,
+    /// The exec bit the file ends with, when the patch changed it.
+    pub(crate) exec_set: Option<bool>,
+    /// The first diff lines of the change, and how many there are in all.
+    pub(crate) preview: Vec<String>,
+    pub(crate) preview_total: usize,
 }
 
-/// The workspace as the patch sees it: files read so far and their planned content.
+/// The workspace as the patch sees it: files read so far and their planned state.
 struct Plan<'r> {
     roots: &'r WorkspaceRoots,
-    /// Resolved path -> (content on disk, planned content); `None` = no file.
-    files: BTreeMap<PathBuf, (Option<String>, Option<Text>)>,
+    surface: Surface,
+    /// Resolved path -> (state on disk, planned state); `None` = no file.
+    files: BTreeMap<PathBuf, (Option<FileState>, Option<FileState>)>,
 }
 
 impl Plan<'_> {
@@ -112,53 +87,120 @@ impl Plan<'_> {
             })
     }
 
-    /// The planned content of `resolved`, reading it from disk the first time.
-    fn current(&mut self, shown: &Path, resolved: &Path) -> Result<Option<Text>, ApplyError> {
+    /// The planned state of `resolved`, reading it from disk the first time.
+    fn current(&mut self, shown: &Path, resolved: &Path) -> Result<Option<FileState>, ApplyError> {
         if let Some((_, planned)) = self.files.get(resolved) {
             return Ok(planned.clone());
         }
-        let on_disk = match std::fs::read(resolved) {
-            Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| ApplyError::NotText {
-                path: shown.to_path_buf(),
-            })?),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(error) => {
-                return Err(ApplyError::Io {
+        let io = |error| ApplyError::Io {
+            path: shown.to_path_buf(),
+            error,
+        };
+        let on_disk = match std::fs::metadata(resolved) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(ApplyError::NotText {
                     path: shown.to_path_buf(),
-                    error,
                 });
             }
+            Ok(meta) => {
+                let mode = meta.permissions().mode();
+                Some(FileState {
+                    bytes: std::fs::read(resolved).map_err(io)?,
+                    mode: Some(mode),
+                    exec: mode & 0o111 != 0,
+                })
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(error) => return Err(io(error)),
         };
-        if resolved.is_dir() {
-            return Err(ApplyError::NotText {
-                path: shown.to_path_buf(),
-            });
-        }
-        let text = on_disk.as_deref().map(Text::parse);
         self.files
-            .insert(resolved.to_path_buf(), (on_disk, text.clone()));
-        Ok(text)
+            .insert(resolved.to_path_buf(), (on_disk.clone(), on_disk.clone()));
+        Ok(on_disk)
     }
 
-    fn set(&mut self, resolved: PathBuf, text: Option<Text>) {
+    fn set(&mut self, resolved: PathBuf, state: Option<FileState>) {
         if let Some(entry) = self.files.get_mut(&resolved) {
-            entry.1 = text;
+            entry.1 = state;
         }
     }
 }
 
-fn apply_chunks(path: &Path, text: &mut Text, chunks: &[Chunk]) -> Result<(), ApplyError> {
-    let mut replacements = Vec::with_capacity(chunks.len());
-    let mut cursor = 0;
+/// A file's content after a body, and what the change did.
+struct Applied {
+    bytes: Vec<u8>,
+    tolerant: Vec<usize>,
+    added: usize,
+    removed: usize,
+    preview: Vec<String>,
+    preview_total: usize,
+}
+
+fn shown(line: &[u8]) -> String {
+    String::from_utf8_lossy(matcher::text(line)).into_owned()
+}
+
+/// Keeps the first diff lines of a change and counts them all.
+struct Preview {
+    lines: Vec<String>,
+    total: usize,
+}
+
+impl Preview {
+    fn push(&mut self, line: impl FnOnce() -> String) {
+        if self.lines.len() < PREVIEW_LINES {
+            self.lines.push(line());
+        }
+        self.total += 1;
+    }
+}
+
+fn apply_chunks(
+    surface: Surface,
+    path: &Path,
+    content: &[u8],
+    chunks: &[Chunk],
+) -> Result<Applied, ApplyError> {
+    let lines: Vec<&[u8]> = content.split_inclusive(|b| *b == b'\n').collect();
+    let passes = matcher::passes(surface);
+    let envelope = surface == Surface::Envelope;
+    // The envelope format's new lines end like the file's lines.
+    let newline: &[u8] =
+        if envelope && !lines.is_empty() && lines.iter().all(|l| l.ends_with(b"\r\n")) {
+            b"\r\n"
+        } else {
+            b"\n"
+        };
+    let mut out: Vec<u8> = Vec::with_capacity(content.len() + content.len() / 8);
+    let mut out_lines = 0usize;
+    let mut cursor = 0usize;
+    let mut applied = Applied {
+        bytes: Vec::new(),
+        tolerant: Vec::new(),
+        added: 0,
+        removed: 0,
+        preview: Vec::new(),
+        preview_total: 0,
+    };
+    let mut preview = Preview {
+        lines: Vec::new(),
+        total: 0,
+    };
+    let emit = |out: &mut Vec<u8>, line: &[u8]| {
+        if envelope && !out.is_empty() && !out.ends_with(b"\n") {
+            out.extend_from_slice(newline);
+        }
+        out.extend_from_slice(line);
+    };
     for (index, chunk) in chunks.iter().enumerate() {
         let mismatch = |detail: String| ApplyError::Mismatch {
             path: path.to_path_buf(),
             hunk: index + 1,
             detail,
         };
+        let mut from = cursor;
         if let Some(anchor) = &chunk.anchor {
-            match matcher::find_line(&text.lines, anchor, cursor) {
-                Some(at) => cursor = at + 1,
+            match matcher::find_line(&lines, anchor.as_bytes(), cursor, passes) {
+                Some(at) => from = at + 1,
                 None => {
                     return Err(mismatch(format!(
                         "its `@@ {anchor}` line is not in the file"
@@ -166,132 +208,512 @@ fn apply_chunks(path: &Path, text: &mut Text, chunks: &[Chunk]) -> Result<(), Ap
                 }
             }
         }
-        let start = if chunk.old.is_empty() {
-            // Pure insertion: after the anchor, at the hinted line, or at the end.
-            match (&chunk.anchor, chunk.line_hint) {
-                (Some(_), _) => cursor,
-                (None, Some(hint)) => hint.min(text.lines.len()),
-                (None, None) => text.lines.len(),
-            }
-        } else {
-            let hint = chunk.line_hint.map(|line| line.saturating_sub(1));
-            match matcher::find(&text.lines, &chunk.old, cursor, hint, chunk.at_end_of_file) {
-                Some(at) => at,
-                None => {
-                    return Err(mismatch(match matcher::nearest(&text.lines, &chunk.old) {
-                        Some((at, same)) => format!(
-                            "its {} line(s) to replace are not in the file; the nearest match starts at line {} ({} of {} lines equal): `{}`",
-                            chunk.old.len(),
-                            at + 1,
-                            same,
-                            chunk.old.len(),
-                            text.lines[at].trim()
-                        ),
-                        None => format!(
-                            "none of its {} line(s) to replace is in the file",
-                            chunk.old.len()
-                        ),
-                    }));
+        let mut chunk_lines: &[(Op, Vec<u8>)] = &chunk.lines;
+        let mut old: Vec<&[u8]> = chunk.old().collect();
+        // Where the earlier chunks' changes put the expected position.
+        let hint = chunk
+            .position
+            .map(|at| (from + at.saturating_sub(out_lines)).min(lines.len()));
+        // `git apply` may place a hunk of a stale file before the previous one; this
+        // pass only looks after it, so such a file takes the order-free one.
+        if !envelope && chunk.position.is_some_and(|at| at < out_lines) {
+            return apply_in_image(path, content, chunks);
+        }
+        let (start, pass) = if old.is_empty() {
+            let at = match (surface, hint) {
+                (Surface::Envelope, _) if chunk.anchor.is_some() => from,
+                (Surface::Envelope, _) | (_, None) => lines.len(),
+                (Surface::Unified, Some(_)) if chunk.at_start && chunk.at_end => {
+                    if !lines.is_empty() {
+                        return Err(mismatch(
+                            "it adds the first lines of an empty file, but the file is not empty"
+                                .into(),
+                        ));
+                    }
+                    0
                 }
+                (Surface::Unified, Some(_)) if chunk.at_start => cursor,
+                (Surface::Unified, Some(_)) if chunk.at_end => lines.len(),
+                (Surface::Unified, Some(hint)) => hint,
+            };
+            if chunk.at_start && at != 0 {
+                return Err(mismatch("it inserts at the start of the file, where the earlier hunks already changed lines".into()));
+            }
+            (at, 0)
+        } else {
+            let mut place = Place {
+                from,
+                hint,
+                at_start: chunk.at_start,
+                at_end: chunk.at_end,
+                open_end: !envelope
+                    && !chunk.at_end
+                    && old.last().is_some_and(|line| !line.ends_with(b"\n")),
+            };
+            if envelope {
+                place.hint = None;
+            }
+            let mut found = matcher::find(&lines, &old, &place, passes);
+            // Codex's models end a chunk with an empty context line for the file's
+            // final newline; without a match, try without it.
+            if found.is_none()
+                && envelope
+                && chunk_lines
+                    .last()
+                    .is_some_and(|(op, line)| *op == Op::Context && matcher::text(line).is_empty())
+            {
+                chunk_lines = &chunk_lines[..chunk_lines.len() - 1];
+                old.pop();
+                found = matcher::find(&lines, &old, &place, passes);
+            }
+            if !envelope
+                && match (found, hint) {
+                    (None, _) => cursor > 0,
+                    (Some((at, _)), Some(hint)) => at > hint && at - hint > hint - from,
+                    _ => false,
+                }
+            {
+                return apply_in_image(path, content, chunks);
+            }
+            match found {
+                Some(found) => found,
+                None => return Err(mismatch(mismatch_detail(&lines, &old, chunk))),
             }
         };
-        replacements.push((start, chunk.old.len(), chunk.new.clone()));
-        cursor = start + chunk.old.len();
+        if pass > 0 {
+            applied.tolerant.push(index + 1);
+        }
+        for line in &lines[cursor..start] {
+            emit(&mut out, line);
+        }
+        out_lines += start - cursor;
+        let new_start = out_lines;
+        let mut in_old = start;
+        let (old_count, new_count) = (
+            old.len(),
+            chunk_lines
+                .iter()
+                .filter(|(op, _)| *op != Op::Remove)
+                .count(),
+        );
+        preview.push(|| {
+            format!(
+                "@@ -{},{old_count} +{},{new_count} @@",
+                start + 1,
+                new_start + 1
+            )
+        });
+        for (op, text) in chunk_lines {
+            match op {
+                Op::Context => {
+                    let line = lines[in_old];
+                    emit(&mut out, line);
+                    preview.push(|| format!(" {}", shown(line)));
+                    in_old += 1;
+                    out_lines += 1;
+                }
+                Op::Remove => {
+                    let line = lines[in_old];
+                    preview.push(|| format!("-{}", shown(line)));
+                    in_old += 1;
+                    applied.removed += 1;
+                }
+                Op::Add => {
+                    if envelope {
+                        emit(&mut out, matcher::text(text));
+                        out.extend_from_slice(newline);
+                    } else {
+                        emit(&mut out, text);
+                    }
+                    preview.push(|| format!("+{}", shown(text)));
+                    out_lines += 1;
+                    applied.added += 1;
+                }
+            }
+        }
+        cursor = start + old.len();
     }
-    for (start, length, new) in replacements.into_iter().rev() {
-        text.lines.splice(start..start + length, new);
+    for line in &lines[cursor..] {
+        emit(&mut out, line);
     }
-    Ok(())
+    if envelope && !out.is_empty() && !out.ends_with(b"\n") {
+        out.extend_from_slice(newline);
+    }
+    applied.bytes = out;
+    applied.preview = preview.lines;
+    applied.preview_total = preview.total;
+    Ok(applied)
+}
+
+/// `git apply`'s own placement, for a unified diff on a stale file: the file is an
+/// image of lines that each hunk changes in turn; a hunk is searched around its new
+/// start in that image (later first at equal distance), anywhere but over lines an
+/// earlier hunk wrote.
+fn apply_in_image(path: &Path, content: &[u8], chunks: &[Chunk]) -> Result<Applied, ApplyError> {
+    let passes = matcher::passes(Surface::Unified);
+    let mut image: Vec<(&[u8], bool)> = content
+        .split_inclusive(|b| *b == b'\n')
+        .map(|line| (line, false))
+        .collect();
+    let mut tolerant = Vec::new();
+    let (mut added, mut removed) = (0, 0);
+    let mut preview = Preview {
+        lines: Vec::new(),
+        total: 0,
+    };
+    for (index, chunk) in chunks.iter().enumerate() {
+        let old: Vec<&[u8]> = chunk.old().collect();
+        let lines: Vec<&[u8]> = image.iter().map(|(line, _)| *line).collect();
+        let pos = chunk.position.unwrap_or(0).min(lines.len());
+        let free = |at: usize| {
+            image[at..at + old.len()]
+                .iter()
+                .all(|(_, patched)| !patched)
+        };
+        let open_end = !chunk.at_end && old.last().is_some_and(|line| !line.ends_with(b"\n"));
+        let found = if old.is_empty() {
+            let at = match (chunk.at_start, chunk.at_end) {
+                (true, true) => lines.is_empty().then_some(0),
+                (true, false) => Some(0),
+                (false, true) => Some(lines.len()),
+                (false, false) => Some(pos),
+            };
+            at.map(|at| (at, 0))
+        } else if old.len() > lines.len() {
+            None
+        } else {
+            let last = lines.len() - old.len();
+            let candidates: Vec<usize> = match (chunk.at_start, chunk.at_end) {
+                (true, true) => (last == 0).then_some(0).into_iter().collect(),
+                (true, false) => vec![0],
+                (false, true) => vec![last],
+                (false, false) => {
+                    let pos = pos.min(last);
+                    (0..=last.max(pos))
+                        .flat_map(|d| {
+                            [
+                                pos.checked_add(d),
+                                (d > 0).then(|| pos.checked_sub(d)).flatten(),
+                            ]
+                        })
+                        .flatten()
+                        .filter(|at| *at <= last)
+                        .take(last + 1)
+                        .collect()
+                }
+            };
+            passes.iter().enumerate().find_map(|(pass, same)| {
+                candidates
+                    .iter()
+                    .find(|at| {
+                        free(**at)
+                            && matcher::matches_at(&lines, **at, &old, *same, open_end && pass == 0)
+                    })
+                    .map(|at| (*at, pass))
+            })
+        };
+        let Some((start, pass)) = found else {
+            return Err(ApplyError::Mismatch {
+                path: path.to_path_buf(),
+                hunk: index + 1,
+                detail: mismatch_detail(&lines, &old, chunk),
+            });
+        };
+        if pass > 0 {
+            tolerant.push(index + 1);
+        }
+        let new_count = chunk
+            .lines
+            .iter()
+            .filter(|(op, _)| *op != Op::Remove)
+            .count();
+        preview.push(|| {
+            format!(
+                "@@ -{},{} +{},{new_count} @@",
+                start + 1,
+                old.len(),
+                start + 1
+            )
+        });
+        let mut replacement = Vec::with_capacity(new_count);
+        let mut in_old = start;
+        for (op, text) in &chunk.lines {
+            match op {
+                Op::Context => {
+                    let line = lines[in_old];
+                    preview.push(|| format!(" {}", shown(line)));
+                    replacement.push((line, true));
+                    in_old += 1;
+                }
+                Op::Remove => {
+                    let line = lines[in_old];
+                    preview.push(|| format!("-{}", shown(line)));
+                    in_old += 1;
+                    removed += 1;
+                }
+                Op::Add => {
+                    preview.push(|| format!("+{}", shown(text)));
+                    replacement.push((text.as_slice(), true));
+                    added += 1;
+                }
+            }
+        }
+        image.splice(start..start + old.len(), replacement);
+    }
+    Ok(Applied {
+        bytes: image
+            .iter()
+            .flat_map(|(line, _)| line.iter().copied())
+            .collect(),
+        tolerant,
+        added,
+        removed,
+        preview: preview.lines,
+        preview_total: preview.total,
+    })
+}
+
+/// Why a chunk's lines are not where it says, with the file's nearest window.
+fn mismatch_detail(lines: &[&[u8]], old: &[&[u8]], chunk: &Chunk) -> String {
+    let anchoring = match (chunk.at_start, chunk.at_end) {
+        (true, true) => " (it spans the whole file, so it must match all of it)",
+        (true, false) => " (it starts at line 1, so it must match at the start of the file)",
+        (false, true) => {
+            " (it has no lines after its change, so it must match at the end of the file)"
+        }
+        (false, false) => "",
+    };
+    match matcher::nearest(lines, old) {
+        Some((at, same)) => format!(
+            "its {} line(s) to replace are not in the file{anchoring}; the nearest match starts at line {} ({} of {} lines equal): `{}`",
+            old.len(),
+            at + 1,
+            same,
+            old.len(),
+            String::from_utf8_lossy(lines[at].trim_ascii())
+        ),
+        None => format!(
+            "none of its {} line(s) to replace is in the file{anchoring}",
+            old.len()
+        ),
+    }
+}
+
+fn apply_binary(path: &Path, before: &[u8], patch: &BinaryPatch) -> Result<Applied, ApplyError> {
+    let mismatch = |detail: String| ApplyError::Mismatch {
+        path: path.to_path_buf(),
+        hunk: 1,
+        detail,
+    };
+    let id = binary::blob_id(before);
+    if (patch.old_id == binary::NO_FILE && !before.is_empty())
+        || (patch.old_id != binary::NO_FILE && patch.old_id != id)
+    {
+        return Err(mismatch(format!(
+            "the binary patch applies to blob {}, but the file is blob {id}",
+            patch.old_id
+        )));
+    }
+    let bytes = if patch.new_id == binary::NO_FILE {
+        Vec::new()
+    } else if patch.is_delta {
+        binary::apply_delta(before, &patch.data).map_err(mismatch)?
+    } else {
+        patch.data.clone()
+    };
+    if patch.new_id != binary::NO_FILE && binary::blob_id(&bytes) != patch.new_id {
+        return Err(mismatch(format!(
+            "the binary patch does not make blob {}",
+            patch.new_id
+        )));
+    }
+    let preview = vec![format!(
+        "Binary file changed: {} -> {} bytes",
+        before.len(),
+        bytes.len()
+    )];
+    Ok(Applied {
+        bytes,
+        tolerant: Vec::new(),
+        added: 0,
+        removed: 0,
+        preview,
+        preview_total: 1,
+    })
+}
+
+fn apply_body(
+    surface: Surface,
+    path: &Path,
+    before: &[u8],
+    body: &Body,
+) -> Result<Applied, ApplyError> {
+    match body {
+        Body::Chunks(chunks) => apply_chunks(surface, path, before, chunks),
+        Body::Binary(patch) => apply_binary(path, before, patch),
+        Body::Unverified => Ok(Applied {
+            bytes: Vec::new(),
+            tolerant: Vec::new(),
+            added: 0,
+            removed: before.split_inclusive(|b| *b == b'\n').count(),
+            preview: Vec::new(),
+            preview_total: 0,
+        }),
+    }
 }
 
 /// Plans every change, then commits them all or none. Returns what changed.
-pub(crate) fn apply(
-    roots: &WorkspaceRoots,
-    changes: &[FileChange],
-) -> Result<Vec<Outcome>, ApplyError> {
+pub(crate) fn apply(roots: &WorkspaceRoots, patch: &Patch) -> Result<Vec<Outcome>, ApplyError> {
     let mut plan = Plan {
         roots,
+        surface: patch.surface,
         files: BTreeMap::new(),
     };
-    let mut outcomes = Vec::with_capacity(changes.len());
-    for change in changes {
-        let shown = change.path().clone();
-        let resolved = plan.resolve(&shown)?;
-        let before = plan.current(&shown, &resolved)?;
-        let outcome = match change {
-            FileChange::Add { lines, .. } => {
-                if before.is_some() {
-                    return Err(ApplyError::AlreadyExists { path: shown });
-                }
-                let text = Text::new_file(lines.clone());
-                let after = text.render();
-                plan.set(resolved, Some(text));
-                Outcome {
-                    change: "add",
-                    path: shown,
-                    moved_to: None,
-                    hunks: 1,
-                    before: None,
-                    after: Some(after),
-                }
-            }
-            FileChange::Delete { .. } => {
-                let Some(text) = before else {
-                    return Err(ApplyError::NotFound { path: shown });
-                };
-                plan.set(resolved, None);
-                Outcome {
-                    change: "delete",
-                    path: shown,
-                    moved_to: None,
-                    hunks: 0,
-                    before: Some(text.render()),
-                    after: None,
-                }
-            }
-            FileChange::Update {
-                move_to, chunks, ..
-            } => {
-                let Some(mut text) = before else {
-                    return Err(ApplyError::NotFound { path: shown });
-                };
-                let original = text.render();
-                apply_chunks(&shown, &mut text, chunks)?;
-                let after = text.render();
-                match move_to {
-                    Some(target) => {
-                        let target_resolved = plan.resolve(target)?;
-                        if target_resolved != resolved
-                            && plan.current(target, &target_resolved)?.is_some()
-                        {
-                            return Err(ApplyError::AlreadyExists {
-                                path: target.clone(),
-                            });
-                        }
-                        plan.set(resolved, None);
-                        plan.set(target_resolved, Some(text));
-                    }
-                    None => plan.set(resolved, Some(text)),
-                }
-                Outcome {
-                    change: if move_to.is_some() { "move" } else { "update" },
-                    path: shown,
-                    moved_to: move_to.clone(),
-                    hunks: chunks.len(),
-                    before: Some(original),
-                    after: Some(after),
-                }
-            }
-        };
-        outcomes.push(outcome);
+    let mut outcomes = Vec::with_capacity(patch.changes.len());
+    for change in &patch.changes {
+        outcomes.push(plan_change(&mut plan, change)?);
     }
-    commit(plan.files)?;
+    commit(roots.roots(), plan.files)?;
     Ok(outcomes)
 }
 
+fn plan_change(plan: &mut Plan<'_>, change: &FileChange) -> Result<Outcome, ApplyError> {
+    let shown = change.path.clone();
+    let resolved = plan.resolve(&shown)?;
+    let before = plan.current(&shown, &resolved)?;
+    let surface = plan.surface;
+    let text_only = |state: &FileState| {
+        // The envelope format edits text: a file with NUL bytes is refused.
+        if surface == Surface::Envelope && state.bytes.contains(&0) {
+            Err(ApplyError::NotText {
+                path: shown.clone(),
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let outcome = |change: &'static str, applied: &Applied, exec_set: Option<bool>| Outcome {
+        change,
+        path: shown.clone(),
+        moved_to: None,
+        hunks: 0,
+        lines_added: applied.added,
+        lines_removed: applied.removed,
+        tolerant_hunks: applied.tolerant.clone(),
+        exec_set,
+        preview: applied.preview.clone(),
+        preview_total: applied.preview_total,
+    };
+    let hunks = match &change.body {
+        Body::Chunks(chunks) => chunks.len(),
+        Body::Binary(_) => 1,
+        Body::Unverified => 0,
+    };
+    let mut result = match change.action {
+        Action::Add => {
+            if before.is_some() {
+                return Err(ApplyError::AlreadyExists { path: shown });
+            }
+            let applied = apply_body(surface, &shown, b"", &change.body)?;
+            let exec = change.exec.unwrap_or(false);
+            let result = outcome("add", &applied, exec.then_some(true));
+            plan.set(
+                resolved,
+                Some(FileState {
+                    bytes: applied.bytes,
+                    mode: None,
+                    exec,
+                }),
+            );
+            result
+        }
+        Action::Delete => {
+            let Some(state) = before else {
+                return Err(ApplyError::NotFound { path: shown });
+            };
+            let applied = apply_body(surface, &shown, &state.bytes, &change.body)?;
+            if !applied.bytes.is_empty() {
+                return Err(ApplyError::Mismatch {
+                    path: shown,
+                    hunk: hunks.max(1),
+                    detail: "the deletion does not remove every line of the file: the file has lines the patch does not know".into(),
+                });
+            }
+            plan.set(resolved, None);
+            outcome("delete", &applied, None)
+        }
+        Action::Update | Action::Copy => {
+            let Some(state) = before else {
+                return Err(ApplyError::NotFound { path: shown });
+            };
+            if matches!(change.body, Body::Chunks(_)) {
+                text_only(&state)?;
+            }
+            let applied = apply_body(surface, &shown, &state.bytes, &change.body)?;
+            let exec = change.exec.unwrap_or(state.exec);
+            let exec_set = (exec != state.exec).then_some(exec);
+            let copy = change.action == Action::Copy;
+            let mut result = outcome(if copy { "copy" } else { "update" }, &applied, exec_set);
+            let new_state = FileState {
+                bytes: applied.bytes,
+                mode: state.mode,
+                exec,
+            };
+            match &change.target {
+                Some(target) => {
+                    let target_resolved = plan.resolve(target)?;
+                    if target_resolved != resolved
+                        && plan.current(target, &target_resolved)?.is_some()
+                    {
+                        return Err(ApplyError::AlreadyExists {
+                            path: target.clone(),
+                        });
+                    }
+                    if !copy {
+                        plan.set(resolved, None);
+                        result.change = "move";
+                    }
+                    plan.set(target_resolved, Some(new_state));
+                    result.moved_to = Some(target.clone());
+                }
+                None => plan.set(resolved, Some(new_state)),
+            }
+            result
+        }
+    };
+    result.hunks = hunks;
+    Ok(result)
+}
+
+/// The mode a file is written with: its own (or the default) with the exec bits
+/// set where it is readable, or cleared.
+fn mode_for(base: u32, exec: bool) -> u32 {
+    if exec {
+        base | ((base & 0o444) >> 2)
+    } else {
+        base & !0o111
+    }
+}
+
+fn write_file(path: &Path, state: &FileState) -> std::io::Result<()> {
+    std::fs::write(path, &state.bytes)?;
+    let base = match state.mode {
+        Some(mode) => mode,
+        None => std::fs::metadata(path)?.permissions().mode(),
+    };
+    std::fs::set_permissions(
+        path,
+        std::fs::Permissions::from_mode(mode_for(base, state.exec)),
+    )
+}
+
 /// Writes the plan: stage every new content next to its target, then rename and
-/// remove; on failure, undo what was done.
-fn commit(files: BTreeMap<PathBuf, (Option<String>, Option<Text>)>) -> Result<(), ApplyError> {
+/// remove; on failure, undo what was done. Directories left empty by a delete or a
+/// move are removed, up to the workspace root.
+fn commit(
+    roots: &[PathBuf],
+    files: BTreeMap<PathBuf, (Option<FileState>, Option<FileState>)>,
+) -> Result<(), ApplyError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |error| ApplyError::Io { path, error }
@@ -302,9 +724,11 @@ fn commit(files: BTreeMap<PathBuf, (Option<String>, Option<Text>)>) -> Result<()
                  created_dirs: &mut Vec<PathBuf>|
      -> Result<(), ApplyError> {
         for (path, (on_disk, planned)) in &files {
-            let Some(text) = planned else { continue };
-            let rendered = text.render();
-            if on_disk.as_deref() == Some(rendered.as_str()) {
+            let Some(state) = planned else { continue };
+            if on_disk
+                .as_ref()
+                .is_some_and(|old| old.bytes == state.bytes && old.exec == state.exec)
+            {
                 continue;
             }
             let parent = path.parent().unwrap_or(Path::new("."));
@@ -318,14 +742,13 @@ fn commit(files: BTreeMap<PathBuf, (Option<String>, Option<Text>)>) -> Result<()
             }
             std::fs::create_dir_all(parent).map_err(io(parent))?;
             created_dirs.extend(missing.into_iter().rev());
+            // A short name: the target's own may already be near the 255-byte limit.
             let temporary = parent.join(format!(
-                ".{}.holon-patch-{}",
-                path.file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default(),
-                std::process::id()
+                ".holon-patch-{}-{}",
+                std::process::id(),
+                staged.len()
             ));
-            std::fs::write(&temporary, rendered).map_err(io(&temporary))?;
+            write_file(&temporary, state).map_err(io(&temporary))?;
             staged.push((temporary, path.clone()));
         }
         Ok(())
@@ -351,6 +774,7 @@ fn commit(files: BTreeMap<PathBuf, (Option<String>, Option<Text>)>) -> Result<()
         }
         done.push(target);
     }
+    let mut removed = Vec::new();
     if result.is_ok() {
         for (path, (on_disk, planned)) in &files {
             if planned.is_none() && on_disk.is_some() {
@@ -362,15 +786,16 @@ fn commit(files: BTreeMap<PathBuf, (Option<String>, Option<Text>)>) -> Result<()
                     break;
                 }
                 done.push(path);
+                removed.push(path);
             }
         }
     }
     if let Err(error) = result {
-        // Put back what was already changed.
+        // Put back what was already changed, with its mode.
         for path in done {
             match files.get(path).and_then(|(on_disk, _)| on_disk.as_ref()) {
                 Some(original) => {
-                    let _ = std::fs::write(path, original);
+                    let _ = write_file(path, original);
                 }
                 None => {
                     let _ = std::fs::remove_file(path);
@@ -385,17 +810,17 @@ fn commit(files: BTreeMap<PathBuf, (Option<String>, Option<Text>)>) -> Result<()
         }
         return Err(error);
     }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_round_trips_endings() {
-        for content in ["a\nb\n", "a\nb", "", "a\r\nb\r\n", "\n"] {
-            assert_eq!(Text::parse(content).render(), content, "{content:?}");
+    for path in removed {
+        let mut dir = path.parent();
+        while let Some(current) = dir {
+            let inside = roots
+                .iter()
+                .any(|root| current.starts_with(root) && current != root);
+            if !inside || std::fs::remove_dir(current).is_err() {
+                break;
+            }
+            dir = current.parent();
         }
     }
+    Ok(())
 }

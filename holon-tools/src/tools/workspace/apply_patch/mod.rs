@@ -1,13 +1,13 @@
 //! `ApplyPatch`: edit workspace files with a patch, atomically.
 
 mod apply;
+mod binary;
 mod envelope;
 mod matcher;
 mod model;
 mod unified;
 
 use holon_core::prelude::*;
-use similar::TextDiff;
 
 use crate::runtime::Runtime;
 use apply::{ApplyError, Outcome};
@@ -15,18 +15,13 @@ use apply::{ApplyError, Outcome};
 /// Lines of diff shown in the result, at most.
 const PREVIEW_LINES: usize = 60;
 
-/// How long the diffs of one patch may search for the smallest edits. Past it, a diff
-/// settles for a larger one that is still exact: without a bound, a patch rewriting a
-/// big file costs time quadratic in its size (20,000 lines: 4 s; 100,000: minutes).
-const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(250);
-
 /// Arguments of ApplyPatch.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
 #[serde(deny_unknown_fields)]
 pub struct ApplyPatchArgs {
-    /// The patch: a unified diff (`--- a/path`, `+++ b/path`, `@@ -l,n +l,n @@` hunks;
-    /// `/dev/null` to add or delete a file), or a `*** Begin Patch` patch. Paths are
-    /// relative to the workspace root.
+    /// The patch: a unified diff as `git diff` or `diff -u` writes it (`--- a/path`,
+    /// `+++ b/path`, `@@ -l,n +l,n @@` hunks; `/dev/null` to add or delete a file), or
+    /// a `*** Begin Patch` patch. Paths are relative to the workspace root.
     #[schemars(length(min = 1))]
     pub patch: String,
 }
@@ -40,11 +35,11 @@ impl FromFreeform for ApplyPatchArgs {
 /// One changed file.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ChangedFile {
-    /// `add`, `delete`, `update` or `move`.
+    /// `add`, `delete`, `update`, `move` or `copy`.
     pub action: String,
     /// The file's path, relative to the workspace root.
     pub path: String,
-    /// Where it was moved to, for `move`.
+    /// Where it was moved or copied to, for `move` and `copy`.
     pub moved_to: Option<String>,
     /// How many hunks were applied to it.
     pub hunks: usize,
@@ -52,6 +47,12 @@ pub struct ChangedFile {
     pub lines_added: usize,
     /// Lines removed.
     pub lines_removed: usize,
+    /// Hunks (1-based) whose lines matched the file only when ignoring white space
+    /// (or, in the `*** Begin Patch` format, Unicode dashes and quotes); empty when
+    /// every hunk matched exactly.
+    pub whitespace_tolerant_hunks: Vec<usize>,
+    /// The exec bit the patch set on the file (`true`: 0755-like), when it changed.
+    pub executable: Option<bool>,
 }
 
 /// What the patch changed.
@@ -63,7 +64,7 @@ pub struct PatchApplied {
     pub diff_preview: String,
 }
 
-/// Apply a patch to files in the workspace: add, delete, edit and move files.
+/// Apply a patch to files in the workspace: add, delete, edit, move, copy and chmod files.
 ///
 /// Send either a unified diff as `patch`, or the raw text of a patch in this format:
 ///
@@ -81,11 +82,30 @@ pub struct PatchApplied {
 /// *** End Patch
 /// ```
 ///
-/// The patch is applied atomically: every file changes or none does. Lines to replace
-/// are matched exactly, then ignoring trailing and surrounding white space; a hunk that
-/// does not match fails with the file, the hunk number and the nearest match, and
-/// nothing is written. Paths must stay inside the workspace: `..`, absolute paths and
-/// symlinks that lead out are refused.
+/// Unified diffs are applied as `git apply` applies them, byte for byte: output of
+/// `git diff` (any -U, --no-prefix, --binary, -M renames, -C copies, mode changes,
+/// quoted names, empty files), `git format-patch` mails and `diff -Nru`. Line endings
+/// and `\ No newline at end of file` are kept exactly; hunks at the start or end of
+/// a file must match there; a deletion must match the whole file; `GIT binary patch`
+/// data is applied and checked against its blob ids. Two deliberate differences: a
+/// patch without any context line (-U0) is placed by its line numbers, as
+/// `git apply --unidiff-zero`; `Binary files ... differ` (a binary change without
+/// its data) refuses the whole patch instead of skipping that file.
+///
+/// The `*** Begin Patch` format works like Codex's apply_patch: lines are matched by
+/// their text whatever the file's line endings, new lines end like the file's, an
+/// edited file ends with a newline. It may come inside a heredoc (<<'EOF' ... EOF),
+/// with CRLF line ends, blank lines and white space around the marker lines.
+///
+/// The patch is applied atomically: every file changes or none does; files keep
+/// their exec bit unless the patch changes it; directories left empty are removed.
+/// Unlike Codex, adding a file that exists and moving onto an existing file are
+/// refused (nothing is overwritten). Lines to replace are matched exactly, then
+/// ignoring trailing and surrounding white space (and, in the `*** Begin Patch`
+/// format, Unicode dashes and quotes); the result lists such hunks in
+/// `whitespace_tolerant_hunks`. A hunk that does not match fails with the file, the
+/// hunk number and the nearest match, and nothing is written. Paths must stay
+/// inside the workspace: `..`, absolute paths and symlinks that lead out are refused.
 // `keep_doc_sections`: the format block above is for the model too.
 #[holon_tool(
     family = LocalEnvironment,
@@ -94,28 +114,38 @@ pub struct PatchApplied {
     annotations(destructive, open_world = false)
 )]
 fn apply_patch(rt: &Runtime, args: ApplyPatchArgs) -> Result<ToolOutput<PatchApplied>, ToolError> {
-    let changes = model::parse(&args.patch).map_err(|error| {
+    let patch = model::parse(&args.patch).map_err(|error| {
+        let hint = match error.kind {
+            "binary_without_data" => "make the patch with `git diff --binary` so it carries the binary data; nothing was written",
+            "unsupported_patch" => "patch regular files only; nothing was written",
+            _ => "send a unified diff, or a patch between `*** Begin Patch` and `*** End Patch` as the tool description shows",
+        };
         ToolError::new(
-            ToolErrorKind::new("invalid_patch"),
-            format!("the patch does not parse: {error}"),
+            ToolErrorKind::new(error.kind),
+            format!("the patch cannot be applied as written: {error}"),
         )
         .with_field("patch")
-        .with_hint("send a unified diff, or a patch between `*** Begin Patch` and `*** End Patch` as the tool description shows")
+        .with_hint(hint)
     })?;
-    let outcomes = apply::apply(&rt.workspace_roots(), &changes).map_err(apply_error)?;
-    let deadline = std::time::Instant::now() + DIFF_DEADLINE;
-    let diffs: Vec<FileDiff<'_>> = outcomes
-        .iter()
-        .map(|outcome| FileDiff::of(outcome, deadline))
-        .collect();
-    let files: Vec<ChangedFile> = diffs.iter().map(changed_file).collect();
-    let diff_preview = preview(&diffs);
+    let outcomes = apply::apply(&rt.workspace_roots(), &patch).map_err(apply_error)?;
+    let files: Vec<ChangedFile> = outcomes.iter().map(changed_file).collect();
+    let diff_preview = preview(&outcomes);
     let receipt = receipt(&files, &diff_preview);
+    let tolerant = files
+        .iter()
+        .filter(|file| !file.whitespace_tolerant_hunks.is_empty())
+        .count();
+    let mut summary = format!("patch applied: {} file(s) changed", outcomes.len());
+    if tolerant > 0 {
+        summary.push_str(&format!(
+            "; in {tolerant} file(s) some hunks matched only ignoring white space"
+        ));
+    }
     Ok(ToolOutput::new(PatchApplied {
         files,
         diff_preview,
     })
-    .with_summary(format!("patch applied: {} file(s) changed", outcomes.len()))
+    .with_summary(summary)
     .with_receipt(receipt))
 }
 
@@ -123,70 +153,39 @@ fn display(path: &std::path::Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// One changed file and the line diff of its content, made once for its counts and
-/// its preview.
-struct FileDiff<'a> {
-    outcome: &'a Outcome,
-    lines: TextDiff<'a, 'a, 'a, str>,
-}
-
-impl<'a> FileDiff<'a> {
-    fn of(outcome: &'a Outcome, deadline: std::time::Instant) -> Self {
-        let lines = TextDiff::configure().deadline(deadline).diff_lines(
-            outcome.before.as_deref().unwrap_or(""),
-            outcome.after.as_deref().unwrap_or(""),
-        );
-        Self { outcome, lines }
-    }
-
-    /// Lines added, lines removed.
-    fn counts(&self) -> (usize, usize) {
-        let mut added = 0;
-        let mut removed = 0;
-        for change in self.lines.iter_all_changes() {
-            match change.tag() {
-                similar::ChangeTag::Insert => added += 1,
-                similar::ChangeTag::Delete => removed += 1,
-                similar::ChangeTag::Equal => {}
-            }
-        }
-        (added, removed)
-    }
-}
-
-fn changed_file(diff: &FileDiff<'_>) -> ChangedFile {
-    let outcome = diff.outcome;
-    let (lines_added, lines_removed) = diff.counts();
+fn changed_file(outcome: &Outcome) -> ChangedFile {
     ChangedFile {
         action: outcome.change.to_string(),
         path: display(&outcome.path),
         moved_to: outcome.moved_to.as_deref().map(display),
         hunks: outcome.hunks,
-        lines_added,
-        lines_removed,
+        lines_added: outcome.lines_added,
+        lines_removed: outcome.lines_removed,
+        whitespace_tolerant_hunks: outcome.tolerant_hunks.clone(),
+        executable: outcome.exec_set,
     }
 }
 
-fn preview<'a>(diffs: &'a [FileDiff<'a>]) -> String {
+fn preview(outcomes: &[Outcome]) -> String {
     let mut lines = Vec::new();
-    for diff in diffs {
-        let outcome = diff.outcome;
-        let old_name = format!("a/{}", display(&outcome.path));
-        let new_name = format!(
-            "b/{}",
-            display(outcome.moved_to.as_deref().unwrap_or(&outcome.path))
-        );
-        let text = diff
-            .lines
-            .unified_diff()
-            .context_radius(1)
-            .header(&old_name, &new_name)
-            .to_string();
-        lines.extend(text.lines().map(str::to_string));
+    let mut cut = 0;
+    for outcome in outcomes {
+        let target = outcome.moved_to.as_deref().unwrap_or(&outcome.path);
+        let header = [
+            format!("--- a/{}", display(&outcome.path)),
+            format!("+++ b/{}", display(target)),
+        ];
+        let total = outcome.preview_total + header.len();
+        let room = PREVIEW_LINES.saturating_sub(lines.len());
+        let shown: Vec<String> = header
+            .into_iter()
+            .chain(outcome.preview.iter().cloned())
+            .take(room)
+            .collect();
+        cut += total - shown.len();
+        lines.extend(shown);
     }
-    if lines.len() > PREVIEW_LINES {
-        let cut = lines.len() - PREVIEW_LINES;
-        lines.truncate(PREVIEW_LINES);
+    if cut > 0 {
         lines.push(format!("[... {cut} more diff line(s) not shown]"));
     }
     lines.join("\n")
@@ -233,10 +232,10 @@ fn apply_error(error: ApplyError) -> ToolError {
         .with_hint("use `*** Update File:` to change an existing file; nothing was written"),
         ApplyError::NotText { path } => ToolError::new(
             kind("not_a_text_file"),
-            format!("{} is not a UTF-8 text file", display(&path)),
+            format!("{} is a directory, or a file with NUL bytes that a `*** Begin Patch` patch cannot edit", display(&path)),
         )
         .with_field("patch")
-        .with_hint("patches edit text files only; nothing was written"),
+        .with_hint("patch files, not directories; edit binary files with a `git diff --binary` patch; nothing was written"),
         ApplyError::Mismatch { path, hunk, detail } => ToolError::new(
             kind("hunk_mismatch"),
             format!("hunk {hunk} of {} does not apply: {detail}", display(&path)),

@@ -1,31 +1,113 @@
-//! Unified diffs (`diff -u`, `git diff`): the JSON surface's `patch`.
+//! Unified diffs (`git diff`, `git format-patch`, `diff -Nru`): the JSON surface's
+//! `patch`, read as `git apply` reads it. `git diff` sections (`diff --git`) carry
+//! modes, renames, copies, empty files and binary data in their extended header;
+//! other diffs are `--- `/`+++ `/`@@ -` triples, anything else is commentary.
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use super::model::{Chunk, FileChange, SyntaxError};
+use super::binary;
+use super::model::{Action, BinaryPatch, Body, Chunk, FileChange, Op, SyntaxError};
 
-fn error<T>(line: usize, message: impl Into<String>) -> Result<T, SyntaxError> {
-    Err(SyntaxError {
-        line,
-        message: message.into(),
-    })
+type Result<T> = std::result::Result<T, SyntaxError>;
+
+fn error<T>(line: usize, message: impl Into<String>) -> Result<T> {
+    Err(SyntaxError::new(line, message))
 }
 
-/// `a/src/x.rs\t2024-01-01` -> `src/x.rs`; `None` for `/dev/null`.
-fn header_path(raw: &str) -> Option<PathBuf> {
-    let path = raw.split('\t').next().unwrap_or(raw).trim_end();
-    if path == "/dev/null" {
+fn trim_newline(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// A C-style quoted name (`"a/caf\303\251"`), as git writes names with special
+/// bytes; returns the name and the rest after the closing quote.
+fn unquote(text: &[u8]) -> Option<(Vec<u8>, &[u8])> {
+    let mut rest = text.strip_prefix(b"\"")?;
+    let mut name = Vec::new();
+    loop {
+        let (&byte, tail) = rest.split_first()?;
+        rest = tail;
+        match byte {
+            b'"' => return Some((name, rest)),
+            b'\\' => {
+                let (&escaped, tail) = rest.split_first()?;
+                rest = tail;
+                name.push(match escaped {
+                    b'a' => 7,
+                    b'b' => 8,
+                    b't' => b'\t',
+                    b'n' => b'\n',
+                    b'v' => 11,
+                    b'f' => 12,
+                    b'r' => b'\r',
+                    b'0'..=b'3' => {
+                        let digits = [escaped, *rest.first()?, *rest.get(1)?];
+                        rest = &rest[2..];
+                        let octal = std::str::from_utf8(&digits).ok()?;
+                        u8::from_str_radix(octal, 8).ok()?
+                    }
+                    other => other,
+                });
+            }
+            other => name.push(other),
+        }
+    }
+}
+
+/// A name as it follows `rename from ` and the like: quoted or the whole rest.
+fn plain_name(text: &[u8]) -> Vec<u8> {
+    let text = trim_newline(text);
+    match unquote(text) {
+        Some((name, _)) => name,
+        None => text.to_vec(),
+    }
+}
+
+/// Drops `p` leading components (`-p1` drops `a/`).
+fn strip(name: &[u8], p: usize) -> Option<Vec<u8>> {
+    let mut rest = name;
+    for _ in 0..p {
+        let slash = rest.iter().position(|b| *b == b'/')?;
+        rest = &rest[slash + 1..];
+        while let Some(tail) = rest.strip_prefix(b"/") {
+            rest = tail;
+        }
+    }
+    (!rest.is_empty()).then(|| rest.to_vec())
+}
+
+fn to_path(name: &[u8]) -> PathBuf {
+    PathBuf::from(OsStr::from_bytes(name))
+}
+
+/// A `--- `/`+++ ` name: `None` for `/dev/null`; `Some((name, epoch))` otherwise,
+/// where `epoch` says the timestamp is the Unix epoch, `diff -N`'s mark of a
+/// missing side.
+fn header_name(rest: &[u8]) -> Option<(Vec<u8>, bool)> {
+    let rest = trim_newline(rest);
+    let (name, timestamp) = match unquote(rest) {
+        Some((name, tail)) => (name, tail),
+        None => {
+            let cut = rest.iter().position(|b| *b == b'\t').unwrap_or(rest.len());
+            (rest[..cut].to_vec(), &rest[cut..])
+        }
+    };
+    if name == b"/dev/null" {
         return None;
     }
-    let path = path
-        .strip_prefix("a/")
-        .or_else(|| path.strip_prefix("b/"))
-        .unwrap_or(path);
-    Some(PathBuf::from(path))
+    let timestamp = String::from_utf8_lossy(timestamp);
+    let timestamp = timestamp.trim();
+    let epoch = timestamp.starts_with("1970-01-01 00:00:00")
+        || timestamp.starts_with("1969-12-31 ")
+        || timestamp.starts_with("Thu Jan  1 00:00:00 1970");
+    Some((name, epoch))
 }
 
 /// `@@ -12,3 +12,4 @@ fn x()` -> (12, 3, 12, 4).
-fn hunk_header(line: &str) -> Option<(usize, usize, usize, usize)> {
+fn hunk_header(line: &[u8]) -> Option<(usize, usize, usize, usize)> {
+    let line = std::str::from_utf8(line).ok()?;
     let rest = line.strip_prefix("@@ -")?;
     let (ranges, _) = rest.split_once(" @@")?;
     let (old, new) = ranges.split_once(" +")?;
@@ -40,106 +122,455 @@ fn hunk_header(line: &str) -> Option<(usize, usize, usize, usize)> {
     Some((old_start, old_count, new_start, new_count))
 }
 
-/// Parses a unified diff of one or more files.
-pub(crate) fn parse(text: &str) -> Result<Vec<FileChange>, SyntaxError> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut changes = Vec::new();
-    let mut index = 0;
-    let mut rename: (Option<PathBuf>, Option<PathBuf>) = (None, None);
-    while index < lines.len() {
-        let line = lines[index];
-        if line.starts_with("diff --git ") {
-            flush_rename(&mut rename, &mut changes);
-            index += 1;
-            continue;
-        }
-        if let Some(from) = line.strip_prefix("rename from ") {
-            rename.0 = Some(PathBuf::from(from));
-            index += 1;
-            continue;
-        }
-        if let Some(to) = line.strip_prefix("rename to ") {
-            rename.1 = Some(PathBuf::from(to));
-            index += 1;
-            continue;
-        }
-        let Some(old_header) = line.strip_prefix("--- ") else {
-            // Preamble (commit message, `index ...`, modes): not part of any change.
-            index += 1;
-            continue;
+/// The lines of the patch and where the reader is.
+struct Reader<'a> {
+    lines: Vec<&'a [u8]>,
+    next: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<&'a [u8]> {
+        self.lines.get(self.next).copied()
+    }
+    fn peek_at(&self, ahead: usize) -> Option<&'a [u8]> {
+        self.lines.get(self.next + ahead).copied()
+    }
+    fn line_number(&self) -> usize {
+        self.next + 1
+    }
+}
+
+/// The hunks that follow, with their old start (to anchor them later).
+fn parse_hunks(reader: &mut Reader<'_>) -> Result<Vec<(usize, Chunk)>> {
+    let mut chunks = Vec::new();
+    while let Some(header) = reader.peek().filter(|l| l.starts_with(b"@@ -")) {
+        let Some((old_start, old_count, new_start, new_count)) = hunk_header(header) else {
+            return error(
+                reader.line_number(),
+                format!(
+                    "malformed hunk header `{}`",
+                    String::from_utf8_lossy(trim_newline(header))
+                ),
+            );
         };
-        let Some(new_header) = lines.get(index + 1).and_then(|l| l.strip_prefix("+++ ")) else {
-            return error(index + 2, "a `--- ` line must be followed by a `+++ ` line");
+        reader.next += 1;
+        let mut chunk = Chunk {
+            position: Some(new_start.saturating_sub(1)),
+            ..Chunk::default()
         };
-        rename = (None, None);
-        let old_path = header_path(old_header);
-        let new_path = header_path(new_header);
-        index += 2;
-        let mut chunks = Vec::new();
-        while let Some(header) = lines.get(index).filter(|l| l.starts_with("@@")) {
-            let Some((old_start, old_count, _, new_count)) = hunk_header(header) else {
-                return error(index + 1, format!("malformed hunk header `{header}`"));
-            };
-            index += 1;
-            let mut chunk = Chunk {
-                line_hint: Some(old_start.max(1)),
-                ..Chunk::default()
-            };
-            while chunk.old.len() < old_count || chunk.new.len() < new_count {
-                let Some(body) = lines.get(index) else {
-                    return error(
-                        index + 1,
-                        "the hunk ends early: its header counts more lines",
-                    );
-                };
-                index += 1;
-                match body.split_at_checked(1) {
-                    Some(("\\", _)) => {}
-                    Some(("+", added)) => chunk.new.push(added.to_string()),
-                    Some(("-", removed)) => chunk.old.push(removed.to_string()),
-                    Some((" ", context)) => {
-                        chunk.old.push(context.to_string());
-                        chunk.new.push(context.to_string());
-                    }
-                    None => {
-                        chunk.old.push(String::new());
-                        chunk.new.push(String::new());
-                    }
-                    Some(_) => {
-                        return error(
-                            index,
-                            format!("a hunk line starts with ` `, `-` or `+`, not `{body}`"),
-                        );
-                    }
-                }
-            }
-            if chunk.old.len() != old_count || chunk.new.len() != new_count {
+        let (mut old_left, mut new_left) = (old_count, new_count);
+        while old_left > 0 || new_left > 0 {
+            let Some(body) = reader.peek() else {
                 return error(
-                    index,
+                    reader.line_number(),
+                    "the hunk ends early: its header counts more lines",
+                );
+            };
+            let (op, text) = match body.split_first() {
+                Some((b' ', text)) => (Op::Context, text),
+                Some((b'\n', _)) => (Op::Context, body),
+                Some((b'-', text)) => (Op::Remove, text),
+                Some((b'+', text)) => (Op::Add, text),
+                Some((b'\\', _)) => {
+                    no_newline(&mut chunk, reader.line_number())?;
+                    reader.next += 1;
+                    continue;
+                }
+                _ => {
+                    return error(
+                        reader.line_number(),
+                        format!(
+                            "a hunk line starts with ` `, `-` or `+`, not `{}`",
+                            String::from_utf8_lossy(trim_newline(body))
+                        ),
+                    );
+                }
+            };
+            let (old_use, new_use) = match op {
+                Op::Context => (1, 1),
+                Op::Remove => (1, 0),
+                Op::Add => (0, 1),
+            };
+            if old_left < old_use || new_left < new_use {
+                return error(
+                    reader.line_number(),
                     "the hunk's lines do not match the counts in its header",
                 );
             }
-            // `\ No newline at end of file` after the last line.
-            if lines.get(index).is_some_and(|l| l.starts_with('\\')) {
-                index += 1;
-            }
-            chunks.push(chunk);
+            old_left -= old_use;
+            new_left -= new_use;
+            chunk.lines.push((op, text.to_vec()));
+            reader.next += 1;
         }
-        changes.push(match (old_path, new_path) {
-            (None, None) => return error(index, "both sides of the diff are /dev/null"),
-            (None, Some(path)) => FileChange::Add {
-                path,
-                lines: chunks.into_iter().flat_map(|chunk| chunk.new).collect(),
-            },
-            (Some(path), None) => FileChange::Delete { path },
-            (Some(path), Some(target)) => FileChange::Update {
-                move_to: (target != path).then_some(target),
-                path,
-                chunks,
-            },
+        if reader.peek().is_some_and(|l| l.starts_with(b"\\")) {
+            no_newline(&mut chunk, reader.line_number())?;
+            reader.next += 1;
+        }
+        if chunk.lines.iter().all(|(op, _)| *op == Op::Context) && !chunk.lines.is_empty() {
+            return error(reader.line_number() - 1, "a hunk changes no line");
+        }
+        chunks.push((old_start, chunk));
+    }
+    Ok(chunks)
+}
+
+/// `\ No newline at end of file`: the line before it has no terminator.
+fn no_newline(chunk: &mut Chunk, line: usize) -> Result<()> {
+    match chunk.lines.last_mut() {
+        Some((_, text)) if text.ends_with(b"\n") => {
+            text.pop();
+            Ok(())
+        }
+        _ => error(line, "`\\ No newline at end of file` must follow a line"),
+    }
+}
+
+/// The two names of a `diff --git` line, as written (prefixes kept).
+fn git_names(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let rest = trim_newline(rest);
+    if let Some((first, tail)) = unquote(rest) {
+        let tail = tail.strip_prefix(b" ")?;
+        let second = unquote(tail).map_or_else(|| tail.to_vec(), |(name, _)| name);
+        return Some((first, second));
+    }
+    // Unquoted: the names may hold spaces; git splits where both halves name the
+    // same file (`a/x y b/x y`), which is the middle for an unchanged name.
+    if let Some(at) = rest.iter().position(|b| *b == b'"') {
+        let first = rest[..at].strip_suffix(b" ")?;
+        let (second, _) = unquote(&rest[at..])?;
+        return Some((first.to_vec(), second));
+    }
+    if rest.len() % 2 == 1 {
+        let middle = rest.len() / 2;
+        let (first, second) = (&rest[..middle], &rest[middle + 1..]);
+        if rest[middle] == b' ' && strip(first, 1) == strip(second, 1) {
+            return Some((first.to_vec(), second.to_vec()));
+        }
+    }
+    let space = rest.iter().position(|b| *b == b' ')?;
+    Some((rest[..space].to_vec(), rest[space + 1..].to_vec()))
+}
+
+fn mode_exec(text: &[u8], line: usize) -> Result<bool> {
+    match trim_newline(text).trim_ascii() {
+        b"100644" | b"100664" => Ok(false),
+        b"100755" => Ok(true),
+        other => Err(SyntaxError {
+            line,
+            message: format!(
+                "mode {} is not a regular file (symlinks and submodules are not patched)",
+                String::from_utf8_lossy(other)
+            ),
+            kind: "unsupported_patch",
+        }),
+    }
+}
+
+/// What a `diff --git` section's extended header says.
+#[derive(Default)]
+struct GitHeader {
+    old_exec: Option<bool>,
+    new_exec: Option<bool>,
+    new_file: bool,
+    deleted: bool,
+    rename_from: Option<Vec<u8>>,
+    rename_to: Option<Vec<u8>>,
+    copy_from: Option<Vec<u8>>,
+    copy_to: Option<Vec<u8>>,
+    index: Option<(String, String)>,
+}
+
+fn parse_git(reader: &mut Reader<'_>) -> Result<FileChange> {
+    let start = reader.line_number();
+    let line = reader.peek().unwrap_or_default();
+    let Some((first, second)) = git_names(&line[b"diff --git ".len()..]) else {
+        return error(start, "a `diff --git` line needs two names");
+    };
+    reader.next += 1;
+    let mut header = GitHeader::default();
+    while let Some(line) = reader.peek() {
+        let number = reader.line_number();
+        let after = |prefix: &[u8]| line.strip_prefix(prefix);
+        if let Some(mode) = after(b"old mode ") {
+            header.old_exec = Some(mode_exec(mode, number)?);
+        } else if let Some(mode) = after(b"new mode ") {
+            header.new_exec = Some(mode_exec(mode, number)?);
+        } else if let Some(mode) = after(b"deleted file mode ") {
+            header.deleted = true;
+            header.old_exec = Some(mode_exec(mode, number)?);
+        } else if let Some(mode) = after(b"new file mode ") {
+            header.new_file = true;
+            header.new_exec = Some(mode_exec(mode, number)?);
+        } else if let Some(name) = after(b"rename from ") {
+            header.rename_from = Some(plain_name(name));
+        } else if let Some(name) = after(b"rename to ") {
+            header.rename_to = Some(plain_name(name));
+        } else if let Some(name) = after(b"copy from ") {
+            header.copy_from = Some(plain_name(name));
+        } else if let Some(name) = after(b"copy to ") {
+            header.copy_to = Some(plain_name(name));
+        } else if let Some(ids) = after(b"index ") {
+            let ids = String::from_utf8_lossy(trim_newline(ids));
+            let ids = ids.split(' ').next().unwrap_or_default();
+            if let Some((old, new)) = ids.split_once("..") {
+                header.index = Some((old.to_string(), new.to_string()));
+            }
+        } else if !(line.starts_with(b"similarity index ")
+            || line.starts_with(b"dissimilarity index "))
+        {
+            break;
+        }
+        reader.next += 1;
+    }
+    // `--no-prefix` patches name files without `a/` and `b/`.
+    let prefixed = match header.rename_from.as_ref().or(header.copy_from.as_ref()) {
+        Some(from) => first == [b"a/", from.as_slice()].concat(),
+        None => first.starts_with(b"a/") && second.starts_with(b"b/"),
+    };
+    let p = usize::from(prefixed);
+    let mut old_name = strip(&first, p);
+    let mut new_name = strip(&second, p);
+    let mut body = Body::Chunks(Vec::new());
+    let mut old_exists = !header.new_file;
+    let mut new_exists = !header.deleted;
+    let line = reader.peek().unwrap_or_default();
+    if line.starts_with(b"--- ") && reader.peek_at(1).is_some_and(|l| l.starts_with(b"+++ ")) {
+        let old = header_name(&line[4..]);
+        let new = header_name(&reader.peek_at(1).unwrap_or_default()[4..]);
+        old_exists = old.is_some();
+        new_exists = new.is_some();
+        if let Some((name, _)) = old {
+            old_name = strip(&name, p).or(old_name);
+        }
+        if let Some((name, _)) = new {
+            new_name = strip(&name, p).or(new_name);
+        }
+        reader.next += 2;
+        let hunks = parse_hunks(reader)?;
+        body = Body::Chunks(hunks.into_iter().map(anchored).collect());
+    } else if line.starts_with(b"GIT binary patch") {
+        reader.next += 1;
+        body = Body::Binary(parse_binary(reader, header.index.as_ref(), start)?);
+    } else if line.starts_with(b"Binary files ") {
+        return Err(SyntaxError {
+            line: reader.line_number(),
+            message: "a binary file's change is named but its data is not in the patch".into(),
+            kind: "binary_without_data",
         });
     }
-    flush_rename(&mut rename, &mut changes);
+    let (old_name, new_name) = match (&header.rename_from, &header.rename_to) {
+        (Some(from), Some(to)) => (Some(from.clone()), Some(to.clone())),
+        _ => match (&header.copy_from, &header.copy_to) {
+            (Some(from), Some(to)) => (Some(from.clone()), Some(to.clone())),
+            _ => (old_name, new_name),
+        },
+    };
+    let missing = || SyntaxError::new(start, "the `diff --git` section names no file");
+    let exec_change = header
+        .new_exec
+        .filter(|new| header.old_exec != Some(*new) || header.new_file);
+    Ok(if !old_exists {
+        FileChange {
+            action: Action::Add,
+            path: to_path(&new_name.ok_or_else(missing)?),
+            target: None,
+            body,
+            exec: Some(header.new_exec.unwrap_or(false)),
+        }
+    } else if !new_exists {
+        FileChange {
+            action: Action::Delete,
+            path: to_path(&old_name.ok_or_else(missing)?),
+            target: None,
+            body,
+            exec: None,
+        }
+    } else {
+        let from = old_name.ok_or_else(missing)?;
+        let to = new_name.ok_or_else(missing)?;
+        let copy = header.copy_from.is_some() && header.copy_to.is_some();
+        FileChange {
+            action: if copy { Action::Copy } else { Action::Update },
+            target: (copy || from != to).then(|| to_path(&to)),
+            path: to_path(&from),
+            body,
+            exec: exec_change,
+        }
+    })
+}
+
+/// Hunks at the start or end of the file must match there, as in `git apply`: a
+/// hunk starting at old line 0 or 1 is at the start, one without trailing context
+/// at the end. `unanchor_zero_context` undoes it for a patch made without any
+/// context (`-U0`), which `git apply --unidiff-zero` reads the same way.
+fn anchored((old_start, mut chunk): (usize, Chunk)) -> Chunk {
+    let trailing = chunk
+        .lines
+        .iter()
+        .rev()
+        .take_while(|(op, _)| *op == Op::Context)
+        .count();
+    chunk.old_start = old_start;
+    chunk.at_start = old_start <= 1;
+    chunk.at_end = trailing == 0;
+    chunk
+}
+
+/// A patch with no context line at all (`-U0`) places hunks by their numbers only.
+fn unanchor_zero_context(changes: &mut [FileChange]) {
+    let has_context = changes.iter().any(|change| match &change.body {
+        Body::Chunks(chunks) => chunks
+            .iter()
+            .any(|chunk| chunk.lines.iter().any(|(op, _)| *op == Op::Context)),
+        _ => false,
+    });
+    if has_context {
+        return;
+    }
+    for change in changes {
+        if let Body::Chunks(chunks) = &mut change.body {
+            for chunk in chunks {
+                chunk.at_start = chunk.old_start == 0;
+                chunk.at_end = false;
+            }
+        }
+    }
+}
+
+fn parse_binary(
+    reader: &mut Reader<'_>,
+    index: Option<&(String, String)>,
+    start: usize,
+) -> Result<BinaryPatch> {
+    let Some((old_id, new_id)) = index.filter(|(old, new)| old.len() == 40 && new.len() == 40)
+    else {
+        return Err(SyntaxError {
+            line: start,
+            message: "a binary patch needs a full `index <old>..<new>` line (git diff --binary writes one)".into(),
+            kind: "binary_without_data",
+        });
+    };
+    let number = reader.line_number();
+    let line = trim_newline(reader.peek().unwrap_or_default());
+    let text = String::from_utf8_lossy(line);
+    let (is_delta, size) = match text.split_once(' ') {
+        Some(("literal", size)) => (false, size.parse::<usize>().ok()),
+        Some(("delta", size)) => (true, size.parse::<usize>().ok()),
+        _ => (false, None),
+    };
+    let Some(size) = size else {
+        return error(
+            number,
+            "a binary patch needs a `literal N` or `delta N` line",
+        );
+    };
+    reader.next += 1;
+    let mut deflated = Vec::new();
+    while let Some(line) = reader.peek() {
+        let line = trim_newline(line);
+        reader.next += 1;
+        if line.is_empty() {
+            break;
+        }
+        binary::decode_line(line, &mut deflated)
+            .map_err(|message| SyntaxError::new(reader.next, message))?;
+    }
+    // The reverse hunk that may follow is not needed.
+    if reader
+        .peek()
+        .is_some_and(|l| l.starts_with(b"literal ") || l.starts_with(b"delta "))
+    {
+        reader.next += 1;
+        while let Some(line) = reader.peek() {
+            reader.next += 1;
+            if trim_newline(line).is_empty() {
+                break;
+            }
+        }
+    }
+    let data =
+        binary::inflate(&deflated, size).map_err(|message| SyntaxError::new(number, message))?;
+    Ok(BinaryPatch {
+        old_id: old_id.clone(),
+        new_id: new_id.clone(),
+        data,
+        is_delta,
+    })
+}
+
+/// A traditional diff's `--- `/`+++ ` pair, named as `git apply` names it: a new
+/// or deleted file by `/dev/null` or an epoch timestamp, otherwise one file (the
+/// shorter name when the other only adds to it, `x` for `x.orig`/`x`).
+fn parse_traditional(reader: &mut Reader<'_>, p_known: &mut Option<usize>) -> Result<FileChange> {
+    let start = reader.line_number();
+    let first = header_name(&reader.peek().unwrap_or_default()[4..]);
+    let second = header_name(&reader.peek_at(1).unwrap_or_default()[4..]);
+    reader.next += 2;
+    let p = *p_known.get_or_insert_with(|| {
+        let guess = |side: &Option<(Vec<u8>, bool)>| {
+            side.as_ref()
+                .map(|(name, _)| usize::from(name.contains(&b'/')))
+        };
+        match (guess(&first), guess(&second)) {
+            (Some(0), None | Some(0)) | (None, Some(0)) => 0,
+            _ => 1,
+        }
+    });
+    let hunks = parse_hunks(reader)?;
+    let body = Body::Chunks(hunks.into_iter().map(anchored).collect());
+    let name = |side: &Option<(Vec<u8>, bool)>| side.as_ref().and_then(|(n, _)| strip(n, p));
+    let is_new = first.as_ref().is_none_or(|(_, epoch)| *epoch);
+    let is_delete = !is_new && second.as_ref().is_none_or(|(_, epoch)| *epoch);
+    let missing = || SyntaxError::new(start, "the `---`/`+++` lines name no file");
+    let (action, path) = if is_new {
+        (Action::Add, name(&second).ok_or_else(missing)?)
+    } else if is_delete {
+        (Action::Delete, name(&first).ok_or_else(missing)?)
+    } else {
+        let old = name(&first).ok_or_else(missing)?;
+        let path = match name(&second) {
+            Some(new) if new.len() < old.len() && old.starts_with(&new) => new,
+            _ => old,
+        };
+        (Action::Update, path)
+    };
+    Ok(FileChange {
+        action,
+        path: to_path(&path),
+        target: None,
+        body,
+        exec: (action == Action::Add).then_some(false),
+    })
+}
+
+/// Parses a unified diff of one or more files.
+pub(crate) fn parse(text: &str) -> Result<Vec<FileChange>> {
+    let mut reader = Reader {
+        lines: text.as_bytes().split_inclusive(|b| *b == b'\n').collect(),
+        next: 0,
+    };
+    let mut changes = Vec::new();
+    let mut p_known = None;
+    while let Some(line) = reader.peek() {
+        if line.starts_with(b"diff --git ") {
+            changes.push(parse_git(&mut reader)?);
+        } else if line.starts_with(b"--- ")
+            && reader.peek_at(1).is_some_and(|l| l.starts_with(b"+++ "))
+            && reader.peek_at(2).is_some_and(|l| l.starts_with(b"@@ -"))
+        {
+            changes.push(parse_traditional(&mut reader, &mut p_known)?);
+        } else if line.starts_with(b"Binary files ") && trim_newline(line).ends_with(b" differ") {
+            return Err(SyntaxError {
+                line: reader.line_number(),
+                message: "a binary file's change is named but its data is not in the patch (make it with `git diff --binary`)".into(),
+                kind: "binary_without_data",
+            });
+        } else {
+            // Commentary: a mail's headers and message, `index` or `Only in` lines.
+            reader.next += 1;
+        }
+    }
+    unanchor_zero_context(&mut changes);
     if changes.is_empty() {
         return error(
             1,
@@ -149,60 +580,98 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FileChange>, SyntaxError> {
     Ok(changes)
 }
 
-/// A `git diff` rename without content changes has no `---`/`+++` lines.
-fn flush_rename(rename: &mut (Option<PathBuf>, Option<PathBuf>), changes: &mut Vec<FileChange>) {
-    if let (Some(from), Some(to)) = (rename.0.take(), rename.1.take()) {
-        changes.push(FileChange::Update {
-            path: from,
-            move_to: Some(to),
-            chunks: Vec::new(),
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn parses_git_diffs() {
-        let diff = "diff --git a/src/a.rs b/src/a.rs\nindex 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    old();\n+    new();\n }\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n";
-        let changes = parse(diff).unwrap();
-        assert_eq!(changes.len(), 2);
-        let FileChange::Update { chunks, .. } = &changes[0] else {
-            panic!("expected an update");
+    fn only(diff: &str) -> FileChange {
+        let mut changes = parse(diff).unwrap();
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        changes.remove(0)
+    }
+
+    fn chunk_lines(change: &FileChange) -> Vec<(Op, String)> {
+        let Body::Chunks(chunks) = &change.body else {
+            panic!("expected chunks");
         };
-        assert_eq!(chunks[0].old, vec!["fn main() {", "    old();", "}"]);
-        assert_eq!(chunks[0].new, vec!["fn main() {", "    new();", "}"]);
-        assert_eq!(chunks[0].line_hint, Some(1));
+        chunks[0]
+            .lines
+            .iter()
+            .map(|(op, line)| (*op, String::from_utf8_lossy(line).into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn keeps_carriage_returns_and_missing_final_newlines() {
+        let change =
+            only("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\r\n-b\n\\ No newline at end of file\n+b\n");
         assert_eq!(
-            changes[1],
-            FileChange::Add {
-                path: "new.txt".into(),
-                lines: vec!["one".into(), "two".into()]
-            }
+            chunk_lines(&change),
+            [
+                (Op::Context, "a\r\n".to_string()),
+                (Op::Remove, "b".to_string()),
+                (Op::Add, "b\n".to_string())
+            ]
         );
+    }
+
+    #[test]
+    fn reads_git_headers() {
+        let quoted = only(
+            "diff --git \"a/caf\\303\\251.txt\" \"b/caf\\303\\251.txt\"\nnew file mode 100755\nindex 0000000..e69de29\n",
+        );
+        assert_eq!(quoted.action, Action::Add);
+        assert_eq!(quoted.path, std::path::Path::new("caf\u{e9}.txt"));
+        assert_eq!(quoted.exec, Some(true));
+        let chmod = only("diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n");
+        assert_eq!((chmod.action, chmod.exec), (Action::Update, Some(true)));
+        let no_prefix = only(
+            "diff --git a/x.txt a/x.txt\nindex 1..2 100644\n--- a/x.txt\n+++ a/x.txt\n@@ -1 +1 @@\n-a\n+b\n",
+        );
+        assert_eq!(no_prefix.path, std::path::Path::new("a/x.txt"));
+        let copy = only("diff --git a/x b/y\nsimilarity index 100%\ncopy from x\ncopy to y\n");
+        assert_eq!(
+            (copy.action, copy.target.as_deref()),
+            (Action::Copy, Some(std::path::Path::new("y")))
+        );
+        let rename = only(
+            "diff --git a/old.rs b/new.rs\nsimilarity index 100%\nrename from old.rs\nrename to new.rs\n",
+        );
+        assert_eq!(
+            rename.target.as_deref(),
+            Some(std::path::Path::new("new.rs"))
+        );
+    }
+
+    #[test]
+    fn reads_traditional_diffs_as_git_does() {
+        let orig = only("--- x.orig\t2024-01-01\n+++ x\t2024-01-02\n@@ -1 +1 @@\n-a\n+b\n");
+        assert_eq!(
+            (orig.action, orig.path.as_path(), orig.target.as_deref()),
+            (Action::Update, std::path::Path::new("x"), None)
+        );
+        let added = only(
+            "--- a/n\t1970-01-01 00:00:00.000000000 +0000\n+++ b/n\t2026-01-01 00:00:00.000000000 +0000\n@@ -0,0 +1 @@\n+x\n",
+        );
+        assert_eq!(added.action, Action::Add);
+        let deleted = only(
+            "--- a/n\t2026-01-01 00:00:00.000000000 +0000\n+++ b/n\t1970-01-01 00:00:00.000000000 +0000\n@@ -1 +0,0 @@\n-x\n",
+        );
+        assert_eq!(deleted.action, Action::Delete);
+        let mail = "From 1 Mon Sep 17 00:00:00 2001\nSubject: x\n\n--- not\n+++ a diff\n---\n 1 file changed\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.47.0\n";
+        assert_eq!(only(mail).path, std::path::Path::new("x"));
     }
 
     #[test]
     fn rejects_broken_diffs() {
         assert!(parse("just some text").is_err());
         assert!(parse("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n").is_err());
-        assert!(parse("--- a/x\n@@ -1 +1 @@\n").is_err());
         assert!(parse("--- a/x\n+++ b/x\n@@ -1 +1 @@\n*a\n").is_err());
-    }
-
-    #[test]
-    fn parses_pure_renames() {
-        let diff = "diff --git a/old.rs b/new.rs\nsimilarity index 100%\nrename from old.rs\nrename to new.rs\n";
-        let changes = parse(diff).unwrap();
-        assert_eq!(
-            changes,
-            vec![FileChange::Update {
-                path: "old.rs".into(),
-                move_to: Some("new.rs".into()),
-                chunks: vec![]
-            }]
-        );
+        let binary =
+            parse("diff --git a/x b/x\nindex 1..2 100644\nBinary files a/x and b/x differ\n")
+                .unwrap_err();
+        assert_eq!(binary.kind, "binary_without_data");
+        let symlink = parse("diff --git a/l b/l\nnew file mode 120000\n").unwrap_err();
+        assert_eq!(symlink.kind, "unsupported_patch");
     }
 }
