@@ -5,6 +5,7 @@
 mod call;
 mod catalog;
 mod export;
+mod http_guard;
 mod lint;
 mod list;
 mod output;
@@ -134,10 +135,29 @@ pub enum Command {
     /// "args": ["--workspace", "/path/to/project", "serve"]}}}. Stops when the client
     /// closes stdin, or on Ctrl-C or SIGTERM.
     Serve {
-        /// Serve streamable HTTP on this loopback address instead of stdio, e.g.
-        /// 127.0.0.1:8080 (port 0 picks a free port; the URL is printed on stderr).
+        /// Serve streamable HTTP on this address instead of stdio, e.g. 127.0.0.1:8080
+        /// (port 0 picks a free port; the URL is printed on stderr). Every request must
+        /// carry `Authorization: Bearer TOKEN`: the token of --token-file, else of
+        /// HOLON_MCP_TOKEN, else one generated at start and printed on stderr.
         #[arg(long, value_name = "ADDR")]
         http: Option<SocketAddr>,
+        /// Read the bearer token from this file (surrounding whitespace ignored).
+        #[arg(
+            long,
+            value_name = "FILE",
+            requires = "http",
+            conflicts_with = "no_auth"
+        )]
+        token_file: Option<PathBuf>,
+        /// Serve HTTP without a bearer token. Allowed only when --http binds a loopback
+        /// address (127.0.0.1, [::1]); refused on any other, such as 0.0.0.0.
+        #[arg(long, requires = "http")]
+        no_auth: bool,
+        /// Also serve browser pages of this origin (scheme://host[:port]); repeatable.
+        /// Requests with any other Origin header than the server's own are refused
+        /// with 403; requests without one (clients that are not browsers) are served.
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http", value_parser = http_guard::parse_origin)]
+        allow_origins: Vec<String>,
         /// The capability families clients may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
@@ -202,7 +222,13 @@ pub fn run(cli: Cli) -> ExitCode {
             paths,
             no_descriptions,
         } => lint::lint_guidance_paths(registry, paths, *no_descriptions),
-        Command::Serve { http, families } => with_runtime(&cli, async |runtime| {
+        Command::Serve {
+            http,
+            token_file,
+            no_auth,
+            allow_origins,
+            families,
+        } => with_runtime(&cli, async |runtime| {
             let server = match McpServer::new(registry, &runtime, *families) {
                 Ok(server) => server,
                 Err(error) => {
@@ -211,7 +237,15 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             };
             match http {
-                Some(addr) => serve::http(server, *addr).await,
+                Some(addr) => {
+                    let options = serve::HttpOptions {
+                        addr: *addr,
+                        no_auth: *no_auth,
+                        token_file: token_file.clone(),
+                        allow_origins: allow_origins.clone(),
+                    };
+                    serve::http(server, options).await
+                }
                 None => serve::stdio(server).await,
             }
         }),

@@ -5,8 +5,13 @@
 //! runtime as every other command, so each call is recorded in the store. A success is
 //! the receipt as text (plus the tool's image blocks) and the structured result; a tool
 //! error, invalid arguments included, is a result with `isError: true` whose receipt
-//! names the error and whose `_meta["holon/error"]` is the typed error; an unknown tool
-//! is a JSON-RPC invalid-params error.
+//! names the error and whose `_meta["holon/error"]` is the typed error, without
+//! `structuredContent` (the `outputSchema` describes successes, and MCP validates
+//! successful results only); an unknown tool, or `tools/call` params that do not
+//! parse, is a JSON-RPC invalid-params error.
+//!
+//! Over HTTP every request needs the bearer token and may not come from a foreign
+//! browser origin: see [`http_guard`](super::http_guard).
 //!
 //! Calls do not pass the runtime's turn gate: the gate waits for the model's final
 //! reply, which goes to the MCP client, never to this server, so nothing here could
@@ -14,6 +19,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -24,15 +30,17 @@ use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ResultType,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
+use super::http_guard::{self, Access};
 use crate::runtime::Runtime;
 
 /// The path the streamable HTTP endpoint is served at.
@@ -129,6 +137,46 @@ impl ServerHandler for McpServer {
         result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
     }
+
+    /// rmcp hands a request whose params do not parse (a `tools/call` without `name`,
+    /// with array `arguments`) here as a custom request, which would answer
+    /// method-not-found: for a method this server has, the answer is invalid-params,
+    /// naming what is wrong where.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let problem = match request.method.as_str() {
+            "tools/call" => params_problem::<CallToolRequestParams>(request.params),
+            _ => None,
+        };
+        Err(match problem {
+            Some((field, message)) => ErrorData::invalid_params(
+                format!("invalid {} params: {message}", request.method),
+                Some(json!({ "kind": "invalid_params", "field": field })),
+            ),
+            None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
+        })
+    }
+}
+
+/// Why `params` do not parse as `T` (the path of the offending field, `None` for the
+/// params themselves, and serde's message), or `None` if they do.
+fn params_problem<T: serde::de::DeserializeOwned>(
+    params: Option<Value>,
+) -> Option<(Option<String>, String)> {
+    let Some(params) = params else {
+        return Some((None, "params are missing".to_string()));
+    };
+    let error = serde_path_to_error::deserialize::<_, T>(params).err()?;
+    let path = error.path().to_string();
+    let field = (path != ".").then_some(path);
+    let message = match &field {
+        Some(path) => format!("at `{path}`: {}", error.inner()),
+        None => error.inner().to_string(),
+    };
+    Some((field, message))
 }
 
 /// Serves MCP on stdin and stdout until the client closes them or a signal arrives.
@@ -152,15 +200,35 @@ pub(crate) async fn stdio(server: McpServer) -> ExitCode {
     }
 }
 
-/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives.
-/// Only loopback addresses are accepted: the server has no authentication.
-pub(crate) async fn http(server: McpServer, addr: SocketAddr) -> ExitCode {
-    if !addr.ip().is_loopback() {
-        eprintln!(
-            "holon-tools: --http {addr}: the server has no authentication, so it listens on loopback only; use 127.0.0.1:PORT or [::1]:PORT"
-        );
-        return ExitCode::FAILURE;
-    }
+/// How `serve --http` listens and whom it serves.
+#[derive(Debug)]
+pub(crate) struct HttpOptions {
+    /// The address to bind.
+    pub addr: SocketAddr,
+    /// `--no-auth`: no bearer token (loopback only).
+    pub no_auth: bool,
+    /// `--token-file`: the bearer token's file.
+    pub token_file: Option<PathBuf>,
+    /// `--allow-origin`: browser origins allowed besides the server's own.
+    pub allow_origins: Vec<String>,
+}
+
+/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives, to
+/// requests with the bearer token (see [`http_guard`]) from no foreign origin.
+pub(crate) async fn http(server: McpServer, options: HttpOptions) -> ExitCode {
+    let addr = options.addr;
+    let access = match Access::resolve(
+        addr,
+        options.no_auth,
+        options.token_file.as_deref(),
+        std::env::var_os(http_guard::TOKEN_ENV),
+    ) {
+        Ok(access) => Arc::new(access),
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -172,10 +240,20 @@ pub(crate) async fn http(server: McpServer, addr: SocketAddr) -> ExitCode {
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        http_guard::transport_config(local, &options.allow_origins),
     );
-    // The line a client (or a test that asked for port 0) reads the address from.
-    eprintln!("holon-tools: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}");
+    // The line a client (or a test that asked for port 0) reads the address from,
+    // then the one about the token (the token itself when it was generated).
+    eprintln!(
+        "holon-tools: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}\n{}",
+        access.announcement()
+    );
+    if !local.ip().is_loopback() {
+        eprintln!(
+            "holon-tools: {local} is not loopback: the token travels in clear text over plain HTTP, \
+             so reach it through TLS or a trusted network only"
+        );
+    }
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
     loop {
@@ -189,16 +267,23 @@ pub(crate) async fn http(server: McpServer, addr: SocketAddr) -> ExitCode {
             },
             () = &mut shutdown => return ExitCode::SUCCESS,
         };
+        // Without it each response's last small write waits for the client's delayed
+        // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
+        let _ = stream.set_nodelay(true);
         let service = service.clone();
+        let access = access.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
+                let access = access.clone();
                 async move {
-                    if request.uri().path() == HTTP_PATH {
-                        Ok::<_, Infallible>(service.handle(request).await)
-                    } else {
-                        Ok(not_found())
+                    if request.uri().path() != HTTP_PATH {
+                        return Ok::<_, Infallible>(not_found());
                     }
+                    if let Err(refused) = access.check(request.headers()) {
+                        return Ok(refused);
+                    }
+                    Ok(service.handle(request).await)
                 }
             });
             // A connection that fails (the client went away) ends only itself.

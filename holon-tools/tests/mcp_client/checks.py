@@ -110,13 +110,17 @@ async def exercise(session: ClientSession, checks: Checks) -> None:
         result,
     )
 
-    # A bad field is a tool error the model can act on, not a protocol error.
+    # A bad field is a tool error the model can act on, not a protocol error. An error
+    # result has no structured content (the outputSchema describes successes; the SDK,
+    # which validates structured content, does so for successful results only): the
+    # typed error is under `_meta["holon/error"]`, the receipt in the text.
     result = await session.call_tool("Sleep", {"duration_ms": 5, "durashun_ms": 5})
     meta = field(result, "meta", "_meta") or {}
     error = meta.get("holon/error") or {}
     checks.check(
-        "a bad field is isError with the typed error",
+        "a bad field is isError with the typed error and no structured content",
         field(result, "is_error", "isError") is True
+        and field(result, "structured_content", "structuredContent") is None
         and error.get("kind") == "unknown_field"
         and "unknown_field" in text_of(result)
         and "duration_ms" in text_of(result),

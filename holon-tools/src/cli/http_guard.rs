@@ -1,0 +1,458 @@
+//! Who may talk to `serve --http`: the bearer token every request must carry, the
+//! bind addresses `--no-auth` is allowed on, and the browser origins the transport
+//! accepts (rmcp's streamable HTTP service checks `Origin` against the list built here).
+//!
+//! The token stands between any local process, or any web page a browser runs, and
+//! `ExecCommand`; so it is 256 bits from the OS, compared in constant time, and never
+//! taken from the command line (where `ps` would show it).
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUTHENTICATE};
+use hyper::{Response, StatusCode, Uri};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use subtle::ConstantTimeEq;
+
+/// The environment variable a client's bearer token is taken from.
+pub const TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
+
+/// A chosen token shorter than this is refused: a local process could guess it.
+const MIN_TOKEN_LEN: usize = 16;
+
+/// Bytes of OS randomness in a generated token (256 bits).
+const GENERATED_TOKEN_BYTES: usize = 32;
+
+/// What a request must show to be served.
+#[derive(Debug)]
+pub enum Access {
+    /// `Authorization: Bearer <token>`, the token as below.
+    Bearer {
+        /// The token itself.
+        token: String,
+        /// Where it came from, which decides whether it is printed.
+        source: TokenSource,
+    },
+    /// Nothing (`--no-auth`, loopback only).
+    Open,
+}
+
+/// Where the bearer token came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenSource {
+    /// `--token-file FILE`.
+    File(PathBuf),
+    /// The `HOLON_MCP_TOKEN` environment variable.
+    Env,
+    /// Generated at start: the operator learns it from stderr.
+    Generated,
+}
+
+impl Access {
+    /// The access rule for a server bound to `addr`: none with `no_auth` (refused off
+    /// loopback), else the token of `token_file`, else of `env_token` (the value of
+    /// `HOLON_MCP_TOKEN`), else a generated one.
+    pub fn resolve(
+        addr: SocketAddr,
+        no_auth: bool,
+        token_file: Option<&Path>,
+        env_token: Option<std::ffi::OsString>,
+    ) -> Result<Self, String> {
+        if no_auth {
+            if !addr.ip().is_loopback() {
+                return Err(format!(
+                    "--no-auth is allowed on a loopback address only (127.0.0.1:PORT or [::1]:PORT), \
+                     not on {addr}: anyone who reaches it could run commands; drop --no-auth \
+                     (clients then send the bearer token) or bind to loopback"
+                ));
+            }
+            return Ok(Self::Open);
+        }
+        let (token, source) = if let Some(path) = token_file {
+            let text = std::fs::read_to_string(path).map_err(|error| {
+                format!("--token-file {}: cannot read it: {error}", path.display())
+            })?;
+            let token = valid_token(text.trim())
+                .map_err(|why| format!("--token-file {}: {why}", path.display()))?;
+            (token, TokenSource::File(path.to_path_buf()))
+        } else if let Some(value) = env_token {
+            let value = value
+                .into_string()
+                .map_err(|_| format!("{TOKEN_ENV} is not valid UTF-8"))?;
+            let token = valid_token(value.trim()).map_err(|why| format!("{TOKEN_ENV}: {why}"))?;
+            (token, TokenSource::Env)
+        } else {
+            let token = generate_token()
+                .map_err(|error| format!("cannot generate a bearer token: {error}"))?;
+            (token, TokenSource::Generated)
+        };
+        Ok(Self::Bearer { token, source })
+    }
+
+    /// `Ok` when `headers` show what this rule asks for, else the 401 to answer with.
+    #[allow(clippy::result_large_err)] // the refusal is the response itself, built once
+    pub fn check(&self, headers: &HeaderMap) -> Result<(), Response<BoxBody<Bytes, Infallible>>> {
+        let Self::Bearer { token, .. } = self else {
+            return Ok(());
+        };
+        match presented_token(headers) {
+            Some(presented) if bool::from(presented.as_bytes().ct_eq(token.as_bytes())) => Ok(()),
+            Some(_) => Err(unauthorized(
+                "Bearer realm=\"holon-tools\", error=\"invalid_token\"",
+                "unauthorized: the bearer token is wrong\n",
+            )),
+            None => Err(unauthorized(
+                "Bearer realm=\"holon-tools\"",
+                "unauthorized: send `Authorization: Bearer <token>` (the token printed at start, \
+                 or the one of HOLON_MCP_TOKEN or --token-file)\n",
+            )),
+        }
+    }
+
+    /// The line stderr gets about the token: the token itself only when generated
+    /// (nobody else knows it), where it came from otherwise.
+    pub fn announcement(&self) -> String {
+        match self {
+            Self::Bearer {
+                token,
+                source: TokenSource::Generated,
+            } => format!(
+                "holon-tools: bearer token (clients send `Authorization: Bearer TOKEN`; set \
+                 {TOKEN_ENV} or --token-file to choose it): {token}"
+            ),
+            Self::Bearer {
+                source: TokenSource::Env,
+                ..
+            } => format!(
+                "holon-tools: clients send `Authorization: Bearer TOKEN` with the token of {TOKEN_ENV}"
+            ),
+            Self::Bearer {
+                source: TokenSource::File(path),
+                ..
+            } => format!(
+                "holon-tools: clients send `Authorization: Bearer TOKEN` with the token in {}",
+                path.display()
+            ),
+            Self::Open => {
+                "holon-tools: --no-auth: requests need no bearer token (loopback only)".to_string()
+            }
+        }
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header (scheme case-insensitive,
+/// RFC 6750), or `None` when there is no such header.
+fn presented_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim_start())
+}
+
+fn unauthorized(
+    challenge: &'static str,
+    message: &'static str,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(message.as_bytes())).boxed());
+    *response.status_mut() = StatusCode::UNAUTHORIZED;
+    let headers = response.headers_mut();
+    headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// A chosen token as an `Authorization` header can carry it: visible ASCII, no
+/// spaces, and long enough not to be guessed.
+fn valid_token(token: &str) -> Result<String, String> {
+    if token.is_empty() {
+        return Err("the token is empty".to_string());
+    }
+    if let Some(bad) = token.chars().find(|c| !c.is_ascii_graphic()) {
+        return Err(format!(
+            "the token has the character {bad:?}; use visible ASCII without spaces (hex or base64url)"
+        ));
+    }
+    if token.len() < MIN_TOKEN_LEN {
+        return Err(format!(
+            "the token has {} characters, fewer than {MIN_TOKEN_LEN}; use a longer one (e.g. `openssl rand -hex 32`)",
+            token.len()
+        ));
+    }
+    Ok(token.to_string())
+}
+
+/// 256 bits of OS randomness, in hex.
+fn generate_token() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; GENERATED_TOKEN_BYTES];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// Parses an `--allow-origin` value into the exact form the transport matches:
+/// `scheme://host:port`, the port explicit (the scheme's default when left out), so
+/// that a named origin never matches other ports.
+pub fn parse_origin(value: &str) -> Result<String, String> {
+    let uri: Uri = value
+        .parse()
+        .map_err(|error| format!("`{value}` is not an origin (scheme://host[:port]): {error}"))?;
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return Err(format!(
+            "`{value}` is not an origin: it needs a scheme and a host, e.g. https://app.example"
+        ));
+    };
+    if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
+        return Err(format!(
+            "`{value}` is not an origin: an origin has no path or query, e.g. https://app.example"
+        ));
+    }
+    if authority.as_str().contains('@') {
+        return Err(format!(
+            "`{value}` is not an origin: it has user information"
+        ));
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    let host = authority.host().to_ascii_lowercase();
+    let port = match (authority.port_u16(), scheme.as_str()) {
+        (Some(port), _) => port.to_string(),
+        (None, "http") => "80".to_string(),
+        (None, "https") => "443".to_string(),
+        // A scheme without a default port (an extension's origin) has no port.
+        (None, _) => "*".to_string(),
+    };
+    Ok(format!("{scheme}://{host}:{port}"))
+}
+
+/// The transport's settings for a server listening on `local`: `Origin` validated
+/// against the server's own origins plus `named` (parsed by [`parse_origin`]); an
+/// absent `Origin` (a client that is not a browser) passes.
+///
+/// `Host` stays limited to loopback names on a loopback bind (DNS rebinding); on
+/// another address the clients name it as they reach it, and the bearer token, which
+/// a rebinding page cannot know, guards it instead.
+pub fn transport_config(local: SocketAddr, named: &[String]) -> StreamableHttpServerConfig {
+    let mut origins = own_origins(local);
+    origins.extend(named.iter().cloned());
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    if local.ip().is_loopback() {
+        config
+    } else {
+        config.disable_allowed_hosts()
+    }
+}
+
+/// The origins of pages served by this very server, as a browser names them.
+fn own_origins(local: SocketAddr) -> Vec<String> {
+    let port = local.port();
+    let ip = local.ip();
+    if ip.is_loopback() || ip.is_unspecified() {
+        vec![
+            format!("http://127.0.0.1:{port}"),
+            format!("http://localhost:{port}"),
+            format!("http://[::1]:{port}"),
+        ]
+    } else {
+        vec![format!("http://{local}")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loopback() -> SocketAddr {
+        "127.0.0.1:8080".parse().unwrap()
+    }
+
+    fn headers(authorization: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(value) = authorization {
+            headers.insert(AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        }
+        headers
+    }
+
+    fn bearer(token: &str) -> Access {
+        Access::Bearer {
+            token: token.to_string(),
+            source: TokenSource::Env,
+        }
+    }
+
+    const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn the_right_token_passes_in_any_case_of_the_scheme() {
+        let access = bearer(TOKEN);
+        for header in [
+            format!("Bearer {TOKEN}"),
+            format!("bearer {TOKEN}"),
+            format!("BEARER  {TOKEN}"),
+        ] {
+            assert!(access.check(&headers(Some(&header))).is_ok(), "{header}");
+        }
+    }
+
+    #[test]
+    fn a_missing_or_wrong_token_is_401_with_a_bearer_challenge() {
+        let access = bearer(TOKEN);
+        let wrong_length = TOKEN[1..].to_string();
+        let mut one_bit_off = TOKEN.to_string();
+        one_bit_off.replace_range(31.., "e");
+        for (header, invalid_token) in [
+            (None, false),
+            (Some("Basic dXNlcjpwYXNz".to_string()), false),
+            (Some(format!("Bearer{TOKEN}")), false),
+            (Some("Bearer ".to_string()), false),
+            (Some(format!("Bearer {wrong_length}")), true),
+            (Some(format!("Bearer {one_bit_off}")), true),
+            (Some(format!("Bearer {TOKEN}x")), true),
+        ] {
+            let refused = access.check(&headers(header.as_deref())).unwrap_err();
+            assert_eq!(refused.status(), StatusCode::UNAUTHORIZED, "{header:?}");
+            let challenge = refused.headers()[WWW_AUTHENTICATE].to_str().unwrap();
+            assert!(challenge.starts_with("Bearer "), "{challenge}");
+            assert_eq!(
+                challenge.contains("invalid_token"),
+                invalid_token,
+                "{header:?}: {challenge}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_auth_is_open_on_loopback_and_refused_elsewhere() {
+        for addr in ["127.0.0.1:0", "[::1]:9000"] {
+            let access = Access::resolve(addr.parse().unwrap(), true, None, None).unwrap();
+            assert!(access.check(&headers(None)).is_ok());
+        }
+        for addr in ["0.0.0.0:0", "[::]:8080", "192.168.1.5:8080"] {
+            let error = Access::resolve(addr.parse().unwrap(), true, None, None).unwrap_err();
+            assert!(error.contains("loopback"), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_token_comes_from_the_file_then_the_environment_then_randomness() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+        let from_env = Some(std::ffi::OsString::from("environment-token-1234"));
+
+        let access = Access::resolve(loopback(), false, Some(&file), from_env.clone()).unwrap();
+        assert!(
+            matches!(&access, Access::Bearer { token, source: TokenSource::File(_) } if token == TOKEN)
+        );
+        assert!(
+            !access.announcement().contains(TOKEN),
+            "a chosen token is not printed"
+        );
+
+        let access = Access::resolve(loopback(), false, None, from_env).unwrap();
+        assert!(
+            matches!(&access, Access::Bearer { token, source: TokenSource::Env } if token == "environment-token-1234")
+        );
+
+        let first = Access::resolve(loopback(), false, None, None).unwrap();
+        let second = Access::resolve(loopback(), false, None, None).unwrap();
+        let (
+            Access::Bearer {
+                token: a,
+                source: TokenSource::Generated,
+            },
+            Access::Bearer { token: b, .. },
+        ) = (&first, &second)
+        else {
+            panic!("{first:?} {second:?}");
+        };
+        assert_eq!(a.len(), 64);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+        assert!(
+            first.announcement().contains(a.as_str()),
+            "a generated token is printed"
+        );
+    }
+
+    #[test]
+    fn a_chosen_token_that_a_header_cannot_carry_or_that_is_short_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for (text, why) in [
+            ("", "empty"),
+            ("  \n", "empty"),
+            ("short-token", "fewer than"),
+            ("a token with spaces in it", "character"),
+            ("jeton-très-long-et-secret", "character"),
+        ] {
+            let file = dir.path().join("token");
+            std::fs::write(&file, text).unwrap();
+            let error = Access::resolve(loopback(), false, Some(&file), None).unwrap_err();
+            assert!(
+                error.contains("--token-file") && error.contains(why),
+                "{text:?}: {error}"
+            );
+            let error = Access::resolve(loopback(), false, None, Some(text.into())).unwrap_err();
+            assert!(
+                error.contains(TOKEN_ENV) && error.contains(why),
+                "{text:?}: {error}"
+            );
+        }
+        let missing = dir.path().join("missing");
+        let error = Access::resolve(loopback(), false, Some(&missing), None).unwrap_err();
+        assert!(error.contains("cannot read"), "{error}");
+    }
+
+    #[test]
+    fn origins_are_normalized_to_an_exact_port() {
+        for (value, expected) in [
+            ("https://App.Example", "https://app.example:443"),
+            ("http://app.example/", "http://app.example:80"),
+            ("http://localhost:5173", "http://localhost:5173"),
+            ("http://[::1]:3000", "http://[::1]:3000"),
+            ("chrome-extension://abcdef", "chrome-extension://abcdef:*"),
+        ] {
+            assert_eq!(parse_origin(value).as_deref(), Ok(expected), "{value}");
+        }
+        for value in [
+            "app.example",
+            "https://app.example/path",
+            "https://app.example/?q=1",
+            "https://user@app.example",
+            "",
+        ] {
+            assert!(parse_origin(value).is_err(), "{value}");
+        }
+    }
+
+    #[test]
+    fn the_server_allows_its_own_origins_and_the_named_ones() {
+        let named = vec!["https://app.example:443".to_string()];
+        let config = transport_config(loopback(), &named);
+        assert_eq!(
+            config.allowed_origins,
+            [
+                "http://127.0.0.1:8080",
+                "http://localhost:8080",
+                "http://[::1]:8080",
+                "https://app.example:443"
+            ]
+        );
+        assert!(
+            !config.allowed_hosts.is_empty(),
+            "Host stays checked on loopback"
+        );
+
+        let config = transport_config("192.168.1.5:8080".parse().unwrap(), &[]);
+        assert_eq!(config.allowed_origins, ["http://192.168.1.5:8080"]);
+        assert!(config.allowed_hosts.is_empty());
+    }
+}
