@@ -125,6 +125,25 @@ pub(crate) fn begin_write(connection: &mut Connection) -> rusqlite::Result<Trans
     connection.transaction_with_behavior(TransactionBehavior::Immediate)
 }
 
+/// Switches the store to WAL. Several connections opening a new file at once each
+/// need its exclusive lock for that, and SQLite answers the losers SQLITE_BUSY at once
+/// (to avoid a deadlock) rather than through the busy handler: retry them until the
+/// busy timeout, as the handler would.
+fn enable_wal(connection: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match connection.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if error.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            result => return result,
+        }
+    }
+}
+
 /// The runtime's durable state.
 pub struct Store {
     connection: Mutex<Connection>,
@@ -139,9 +158,7 @@ impl Store {
         connection
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(sqlite("setting the busy timeout"))?;
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(sqlite("enabling WAL"))?;
+        enable_wal(&connection).map_err(sqlite("enabling WAL"))?;
         Self::migrated(connection, path)
     }
 
