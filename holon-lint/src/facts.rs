@@ -202,6 +202,17 @@ fn walk<'r>(
     }
 }
 
+/// Adds every field name of `fields` and every enum value of those fields.
+fn add_names(vocabulary: &mut HashSet<String>, fields: &BTreeMap<&str, Vec<Field<'_>>>) {
+    for (name, occurrences) in fields {
+        vocabulary.insert(name.to_string());
+        for field in occurrences {
+            let values = field.enum_values().unwrap_or_default();
+            vocabulary.extend(values.into_iter().map(str::to_string));
+        }
+    }
+}
+
 /// The error kinds the dispatcher itself gives, for any tool.
 const DISPATCH_ERROR_KINDS: [ToolErrorKind; 8] = [
     ToolErrorKind::UNKNOWN_TOOL,
@@ -236,13 +247,7 @@ impl<'r> Facts<'r> {
         }
         let mut vocabulary: HashSet<String> = HashSet::new();
         for tool in &tools {
-            for (name, fields) in &tool.fields {
-                vocabulary.insert(name.to_string());
-                for field in fields {
-                    let values = field.enum_values().unwrap_or_default();
-                    vocabulary.extend(values.into_iter().map(str::to_string));
-                }
-            }
+            add_names(&mut vocabulary, &tool.fields);
         }
         let envelope = ToolResult::envelope_schema();
         let mut envelope_fields = BTreeMap::new();
@@ -254,13 +259,7 @@ impl<'r> Facts<'r> {
             0,
             &mut envelope_fields,
         );
-        for (name, fields) in &envelope_fields {
-            vocabulary.insert(name.to_string());
-            for field in fields {
-                let values = field.enum_values().unwrap_or_default();
-                vocabulary.extend(values.into_iter().map(str::to_string));
-            }
-        }
+        add_names(&mut vocabulary, &envelope_fields);
         vocabulary.extend(
             ToolCapabilityFamily::ALL
                 .iter()
