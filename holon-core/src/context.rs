@@ -3,12 +3,15 @@
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::cancel::Cancellation;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
+use crate::progress::{Progress, ProgressSink};
 use crate::result::ToolResult;
 
 /// Sees every dispatch that goes through a context, after it finished, whatever the
@@ -36,6 +39,10 @@ pub struct Execution<'a> {
 /// The context of a call: who calls, which families they may use, and the state the
 /// host shares with handlers. Handlers take `&ToolContext` or `&T` for any state `T`
 /// put in with [`ToolContext::with_state`]. Cloning is cheap (states are shared).
+///
+/// The run-time handles of one call are set per call on a clone: its
+/// [`Cancellation`] ([`ToolContext::with_cancellation`]), its [`Progress`] sink
+/// ([`ToolContext::with_progress`]) and a time limit ([`ToolContext::with_timeout`]).
 #[derive(Clone)]
 pub struct ToolContext {
     policy: FamilyPolicy,
@@ -43,6 +50,9 @@ pub struct ToolContext {
     runtime_access: bool,
     states: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     observer: Option<Arc<dyn DispatchObserver>>,
+    cancellation: Cancellation,
+    progress: Progress,
+    timeout: Option<Duration>,
 }
 
 impl ToolContext {
@@ -54,6 +64,9 @@ impl ToolContext {
             runtime_access: false,
             states: Arc::default(),
             observer: None,
+            cancellation: Cancellation::default(),
+            progress: Progress::default(),
+            timeout: None,
         }
     }
 
@@ -91,6 +104,43 @@ impl ToolContext {
     pub fn with_observer(mut self, observer: Arc<dyn DispatchObserver>) -> Self {
         self.observer = Some(observer);
         self
+    }
+
+    /// Makes calls through this context end with a `cancelled` error as soon as
+    /// `token` is cancelled: the dispatcher drops the handler's future, and the
+    /// handler's [`Cancellation`] fires. One token per call.
+    pub fn with_cancellation(mut self, token: impl Into<Cancellation>) -> Self {
+        self.cancellation = token.into();
+        self
+    }
+
+    /// Sends the progress handlers report to `sink`. One sink per call.
+    pub fn with_progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
+        self.progress = Progress::new(sink);
+        self
+    }
+
+    /// Limits calls through this context to `limit`, in place of the tool's own
+    /// `timeout_ms`: past it a call ends with `tool_timed_out` and is cancelled.
+    /// Timing needs a Tokio runtime with its timer enabled.
+    pub fn with_timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// The call's cancellation handle.
+    pub fn cancellation(&self) -> &Cancellation {
+        &self.cancellation
+    }
+
+    /// The call's progress handle (a no-op unless the host installed a sink).
+    pub fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    /// The host's time limit for calls through this context, if it set one.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 
     /// The caller's family policy.
@@ -140,6 +190,9 @@ impl std::fmt::Debug for ToolContext {
             .field("caller", &self.caller)
             .field("runtime_access", &self.runtime_access)
             .field("states", &self.states.len())
+            .field("cancelled", &self.cancellation.is_cancelled())
+            .field("progress", &self.progress.is_enabled())
+            .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }

@@ -9,10 +9,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
+use crate::cancel::Cancellation;
 use crate::context::{Execution, ToolCall, ToolContext};
 use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
 use crate::error::{ToolError, ToolErrorKind};
@@ -112,17 +113,40 @@ impl Registry {
                 // A name that is not a tool is echoed, but never a huge one whole.
                 Err((Arc::from(shorten(name)), error))
             }
-            Ok(entry) => match self.start(entry, context, arguments) {
-                Err(error) => Err((entry.definition.spec.name.clone(), enrich(entry, error))),
-                Ok(Started::Finished(output)) => Ok((entry, output)),
-                Ok(Started::Running(future)) => match (CatchUnwind { future }).await {
-                    Ok(Ok(output)) => Ok((entry, output)),
-                    Ok(Err(error)) => {
-                        Err((entry.definition.spec.name.clone(), enrich(entry, error)))
+            Ok(entry) => {
+                // Under a time limit the handler gets a cancellation of its own, which
+                // the dispatcher fires at the limit (it also fires with the caller's).
+                let limit = context.timeout().or_else(|| entry.tool.timeout());
+                let limited;
+                let context = match limit {
+                    Some(_) => {
+                        limited = context
+                            .clone()
+                            .with_cancellation(context.cancellation().child());
+                        &limited
                     }
-                    Err(payload) => Err((entry.definition.spec.name.clone(), panicked(payload))),
-                },
-            },
+                    None => context,
+                };
+                let outcome = if context.cancellation().is_cancelled() {
+                    if let Arguments::Value(value) = arguments {
+                        dispose(value);
+                    }
+                    Err(ToolError::cancelled())
+                } else {
+                    match self.start(entry, context, arguments) {
+                        Err(error) => Err(enrich(entry, error)),
+                        Ok(Started::Finished(output)) => Ok(output),
+                        Ok(Started::Running(future)) => {
+                            finish(future, context.cancellation(), limit)
+                                .await
+                                .map_err(|error| enrich(entry, error))
+                        }
+                    }
+                };
+                outcome
+                    .map(|output| (entry, output))
+                    .map_err(|error| (entry.definition.spec.name.clone(), error))
+            }
         };
         let result = match outcome {
             Ok((entry, output)) => success(entry, output),
@@ -365,6 +389,74 @@ fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
         format!("the tool crashed while handling this call: {message}"),
     )
     .with_hint("this is a bug in the tool, not in the call; try another approach or report it")
+}
+
+/// Runs an async handler to its end, its cancellation, or its time limit, whichever
+/// comes first. Cancelled or out of time, the handler's future is dropped (which stops
+/// what it owns: a command's process group, a connection) and its cancellation fires
+/// (which stops what it spawned).
+async fn finish(
+    future: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + '_>>,
+    cancellation: &Cancellation,
+    limit: Option<Duration>,
+) -> Result<ToolOutput, ToolError> {
+    let mut deadline = limit.map(start_timer).transpose()?;
+    let mut handler = CatchUnwind { future };
+    let cancelled = cancellation.cancelled();
+    let mut cancelled = std::pin::pin!(cancelled);
+    let ended = std::future::poll_fn(|cx| {
+        if cancellation.is_cancelled() {
+            return Poll::Ready(Ended::Cancelled);
+        }
+        if let Poll::Ready(outcome) = Pin::new(&mut handler).poll(cx) {
+            return Poll::Ready(Ended::Returned(outcome));
+        }
+        if cancelled.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Ended::Cancelled);
+        }
+        if let Some(timer) = &mut deadline
+            && timer.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(Ended::OutOfTime);
+        }
+        Poll::Pending
+    })
+    .await;
+    match ended {
+        Ended::Returned(Ok(outcome)) => outcome,
+        Ended::Returned(Err(payload)) => Err(panicked(payload)),
+        Ended::Cancelled => {
+            drop(handler);
+            Err(ToolError::cancelled())
+        }
+        Ended::OutOfTime => {
+            drop(handler);
+            cancellation.cancel();
+            Err(ToolError::timed_out(limit.unwrap_or_default()))
+        }
+    }
+}
+
+/// How [`finish`] ended.
+enum Ended {
+    /// The handler returned (or panicked).
+    Returned(Result<Result<ToolOutput, ToolError>, Box<dyn Any + Send>>),
+    /// The caller cancelled the call.
+    Cancelled,
+    /// The time limit passed.
+    OutOfTime,
+}
+
+/// The timer of a time limit. Tokio's timer panics outside a runtime with its time
+/// driver; that is the host's misconfiguration, reported as an error of the call.
+fn start_timer(limit: Duration) -> Result<Pin<Box<tokio::time::Sleep>>, ToolError> {
+    catch_unwind(|| Box::pin(tokio::time::sleep(limit))).map_err(|_| {
+        ToolError::new(
+            ToolErrorKind::INTERNAL_ERROR,
+            "this call has a time limit, and the host runs it outside a Tokio runtime with its timer enabled",
+        )
+        .with_hint("the host must dispatch calls with a time limit on a Tokio runtime built with `enable_time()`")
+    })
 }
 
 /// Polls an async handler and turns a panic inside it into an error value.

@@ -30,8 +30,11 @@ impl ToolErrorKind {
     pub const MISSING_CONTEXT: Self = Self::new("missing_context");
     /// The handler panicked; the dispatcher caught it and keeps serving.
     pub const TOOL_PANICKED: Self = Self::new("tool_panicked");
-    /// The handler did not finish within the host's time limit.
+    /// The handler did not finish within its time limit (the tool's `timeout_ms` or
+    /// the host's); the call was cancelled. Retryable.
     pub const TOOL_TIMED_OUT: Self = Self::new("tool_timed_out");
+    /// The caller cancelled the call before it finished; its work was stopped.
+    pub const CANCELLED: Self = Self::new("cancelled");
     /// Something failed inside the tool that the caller cannot fix by changing the call.
     pub const INTERNAL_ERROR: Self = Self::new("internal_error");
     /// A file or other resource the call names does not exist (from `io::ErrorKind::NotFound`).
@@ -128,6 +131,29 @@ impl ToolError {
     pub fn retryable(mut self) -> Self {
         self.retryable = true;
         self
+    }
+
+    /// The `cancelled` error of a call its caller gave up on.
+    pub fn cancelled() -> Self {
+        Self::new(
+            ToolErrorKind::CANCELLED,
+            "the call was cancelled by its caller before it finished, and its work was stopped",
+        )
+        .with_hint("call the tool again only if the result is still wanted")
+    }
+
+    /// The `tool_timed_out` error of a call stopped after `limit`.
+    pub fn timed_out(limit: std::time::Duration) -> Self {
+        let millis = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+        Self::new(
+            ToolErrorKind::TOOL_TIMED_OUT,
+            format!("the call did not finish within its time limit of {millis} ms and was stopped"),
+        )
+        .with_details(serde_json::json!({ "timeout_ms": millis }))
+        .with_hint(
+            "retry the call if the cause was passing; if it keeps timing out, ask for less work per call (a narrower input, a shorter command), or start long work in the background and poll it",
+        )
+        .retryable()
     }
 
     /// An `internal_error` carrying `error`'s message and the messages of its sources,

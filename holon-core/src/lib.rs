@@ -60,6 +60,7 @@
 //! | `freeform(syntax = "lark" \| "regex", definition = ...)` | the tool also accepts raw text | none |
 //! | `annotations(read_only, destructive, idempotent, open_world)` | behaviour hints (MCP) | MCP defaults |
 //! | `keep_doc_sections` | the doc comment's code blocks and `# Examples`/`# Panics`/`# Errors` sections reach the model too | left out |
+//! | `timeout_ms = 30000` | the tool's time limit in milliseconds; past it the call ends with `tool_timed_out` and is cancelled ([`ToolContext::with_timeout`] replaces it) | none |
 //! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not |
 //!
 //! ## Handler rules
@@ -69,7 +70,8 @@
 //! [`ToolArgs`], by value or by reference (`args: &MyArgs`); every other parameter
 //! implements [`FromToolContext`]: `&ToolContext`, `&T` for a state the host put into
 //! the context with [`ToolContext::with_state`] (missing, it is a `missing_context`
-//! error at dispatch), or a handle of your own. A type that is neither is a compile
+//! error at dispatch), the call's [`Cancellation`] and [`Progress`] handles, or a
+//! handle of your own. A type that is neither is a compile
 //! error at that type. Returns `Result<T, E>` with `E: Into<ToolError>` (`?` converts
 //! `io::Error` and `serde_json::Error`; [`ToolError::internal`] wraps any other error),
 //! or `T`, where `T` implements [`IntoToolOutput`]: any `Serialize + JsonSchema` type, or
@@ -85,6 +87,7 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
+mod cancel;
 mod context;
 mod depth;
 mod dispatch;
@@ -99,6 +102,7 @@ mod meta;
 mod output;
 mod params;
 mod problems;
+mod progress;
 mod receipt;
 mod registry;
 mod result;
@@ -107,6 +111,7 @@ mod schema_problems;
 mod spec;
 mod tool;
 
+pub use cancel::Cancellation;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};
@@ -119,9 +124,13 @@ pub use meta::{
 };
 pub use output::{IntoToolOutput, ToolOutput};
 pub use params::FromToolContext;
+pub use progress::{Progress, ProgressSink};
 pub use registry::{Registry, RegistryError};
 pub use result::{Artifact, ContentBlock, ToolResult, ToolStatus};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
+/// The token behind a [`Cancellation`], re-exported so that a host needs no
+/// `tokio-util` dependency of its own.
+pub use tokio_util::sync::CancellationToken;
 pub use tool::{CallFuture, FromFreeform, Tool, ToolArgs, ToolRegistration, registered_tools};
 
 /// Checks a freeform grammar the way the registry does.
@@ -130,8 +139,8 @@ pub use grammar::check as check_grammar;
 /// What a tool author needs in scope: `use holon_core::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        ContentBlock, FromFreeform, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolOutput,
-        ToolResult, holon_tool,
+        Cancellation, ContentBlock, FromFreeform, Progress, ToolArgs, ToolContext, ToolError,
+        ToolErrorKind, ToolOutput, ToolResult, holon_tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

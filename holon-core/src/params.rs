@@ -22,9 +22,11 @@ use std::marker::PhantomData;
 use schemars::{Schema, SchemaGenerator};
 
 use crate::arguments::{arguments_schema, parse_arguments, parse_freeform_arguments};
+use crate::cancel::Cancellation;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::input::ToolInput;
+use crate::progress::Progress;
 use crate::tool::{FromFreeform, ToolArgs};
 
 /// A handler parameter taken out of the call's context rather than from the model's
@@ -37,14 +39,36 @@ pub trait FromToolContext<'a>: Sized {
     fn from_context(context: &'a ToolContext) -> Result<Self, ToolError>;
 }
 
-/// `&ToolContext` (whatever name it is imported under) is the context itself; any
-/// other `&T` is the state of type `T`, or a `missing_context` error naming it.
+/// `&ToolContext` (whatever name it is imported under) is the context itself,
+/// `&Cancellation` and `&Progress` are the call's handles; any other `&T` is the state
+/// of type `T`, or a `missing_context` error naming it.
 impl<'a, T: Send + Sync + 'static> FromToolContext<'a> for &'a T {
     fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
-        match (context as &dyn std::any::Any).downcast_ref::<T>() {
-            Some(context) => Ok(context),
-            None => context.state::<T>(),
+        use std::any::Any;
+        if let Some(context) = (context as &dyn Any).downcast_ref::<T>() {
+            return Ok(context);
         }
+        if let Some(cancellation) = (context.cancellation() as &dyn Any).downcast_ref::<T>() {
+            return Ok(cancellation);
+        }
+        if let Some(progress) = (context.progress() as &dyn Any).downcast_ref::<T>() {
+            return Ok(progress);
+        }
+        context.state::<T>()
+    }
+}
+
+/// The call's cancellation handle, by value.
+impl FromToolContext<'_> for Cancellation {
+    fn from_context(context: &ToolContext) -> Result<Self, ToolError> {
+        Ok(context.cancellation().clone())
+    }
+}
+
+/// The call's progress handle, by value.
+impl FromToolContext<'_> for Progress {
+    fn from_context(context: &ToolContext) -> Result<Self, ToolError> {
+        Ok(context.progress().clone())
     }
 }
 

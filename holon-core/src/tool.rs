@@ -96,6 +96,12 @@ pub trait Tool: Send + Sync + 'static {
         Ok(())
     }
 
+    /// The tool's own time limit (`#[holon_tool(timeout_ms = N)]`), which a host's
+    /// [`ToolContext::with_timeout`] replaces. `None`: no limit.
+    fn timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Parses `input` into the argument type and runs the handler.
     fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput<'_>) -> CallFuture<'a>;
 }

@@ -430,6 +430,14 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         }
     };
 
+    let timeout_fn = options.timeout_ms.map(|millis| {
+        quote! {
+            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(::core::time::Duration::from_millis(#millis))
+            }
+        }
+    });
+
     let defined_at = quote_spanned! {span=>
         #core::DefinedAt {
             module: ::core::module_path!(),
@@ -514,6 +522,8 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
                         ::core::option::Option::None => #core::__private::parse_no_arguments(input),
                     }
                 }
+
+                #timeout_fn
 
                 fn call<'a>(
                     &'a self,

@@ -23,7 +23,7 @@ pub(crate) const FAMILIES: &[&str] = &[
     "ExternalTrigger",
 ];
 
-const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate";
+const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate, timeout_ms";
 
 const ANNOTATIONS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -66,6 +66,8 @@ pub(crate) struct ToolOptions {
     /// `keep_doc_sections`: the doc comment's code blocks and `# Examples`, `# Panics`
     /// and `# Errors` sections reach the model too.
     pub(crate) keep_doc_sections: bool,
+    /// `timeout_ms = N`: the tool's time limit in milliseconds (at least 1).
+    pub(crate) timeout_ms: Option<u64>,
 }
 
 /// Parses the attribute's tokens; problems are added to `errors`.
@@ -122,6 +124,7 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
                 options.krate = value_of(&meta, "crate", "facade::holon_core", errors)
                     .and_then(|expr| crate::crate_path::parse_value(expr, errors))
             }
+            "timeout_ms" => options.timeout_ms = parse_timeout(&meta, errors),
             other => errors.at(
                 meta.path(),
                 format!("unknown option `{other}`; expected one of: {OPTIONS}"),
@@ -240,6 +243,26 @@ fn parse_description(meta: &Meta, errors: &mut Errors) -> Option<DescriptionSour
             errors.at(
                 expr,
                 "expected a string literal or `include_str!(\"file.md\")`",
+            );
+            None
+        }
+    }
+}
+
+fn parse_timeout(meta: &Meta, errors: &mut Errors) -> Option<u64> {
+    let expr = value_of(meta, "timeout_ms", "30000", errors)?;
+    let millis = match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => int.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    match millis {
+        Some(millis) if millis > 0 => Some(millis),
+        _ => {
+            errors.at(
+                expr,
+                "`timeout_ms` is the tool's time limit: a whole number of milliseconds, at least 1, such as `timeout_ms = 30000`",
             );
             None
         }
