@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use logs::OutputPreview;
-pub use task::{ExitDetails, STOP_GRACE, StopCause, Task};
+pub use task::{ExitDetails, KillOnDrop, STOP_GRACE, StopCause, Task};
 pub use types::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
 
 use super::{RuntimeError, Store, StoreError};

@@ -15,6 +15,7 @@ mod apply_patch;
 mod apply_patch_codex;
 mod apply_patch_grammar;
 mod apply_patch_vs_git;
+mod cancellation;
 mod cli;
 mod exec_command;
 mod export;

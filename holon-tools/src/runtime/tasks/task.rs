@@ -18,7 +18,7 @@ use crate::runtime::Store;
 
 mod control;
 
-pub use control::STOP_GRACE;
+pub use control::{KillOnDrop, STOP_GRACE};
 
 /// Why a task ended by a runtime shutdown is interrupted.
 const SHUTDOWN_REASON: &str = "killed: the runtime that ran it shut down";
@@ -54,6 +54,9 @@ pub enum StopCause {
     TimedOut,
     /// The runtime is shutting down.
     Shutdown,
+    /// The call that started it was cancelled (or dropped) before it handed the task
+    /// over.
+    Cancelled,
 }
 
 /// Who a task is.
@@ -277,6 +280,13 @@ impl Task {
                 Some(StopCause::TimedOut) => (
                     TaskState::TimedOut,
                     Some("killed: it outlived its time limit".to_string()),
+                ),
+                Some(StopCause::Cancelled) => (
+                    TaskState::Stopped,
+                    Some(
+                        "killed: the call that started it was cancelled before it finished"
+                            .to_string(),
+                    ),
                 ),
                 Some(StopCause::Shutdown) => {
                     (TaskState::Interrupted, Some(SHUTDOWN_REASON.to_string()))

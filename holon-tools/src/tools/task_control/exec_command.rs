@@ -11,10 +11,10 @@ use super::fields::{
     CommandLine, LoginShell, MaxOutputTokens, ShellProgram, Workdir, field_doc, resolve_shell,
     resolve_workdir,
 };
-use super::receipt;
+use super::{output_progress, receipt};
 use crate::runtime::Runtime;
 use crate::runtime::agency::ROOT_AGENT_ID;
-use crate::runtime::tasks::{LaunchSpec, OutputPreview, Task, TaskKind, TaskState};
+use crate::runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, Task, TaskKind, TaskState};
 
 /// How long ExecCommand waits for a command when `yield_time_ms` is not given.
 pub const DEFAULT_YIELD_TIME_MS: u64 = 10_000;
@@ -166,6 +166,7 @@ pub struct ExecCommandResult {
 async fn exec_command(
     rt: &Runtime,
     context: &ToolContext,
+    progress: &Progress,
     args: ExecCommandArgs,
 ) -> Result<ToolOutput<ExecCommandResult>, ToolError> {
     let tty = args.tty.unwrap_or(false);
@@ -191,11 +192,17 @@ async fn exec_command(
     // agent that started it whatever its focus does later. A caller that is not an
     // agent of this runtime owns nothing; the launch stands either way.
     let _ = rt.capture_task_owner(context.caller().unwrap_or(ROOT_AGENT_ID), task.id());
+    // Until the call hands the task over, a cancelled or dropped call kills it.
+    let guard = KillOnDrop::new(&task);
     let yield_time = Duration::from_millis(args.yield_time_ms.unwrap_or(DEFAULT_YIELD_TIME_MS));
-    if !yield_time.is_zero() && task.wait_exit(yield_time).await {
+    if !yield_time.is_zero()
+        && output_progress::wait_exit(&task, yield_time, DRAIN_GRACE, progress).await
+    {
         task.wait_drained(DRAIN_GRACE).await;
+        guard.disarm();
         return Ok(completed(&task, budget));
     }
+    guard.disarm();
     rt.tasks()
         .promote(&task)
         .map_err(|error| task_error(error, "shell"))?;

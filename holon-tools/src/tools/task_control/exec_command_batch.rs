@@ -13,7 +13,7 @@ use super::fields::{
 };
 use super::receipt;
 use crate::runtime::Runtime;
-use crate::runtime::tasks::{LaunchSpec, OutputPreview, StopCause, TaskState};
+use crate::runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, StopCause, TaskState};
 
 /// An item's time limit when neither it nor the batch sets `yield_time_ms`.
 pub const DEFAULT_ITEM_TIME_LIMIT_MS: u64 = 30_000;
@@ -150,6 +150,7 @@ pub struct ExecCommandBatchResult {
 #[holon_tool(family = LocalEnvironment, annotations(destructive, open_world))]
 async fn exec_command_batch(
     rt: &Runtime,
+    progress: &Progress,
     args: ExecCommandBatchArgs,
 ) -> Result<ToolOutput<ExecCommandBatchResult>, ToolError> {
     let started = Instant::now();
@@ -186,6 +187,8 @@ async fn exec_command_batch(
     let mut results = Vec::with_capacity(planned.len());
     let mut counts = BatchCounts::default();
     let mut failed_before = false;
+    #[allow(clippy::cast_precision_loss)] // a count of items, far below 2^52
+    let total = planned.len() as f64;
     for (index, (spec, limit, budget, shell_field)) in planned.into_iter().enumerate() {
         let result = if failed_before && stop_on_error {
             skipped(index, spec.cmd)
@@ -202,6 +205,15 @@ async fn exec_command_batch(
             result.status,
             BatchItemStatus::Failed | BatchItemStatus::TimedOut
         );
+        if progress.is_enabled() {
+            let message = format!(
+                "item {index} {}: {}",
+                status_word(result.status),
+                result.cmd
+            );
+            #[allow(clippy::cast_precision_loss)]
+            progress.report((index + 1) as f64, Some(total), Some(&message));
+        }
         results.push(result);
     }
     let result = ExecCommandBatchResult {
@@ -242,10 +254,13 @@ async fn run_item(
             };
         }
     };
+    // A cancelled or dropped call kills the item: a batch never leaves one running.
+    let guard = KillOnDrop::new(&task);
     if !task.wait_exit(limit).await {
         task.stop(StopCause::TimedOut).await;
     }
     task.wait_drained(DRAIN_GRACE).await;
+    guard.disarm();
     let exit = task.exit();
     let status = match task.state() {
         TaskState::Completed => BatchItemStatus::Completed,
@@ -262,6 +277,16 @@ async fn run_item(
         stdout_log: Some(task.stdout_log().display().to_string()),
         stderr_log: task.stderr_log().map(|path| path.display().to_string()),
         error: None,
+    }
+}
+
+/// The status of an item as a progress message says it.
+fn status_word(status: BatchItemStatus) -> &'static str {
+    match status {
+        BatchItemStatus::Completed => "completed",
+        BatchItemStatus::Failed => "failed",
+        BatchItemStatus::Skipped => "skipped",
+        BatchItemStatus::TimedOut => "timed out",
     }
 }
 

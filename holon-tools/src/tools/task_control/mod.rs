@@ -11,6 +11,7 @@ mod exec_command;
 mod exec_command_batch;
 mod fields;
 mod list_tasks;
+mod output_progress;
 mod receipt;
 mod task_input;
 mod task_output;

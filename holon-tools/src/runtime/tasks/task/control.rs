@@ -1,6 +1,7 @@
 //! Waiting on a task, writing to it, and ending it.
 
 use std::io::Write;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -103,7 +104,7 @@ impl Task {
         }
         let first = match cause {
             StopCause::Requested => Signal::Term,
-            StopCause::TimedOut | StopCause::Shutdown => Signal::Kill,
+            StopCause::TimedOut | StopCause::Shutdown | StopCause::Cancelled => Signal::Kill,
         };
         process::signal_group(self.pid, first);
         if !self.wait_exit(STOP_GRACE).await {
@@ -154,6 +155,23 @@ impl Task {
         true
     }
 
+    /// Kills the process group at once, without waiting (the reaper records the end):
+    /// the call waiting on the task gave up on it before handing it over. A task whose
+    /// leader ended has its leftovers killed.
+    fn abandon(&self) {
+        let running = {
+            let mut live = lock(&self.live);
+            let running = live.exit.is_none();
+            if running {
+                live.stop.get_or_insert(StopCause::Cancelled);
+            }
+            running
+        };
+        if running || self.has_leftovers() {
+            process::signal_group(self.pid, Signal::Kill);
+        }
+    }
+
     /// Kills the process group without waiting and records the task as interrupted
     /// (the reaper may not get to run before the program exits). A task whose leader
     /// ended has its leftovers killed.
@@ -183,6 +201,32 @@ impl Task {
         };
         if let Err(error) = records::finish(store, self.identity.row, &record) {
             eprintln!("holon-tools: task {}: {error}", self.identity.id);
+        }
+    }
+}
+
+/// Kills a task's whole process group when dropped, unless disarmed. A call holds one
+/// while it waits on a task it started: a call that is cancelled, times out or is
+/// dropped before it hands the task over (as its result, or as a background task)
+/// leaves nothing running.
+pub struct KillOnDrop(Option<Arc<Task>>);
+
+impl KillOnDrop {
+    /// Arms the guard for `task`.
+    pub fn new(task: &Arc<Task>) -> Self {
+        Self(Some(Arc::clone(task)))
+    }
+
+    /// The call handed the task over: it is no longer the guard's to kill.
+    pub fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abandon();
         }
     }
 }
