@@ -8,6 +8,7 @@ mod export;
 mod http_guard;
 mod lint;
 mod list;
+mod mcp_progress;
 mod output;
 mod serve;
 mod services;

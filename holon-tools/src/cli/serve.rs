@@ -10,6 +10,10 @@
 //! successful results only); an unknown tool, or `tools/call` params that do not
 //! parse, is a JSON-RPC invalid-params error.
 //!
+//! Each call is cancelled by the client's `notifications/cancelled` for its request
+//! (the dispatcher drops it, which kills a command's process group), and reports its
+//! progress as `notifications/progress` when the request has `_meta.progressToken`.
+//!
 //! Over HTTP every request needs the bearer token and may not come from a foreign
 //! browser origin: see [`http_guard`](super::http_guard).
 //!
@@ -41,6 +45,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
 use super::http_guard::{self, Access};
+use super::mcp_progress::CallProgress;
 use crate::runtime::Runtime;
 
 /// The path the streamable HTTP endpoint is served at.
@@ -113,7 +118,7 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         let Some(definition) = self
@@ -126,10 +131,23 @@ impl ServerHandler for McpServer {
         // rmcp delivers the arguments already parsed: a key the client repeated has
         // been collapsed to its last value here, so the `Value` entry point it is.
         let input = Value::Object(request.arguments.unwrap_or_default());
+        // rmcp cancels the request's token on `notifications/cancelled` (and when the
+        // session ends); the dispatch then stops the call's work.
+        let mut call_context = self.context.clone().with_cancellation(context.ct.clone());
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| CallProgress::start(context.peer.clone(), token));
+        if let Some(progress) = &progress {
+            call_context = call_context.with_progress(progress.sink());
+        }
         let result = self
             .registry
-            .dispatch(&self.context, ToolCall::new(name, input))
+            .dispatch(&call_context, ToolCall::new(name, input))
             .await;
+        if let Some(progress) = progress {
+            progress.flush().await;
+        }
         let wire = mcp::call_result(Some(definition), &result);
         let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
             ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)

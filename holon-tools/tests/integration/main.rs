@@ -22,6 +22,7 @@ mod export;
 mod generate_image;
 mod memory;
 mod serve;
+mod serve_cancel;
 mod task_control_cli;
 mod task_tools;
 mod tools;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn spawn(workspace: &std::path::Path, args: &[&str]) -> Child {
+pub(crate) fn spawn(workspace: &std::path::Path, args: &[&str]) -> Child {
     holon_command(workspace)
         .arg("serve")
         .args(args)
@@ -25,7 +25,7 @@ fn spawn(workspace: &std::path::Path, args: &[&str]) -> Child {
 }
 
 /// Lines of a child's stream, read on a thread so that a test never hangs on them.
-fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
+pub(crate) fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
     let (sender, receiver) = channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines().map_while(Result::ok) {
@@ -37,7 +37,7 @@ fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
     receiver
 }
 
-fn send(stdin: &mut ChildStdin, message: &Value) {
+pub(crate) fn send(stdin: &mut ChildStdin, message: &Value) {
     writeln!(stdin, "{message}").unwrap();
     stdin.flush().unwrap();
 }
@@ -52,7 +52,7 @@ fn response(stdout: &Receiver<String>, id: u64) -> Value {
     }
 }
 
-fn wait(child: &mut Child) -> Option<i32> {
+pub(crate) fn wait(child: &mut Child) -> Option<i32> {
     for _ in 0..200 {
         if let Some(status) = child.try_wait().unwrap() {
             return status.code();
@@ -74,7 +74,7 @@ fn initialize_request() -> Value {
 }
 
 /// Initializes a stdio session; the answer to `initialize`.
-fn handshake(stdin: &mut ChildStdin, stdout: &Receiver<String>) -> Value {
+pub(crate) fn handshake(stdin: &mut ChildStdin, stdout: &Receiver<String>) -> Value {
     send(stdin, &initialize_request());
     let initialized = response(stdout, 1);
     send(
