@@ -65,7 +65,7 @@ pub(crate) fn wait(child: &mut Child) -> Option<i32> {
 }
 
 /// The `initialize` request of every test, id 1.
-fn initialize_request() -> Value {
+pub(crate) fn initialize_request() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18",
         "capabilities": {},
@@ -256,7 +256,7 @@ fn stdio_answers_tools_call_with_malformed_params_as_invalid_params() {
 /// A server on 127.0.0.1 port 0 with `args` after `--http`, and `token` in
 /// HOLON_MCP_TOKEN (or none); its authority (`127.0.0.1:PORT`) and its stderr after the
 /// URL line.
-fn serve_http(
+pub(crate) fn serve_http(
     workspace: &std::path::Path,
     args: &[&str],
     token: Option<&str>,
@@ -286,7 +286,7 @@ fn serve_http(
 }
 
 /// A server process, killed when the test is done with it, failed assertions included.
-struct Server(Child);
+pub(crate) struct Server(Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -297,7 +297,7 @@ impl Drop for Server {
 
 /// The status line and the rest of the answer to an `initialize` POST with `headers`
 /// (each `Name: value`).
-fn post_initialize(authority: &str, headers: &[String]) -> String {
+pub(crate) fn post_initialize(authority: &str, headers: &[String]) -> String {
     let body = initialize_request().to_string();
     let extra: String = headers
         .iter()
@@ -314,11 +314,11 @@ fn post_initialize(authority: &str, headers: &[String]) -> String {
     )
 }
 
-fn bearer(token: &str) -> String {
+pub(crate) fn bearer(token: &str) -> String {
     format!("Authorization: Bearer {token}")
 }
 
-const TOKEN: &str = "test-token-6f1c2a9e4b7d";
+pub(crate) const TOKEN: &str = "test-token-6f1c2a9e4b7d";
 
 #[test]
 fn http_serves_mcp_to_requests_with_the_bearer_token_only() {
@@ -441,7 +441,7 @@ fn no_auth_is_refused_off_loopback_and_serves_without_a_token_on_it() {
     drop(server);
 }
 
-fn http(authority: &str, request: &str) -> String {
+pub(crate) fn http(authority: &str, request: &str) -> String {
     let mut stream = TcpStream::connect(authority).unwrap();
     stream.set_read_timeout(Some(TIMEOUT)).unwrap();
     stream.write_all(request.as_bytes()).unwrap();

@@ -1,4 +1,4 @@
-//! `holon-tools serve` over stdio, in raw JSON-RPC: `notifications/cancelled` stops a
+//! `holon-tools serve` over stdio and HTTP, in raw JSON-RPC: `notifications/cancelled` stops a
 //! call's work (the command's process group is gone), and a call with
 //! `_meta.progressToken` gets `notifications/progress` before its answer.
 
@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::serve::{handshake, lines, send, spawn, wait};
+use crate::serve::{
+    TOKEN, bearer, handshake, http, lines, post_initialize, send, serve_http, spawn, wait,
+};
 use crate::task_support::{alive, gone};
 
 /// The pids a command wrote to `path` (shell, then its background sleep), once it did.
@@ -156,4 +158,71 @@ fn stdio_progress_reaches_the_client_before_the_answer() {
     assert_eq!(messages.len(), 1, "{messages:?}");
     drop(stdin);
     assert_eq!(wait(&mut child), Some(0));
+}
+
+/// A POST of `body` to the session's endpoint; the whole reply (an SSE reply up to
+/// the answer).
+fn post(authority: &str, session: &str, body: &Value) -> String {
+    let body = body.to_string();
+    http(
+        authority,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{}\r\nMcp-Session-Id: {session}\r\n\
+             Mcp-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            bearer(TOKEN),
+            body.len()
+        ),
+    )
+}
+
+#[test]
+fn http_cancellation_kills_the_commands_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, authority, _) = serve_http(dir.path(), &[], Some(TOKEN));
+    let reply = post_initialize(&authority, &[bearer(TOKEN)]);
+    let session = reply
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id in {reply}"));
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let accepted = post(&authority, &session, &initialized);
+    assert!(accepted.starts_with("HTTP/1.1 202"), "{accepted}");
+
+    let pids_path = dir.path().join("pids");
+    let command = format!(
+        "sleep 30 & echo $$ $! > {tmp}; mv {tmp} {pids}; wait",
+        tmp = dir.path().join("pids.tmp").display(),
+        pids = pids_path.display()
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "ExecCommand",
+        "arguments": { "cmd": command, "yield_time_ms": 600_000 },
+    }});
+    // The call's reply stream stays open while it runs: it is read on a thread.
+    let (call_authority, call_session) = (authority.clone(), session.clone());
+    let running = std::thread::spawn(move || post(&call_authority, &call_session, &call));
+    let pids = pids_of(&pids_path);
+    assert!(
+        pids.iter().all(|pid| alive(*pid)),
+        "running before the cancel"
+    );
+    let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": 2, "reason": "the user stopped it"}});
+    let accepted = post(&authority, &session, &cancelled);
+    assert!(accepted.starts_with("HTTP/1.1 202"), "{accepted}");
+    for pid in &pids {
+        assert!(gone(*pid), "process {pid} survived notifications/cancelled");
+    }
+    drop(server);
+    // With the server gone, the call's stream ends.
+    let reply = running.join().unwrap();
+    assert!(
+        !reply.contains("\"result\""),
+        "a cancelled call is not answered: {reply}"
+    );
 }
