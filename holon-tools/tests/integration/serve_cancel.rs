@@ -1,5 +1,5 @@
-//! `holon-tools serve` over stdio and HTTP, in raw JSON-RPC: `notifications/cancelled` stops a
-//! call's work (the command's process group is gone), and a call with
+//! `holon-tools serve` in raw JSON-RPC, over stdio and HTTP: `notifications/cancelled`
+//! stops a call's work (the command's process group is gone), and a call with
 //! `_meta.progressToken` gets `notifications/progress` before its answer.
 
 use std::process::ChildStdin;
