@@ -285,3 +285,64 @@ async fn a_cancelled_web_fetch_closes_its_connection() {
         .expect("the cancelled fetch closed its connection")
         .unwrap();
 }
+
+/// Runs `name` with `input` under a token cancelled once `ready` holds; the result.
+async fn cancel_when(
+    context: ToolContext,
+    name: &'static str,
+    input: Value,
+    ready: impl Fn() -> bool,
+) -> Value {
+    let token = CancellationToken::new();
+    let context = context.with_cancellation(token.clone());
+    let call = tokio::spawn(async move { call_in(&context, name, input).await });
+    while !ready() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    token.cancel();
+    call.await.unwrap()
+}
+
+#[tokio::test]
+async fn a_cancelled_sleep_and_a_cancelled_blocking_task_output_stop_waiting() {
+    let (runtime, workspace) = runtime();
+    // Sleep: the pause is dropped with the call (a ten-minute sleep ends at the cancel).
+    let started = std::time::Instant::now();
+    let result = cancel_when(
+        context(&runtime),
+        "Sleep",
+        json!({ "duration_ms": 600_000 }),
+        || started.elapsed() > Duration::from_millis(50),
+    )
+    .await;
+    assert_eq!(result["error"]["kind"], "cancelled", "{result}");
+
+    // TaskOutput with `block`: the wait ends, the task it waited on goes on.
+    let pids_path = workspace.path().join("pids");
+    let launched = call_in(
+        &context(&runtime),
+        "ExecCommand",
+        json!({ "cmd": sleeper(&pids_path), "yield_time_ms": 0 }),
+    )
+    .await;
+    let task_id = launched["structured"]["task_handle"]["task_id"].clone();
+    let pids = pids_of(&pids_path).await;
+    let waiting = json!({ "task_id": task_id, "block": true, "timeout_ms": 600_000 });
+    let seen = std::time::Instant::now();
+    let result = cancel_when(context(&runtime), "TaskOutput", waiting, || {
+        seen.elapsed() > Duration::from_millis(50)
+    })
+    .await;
+    assert_eq!(result["error"]["kind"], "cancelled", "{result}");
+    assert!(
+        pids.iter().all(|pid| alive(*pid)),
+        "the task is not the call's"
+    );
+    let stopped = call_in(
+        &context(&runtime),
+        "TaskStop",
+        json!({ "task_id": task_id }),
+    )
+    .await;
+    assert_eq!(stopped["status"], "success", "{stopped}");
+}
