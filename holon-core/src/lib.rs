@@ -124,7 +124,7 @@ pub use meta::{
 };
 pub use output::{IntoToolOutput, ToolOutput};
 pub use params::FromToolContext;
-pub use progress::{Progress, ProgressSink};
+pub use progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use registry::{Registry, RegistryError};
 pub use result::{Artifact, ContentBlock, ToolResult, ToolStatus};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};

@@ -1,6 +1,6 @@
 //! The progress handle a handler takes from its context, and the host's sink behind it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Where a host sends the progress of one call (for MCP: `notifications/progress` with
 /// the request's `progressToken`). Installed per call with
@@ -41,5 +41,41 @@ impl std::fmt::Debug for Progress {
         f.debug_struct("Progress")
             .field("enabled", &self.is_enabled())
             .finish()
+    }
+}
+
+/// One report, as a [`ProgressLog`] keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressReport {
+    /// The progress so far.
+    pub progress: f64,
+    /// The total, when the tool knew it.
+    pub total: Option<f64>,
+    /// The line for a person.
+    pub message: Option<String>,
+}
+
+/// A sink that keeps every report, in order: for a host that shows a call's progress
+/// after it, and for tests.
+#[derive(Debug, Default)]
+pub struct ProgressLog(Mutex<Vec<ProgressReport>>);
+
+impl ProgressLog {
+    /// The reports so far.
+    pub fn reports(&self) -> Vec<ProgressReport> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl ProgressSink for ProgressLog {
+    fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(ProgressReport {
+                progress,
+                total,
+                message: message.map(str::to_string),
+            });
     }
 }

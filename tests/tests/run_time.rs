@@ -3,12 +3,14 @@
 //! dropped and its cancellation fires for the work it spawned. Time is Tokio's paused
 //! test clock: no test waits on the wall clock.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use holon_core::prelude::*;
-use holon_core::{CancellationToken, FamilyPolicy, ProgressSink, Registry, ToolCall};
+use holon_core::{
+    CancellationToken, FamilyPolicy, ProgressLog, ProgressReport, Registry, ToolCall,
+};
 use holon_downstream_tools as _;
 use serde_json::{Value, json};
 
@@ -218,35 +220,27 @@ async fn a_cancelled_call_under_a_time_limit_is_cancelled_not_timed_out() {
     assert_eq!(result["error"]["kind"], "cancelled", "{result}");
 }
 
-/// One progress report: progress, total, message.
-type Report = (f64, Option<f64>, Option<String>);
-
-/// Records every report.
-#[derive(Default)]
-struct Recorder(Mutex<Vec<Report>>);
-
-impl ProgressSink for Recorder {
-    fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        self.0
-            .lock()
-            .unwrap()
-            .push((progress, total, message.map(str::to_string)));
+/// A report as a [`ProgressLog`] keeps it.
+fn report(progress: f64, total: Option<f64>, message: Option<&str>) -> ProgressReport {
+    ProgressReport {
+        progress,
+        total,
+        message: message.map(str::to_string),
     }
 }
 
 #[tokio::test]
 async fn progress_reaches_the_hosts_sink() {
-    let recorder = Arc::new(Recorder::default());
-    let context = context().with_progress(recorder.clone());
+    let log = Arc::new(ProgressLog::default());
+    let context = context().with_progress(log.clone());
     let result = call_in(&context, "Steps", json!({ "steps": 3 })).await;
     assert_eq!(result["structured"], true, "{result}");
-    let reports = recorder.0.lock().unwrap().clone();
     assert_eq!(
-        reports,
+        log.reports(),
         vec![
-            (1.0, Some(3.0), Some("step 1".to_string())),
-            (2.0, Some(3.0), Some("step 2".to_string())),
-            (3.0, Some(3.0), Some("step 3".to_string())),
+            report(1.0, Some(3.0), Some("step 1")),
+            report(2.0, Some(3.0), Some("step 2")),
+            report(3.0, Some(3.0), Some("step 3")),
         ]
     );
 }
@@ -260,9 +254,9 @@ async fn without_a_sink_progress_is_a_no_op() {
 
 #[tokio::test]
 async fn the_handles_are_extractors_by_value_too() {
-    let recorder = Arc::new(Recorder::default());
-    let context = context().with_progress(recorder.clone());
+    let log = Arc::new(ProgressLog::default());
+    let context = context().with_progress(log.clone());
     let result = call_in(&context, "HandlesByValue", json!({})).await;
     assert_eq!(result["structured"], false, "{result}");
-    assert_eq!(recorder.0.lock().unwrap().len(), 1);
+    assert_eq!(log.reports(), vec![report(1.0, None, None)]);
 }

@@ -3,14 +3,14 @@
 //! ExecCommandBatch its items.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use holon_core::{CancellationToken, FamilyPolicy, ProgressSink, Registry, ToolCall, ToolContext};
+use holon_core::{CancellationToken, FamilyPolicy, ProgressLog, Registry, ToolCall, ToolContext};
 use holon_tools::runtime::Runtime;
 use serde_json::{Value, json};
 
-use crate::task_support::{alive, gone, runtime};
+use crate::task_support::{alive, gone, runtime, sleeper, written_pids};
 
 async fn call_in(context: &ToolContext, name: &str, input: Value) -> Value {
     let result = Registry::global()
@@ -19,24 +19,11 @@ async fn call_in(context: &ToolContext, name: &str, input: Value) -> Value {
     serde_json::to_value(&result).unwrap()
 }
 
-/// A command that starts `sleep 30` in the background of its shell, writes both
-/// pids to `pids` (shell, then sleep) and waits for it.
-fn sleeper(pids: &Path) -> String {
-    format!(
-        "sleep 30 & echo $$ $! > {tmp}; mv {tmp} {pids}; wait",
-        tmp = pids.with_extension("tmp").display(),
-        pids = pids.display()
-    )
-}
-
-/// The pids `sleeper` wrote, once it wrote them.
+/// The pids a [`sleeper`] wrote, once it wrote them.
 async fn pids_of(path: &Path) -> Vec<u64> {
     loop {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            return text
-                .split_whitespace()
-                .map(|pid| pid.parse().unwrap())
-                .collect();
+        if let Some(pids) = written_pids(path) {
+            return pids;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -161,46 +148,30 @@ async fn a_command_handed_over_as_a_task_is_not_killed() {
     }
 }
 
-/// One progress report: progress, total, message.
-type Report = (f64, Option<f64>, Option<String>);
-
-/// Records every report.
-#[derive(Default)]
-struct Recorder(Mutex<Vec<Report>>);
-
-impl ProgressSink for Recorder {
-    fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        self.0
-            .lock()
-            .unwrap()
-            .push((progress, total, message.map(str::to_string)));
-    }
-}
-
 #[tokio::test]
 async fn exec_command_reports_its_output_lines() {
     let (runtime, _workspace) = runtime();
-    let recorder = Arc::new(Recorder::default());
-    let context = context(&runtime).with_progress(recorder.clone());
+    let log = Arc::new(ProgressLog::default());
+    let context = context(&runtime).with_progress(log.clone());
     let input = json!({ "cmd": "for i in 1 2 3 4 5; do echo line $i; done; echo oops >&2" });
     let result = call_in(&context, "ExecCommand", input).await;
     assert_eq!(result["structured"]["disposition"], "completed", "{result}");
-    let reports = recorder.0.lock().unwrap().clone();
+    let reports = log.reports();
     assert!(!reports.is_empty(), "no progress reported");
-    let counts: Vec<f64> = reports.iter().map(|report| report.0).collect();
+    let counts: Vec<f64> = reports.iter().map(|report| report.progress).collect();
     assert!(
         counts.windows(2).all(|pair| pair[0] < pair[1]),
         "{reports:?}"
     );
     let last = reports.last().unwrap();
-    assert_eq!(last.0, 6.0, "{reports:?}");
+    assert_eq!(last.progress, 6.0, "{reports:?}");
     assert!(
-        ["line 5", "oops"].contains(&last.2.as_deref().unwrap_or_default()),
+        ["line 5", "oops"].contains(&last.message.as_deref().unwrap_or_default()),
         "{reports:?}"
     );
-    for (_, total, message) in &reports {
-        assert_eq!(*total, None);
-        let message = message.as_deref().unwrap();
+    for report in &reports {
+        assert_eq!(report.total, None);
+        let message = report.message.as_deref().unwrap();
         assert!(
             message.starts_with("line ") || message == "oops",
             "{message}"
@@ -211,22 +182,23 @@ async fn exec_command_reports_its_output_lines() {
 #[tokio::test]
 async fn exec_command_batch_reports_its_items() {
     let (runtime, _workspace) = runtime();
-    let recorder = Arc::new(Recorder::default());
-    let context = context(&runtime).with_progress(recorder.clone());
+    let log = Arc::new(ProgressLog::default());
+    let context = context(&runtime).with_progress(log.clone());
     let input = json!({ "items": [{ "cmd": "true" }, { "cmd": "false" }, { "cmd": "echo hi" }] });
     let result = call_in(&context, "ExecCommandBatch", input).await;
     assert_eq!(result["status"], "success", "{result}");
-    let reports = recorder.0.lock().unwrap().clone();
+    let reports: Vec<(f64, Option<f64>, Option<String>)> = log
+        .reports()
+        .into_iter()
+        .map(|report| (report.progress, report.total, report.message))
+        .collect();
+    let item = |done: f64, message: &str| (done, Some(3.0), Some(message.to_string()));
     assert_eq!(
         reports,
         vec![
-            (1.0, Some(3.0), Some("item 0 completed: true".to_string())),
-            (2.0, Some(3.0), Some("item 1 failed: false".to_string())),
-            (
-                3.0,
-                Some(3.0),
-                Some("item 2 completed: echo hi".to_string())
-            ),
+            item(1.0, "item 0 completed: true"),
+            item(2.0, "item 1 failed: false"),
+            item(3.0, "item 2 completed: echo hi"),
         ]
     );
 }

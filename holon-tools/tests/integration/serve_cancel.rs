@@ -11,17 +11,14 @@ use serde_json::{Value, json};
 use crate::serve::{
     TOKEN, bearer, handshake, http, lines, post_initialize, send, serve_http, spawn, wait,
 };
-use crate::task_support::{alive, gone};
+use crate::task_support::{alive, gone, sleeper, written_pids};
 
-/// The pids a command wrote to `path` (shell, then its background sleep), once it did.
+/// The pids a [`sleeper`] wrote to `path`, once it did.
 fn pids_of(path: &std::path::Path) -> Vec<u64> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            return text
-                .split_whitespace()
-                .map(|pid| pid.parse().unwrap())
-                .collect();
+        if let Some(pids) = written_pids(path) {
+            return pids;
         }
         assert!(
             Instant::now() < deadline,
@@ -67,11 +64,7 @@ fn stdio_cancellation_kills_the_commands_process_group() {
     handshake(&mut stdin, &stdout);
 
     let pids_path = dir.path().join("pids");
-    let command = format!(
-        "sleep 30 & echo $$ $! > {tmp}; mv {tmp} {pids}; wait",
-        tmp = dir.path().join("pids.tmp").display(),
-        pids = pids_path.display()
-    );
+    let command = sleeper(&pids_path);
     call(
         &mut stdin,
         2,
@@ -194,11 +187,7 @@ fn http_cancellation_kills_the_commands_process_group() {
     assert!(accepted.starts_with("HTTP/1.1 202"), "{accepted}");
 
     let pids_path = dir.path().join("pids");
-    let command = format!(
-        "sleep 30 & echo $$ $! > {tmp}; mv {tmp} {pids}; wait",
-        tmp = dir.path().join("pids.tmp").display(),
-        pids = pids_path.display()
-    );
+    let command = sleeper(&pids_path);
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "ExecCommand",
         "arguments": { "cmd": command, "yield_time_ms": 600_000 },

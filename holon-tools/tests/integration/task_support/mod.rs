@@ -58,3 +58,23 @@ pub fn gone(pid: u64) -> bool {
     }
     true
 }
+
+/// A command that starts `sleep 30` in the background of its shell, writes both pids
+/// to `pids` (the shell's, then the sleep's; whole, through a rename) and waits.
+pub fn sleeper(pids: &std::path::Path) -> String {
+    format!(
+        "sleep 30 & echo $$ $! > {tmp}; mv {tmp} {pids}; wait",
+        tmp = pids.with_extension("tmp").display(),
+        pids = pids.display()
+    )
+}
+
+/// The pids a [`sleeper`] wrote to `path`, if it did yet.
+pub fn written_pids(path: &std::path::Path) -> Option<Vec<u64>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(
+        text.split_whitespace()
+            .map(|pid| pid.parse().unwrap())
+            .collect(),
+    )
+}
