@@ -1,5 +1,5 @@
-"""The official Python MCP SDK client against `holon-tools serve` over stdio: progress
-and cancellation of a call.
+"""The official Python MCP SDK client against `holon-tools serve`, over stdio and over
+streamable HTTP on loopback: progress and cancellation of a call.
 
 Usage: python run_time_client.py PATH/TO/holon-tools
 
@@ -24,8 +24,11 @@ import tempfile
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from checks import Checks, field, text_of
+from http_client import start
 
 
 def alive(pid: int) -> bool:
@@ -108,9 +111,19 @@ async def cancellation(session: ClientSession, checks: Checks, workspace: str) -
     )
 
 
-async def main(binary: str) -> int:
-    version = importlib.metadata.version("mcp")
-    checks = Checks("mcp-run-time")
+async def run_time(session: ClientSession, checks: Checks, workspace: str, version: str) -> None:
+    await session.initialize()
+    await progress(session, checks)
+    if int(version.split(".")[0]) >= 2:
+        await cancellation(session, checks, workspace)
+    else:
+        print(
+            f"skip {checks.label}: SDK {version} sends no cancellation for an abandoned call",
+            flush=True,
+        )
+
+
+async def over_stdio(binary: str, version: str, checks: Checks) -> None:
     with tempfile.TemporaryDirectory() as workspace:
         params = StdioServerParameters(
             command=binary,
@@ -121,19 +134,40 @@ async def main(binary: str) -> int:
             with anyio.fail_after(120):
                 async with stdio_client(params) as (read, write):
                     async with ClientSession(read, write) as session:
-                        await session.initialize()
-                        await progress(session, checks)
-                        if int(version.split(".")[0]) >= 2:
-                            await cancellation(session, checks, workspace)
-                        else:
-                            print(
-                                f"skip mcp-run-time: SDK {version} sends no cancellation for "
-                                "an abandoned call",
-                                flush=True,
-                            )
+                        await run_time(session, checks, workspace, version)
         except Exception as error:  # noqa: BLE001 - every failure is reported
             checks.crash("the stdio session", error)
-    return checks.finish()
+
+
+async def over_http(binary: str, version: str, checks: Checks) -> None:
+    with tempfile.TemporaryDirectory() as workspace:
+        server, url, token, lines = start(binary, workspace)
+        try:
+            checks.check("the HTTP server starts", url is not None and token is not None, lines)
+            if url is None or token is None:
+                return
+            headers = {"Authorization": f"Bearer {token}"}
+            with anyio.fail_after(120):
+                async with (
+                    create_mcp_http_client(headers=headers) as http,
+                    streamable_http_client(url, http_client=http) as streams,
+                ):
+                    async with ClientSession(streams[0], streams[1]) as session:
+                        await run_time(session, checks, workspace, version)
+        except Exception as error:  # noqa: BLE001 - every failure is reported
+            checks.crash("the HTTP session", error)
+        finally:
+            server.kill()
+            server.wait()
+
+
+async def main(binary: str) -> int:
+    version = importlib.metadata.version("mcp")
+    stdio_checks = Checks("mcp-run-time-stdio")
+    await over_stdio(binary, version, stdio_checks)
+    http_checks = Checks("mcp-run-time-http")
+    await over_http(binary, version, http_checks)
+    return max(stdio_checks.finish(), http_checks.finish())
 
 
 if __name__ == "__main__":
