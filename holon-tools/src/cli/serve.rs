@@ -24,15 +24,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolContext, closest};
-use holon_export::{self as export, ExportOptions, Provider, mcp};
+use holon_export::{self as export, ExportOptions, Provider};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+#[allow(deprecated)] // logging: see mcp_client
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ResultType,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
@@ -41,6 +43,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
 use super::http_guard::{self, Access};
+use super::mcp_client::{McpClient, SessionLogLevel};
+use super::mcp_content;
 use crate::runtime::Runtime;
 
 /// The path the streamable HTTP endpoint is served at.
@@ -57,6 +61,10 @@ pub struct McpServer {
     registry: &'static Registry,
     context: ToolContext,
     tools: Arc<Vec<Tool>>,
+    /// Where relative artifact paths are, for their `file://` links.
+    workspace: Option<PathBuf>,
+    /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
+    log_level: Arc<SessionLogLevel>,
 }
 
 impl McpServer {
@@ -66,7 +74,18 @@ impl McpServer {
         runtime: &Arc<Runtime>,
         policy: FamilyPolicy,
     ) -> Result<Self, serde_json::Error> {
-        let export = export::export(registry, Provider::Mcp, ExportOptions::new(policy));
+        let server = Self::with_context(registry, runtime.context(policy))?;
+        Ok(server.with_workspace(runtime.workspace_root()))
+    }
+
+    /// A server for the tools of `registry` that `context`'s policy allows, each call
+    /// dispatched in `context` (plus the client's handles).
+    pub fn with_context(
+        registry: &'static Registry,
+        context: ToolContext,
+    ) -> Result<Self, serde_json::Error> {
+        let options = ExportOptions::new(context.policy());
+        let export = export::export(registry, Provider::Mcp, options);
         let tools = export
             .tools
             .into_iter()
@@ -74,9 +93,31 @@ impl McpServer {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             registry,
-            context: runtime.context(policy),
+            context,
             tools: Arc::new(tools),
+            workspace: None,
+            log_level: Arc::default(),
         })
+    }
+
+    /// Resolves relative artifact paths in `workspace` for their `file://` links.
+    pub fn with_workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
+        self.workspace = Some(workspace.into());
+        self
+    }
+
+    /// The same server for a new session: its own log level.
+    fn session(&self) -> Self {
+        Self {
+            log_level: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The context of one call: the server's, plus the client the call came from.
+    fn call_context(&self, request: &RequestContext<RoleServer>) -> ToolContext {
+        let client = McpClient::new(request.peer.clone(), self.log_level.clone());
+        self.context.clone().with_client(Arc::new(client))
     }
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
@@ -93,8 +134,13 @@ impl McpServer {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: see mcp_client
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
                 "holon-tools",
                 env!("CARGO_PKG_VERSION"),
@@ -110,10 +156,21 @@ impl ServerHandler for McpServer {
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
+    /// The client's least level of the log messages its tools send it.
+    #[allow(deprecated)] // logging: see mcp_client
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         let Some(definition) = self
@@ -126,15 +183,12 @@ impl ServerHandler for McpServer {
         // rmcp delivers the arguments already parsed: a key the client repeated has
         // been collapsed to its last value here, so the `Value` entry point it is.
         let input = Value::Object(request.arguments.unwrap_or_default());
+        let context = self.call_context(&context);
         let result = self
             .registry
-            .dispatch(&self.context, ToolCall::new(name, input))
+            .dispatch(&context, ToolCall::new(name, input))
             .await;
-        let wire = mcp::call_result(Some(definition), &result);
-        let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
-            ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
-        })?;
-        result.result_type = Some(ResultType::COMPLETE);
+        let result = mcp_content::call_result(definition, result, self.workspace.as_deref())?;
         Ok(result.into())
     }
 
@@ -180,7 +234,7 @@ fn params_problem<T: serde::de::DeserializeOwned>(
 }
 
 /// Serves MCP on stdin and stdout until the client closes them or a signal arrives.
-pub(crate) async fn stdio(server: McpServer) -> ExitCode {
+pub async fn serve_stdio(server: McpServer) -> ExitCode {
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running,
         Err(error) => {
@@ -202,7 +256,7 @@ pub(crate) async fn stdio(server: McpServer) -> ExitCode {
 
 /// How `serve --http` listens and whom it serves.
 #[derive(Debug)]
-pub(crate) struct HttpOptions {
+pub struct HttpOptions {
     /// The address to bind.
     pub addr: SocketAddr,
     /// `--no-auth`: no bearer token (loopback only).
@@ -215,7 +269,7 @@ pub(crate) struct HttpOptions {
 
 /// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives, to
 /// requests with the bearer token (see [`http_guard`]) from no foreign origin.
-pub(crate) async fn http(server: McpServer, options: HttpOptions) -> ExitCode {
+pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let addr = options.addr;
     let access = match Access::resolve(
         addr,
@@ -238,7 +292,7 @@ pub(crate) async fn http(server: McpServer, options: HttpOptions) -> ExitCode {
     };
     let local = listener.local_addr().unwrap_or(addr);
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.session()),
         Arc::new(LocalSessionManager::default()),
         http_guard::transport_config(local, &options.allow_origins),
     );
