@@ -94,6 +94,17 @@ async fn test_tool_with_logging(log: ClientLog) -> String {
     "logged three messages".to_string()
 }
 
+/// Reports progress 0, 50 and 100 out of 100, 50 ms apart.
+#[holon_tool(family = CoreAgent, name = "test_tool_with_progress")]
+async fn test_tool_with_progress(progress: Progress) -> String {
+    progress.report(0.0, Some(100.0), Some("started"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    progress.report(50.0, Some(100.0), Some("half way"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    progress.report(100.0, Some(100.0), Some("done"));
+    "reported progress 0, 50 and 100 of 100".to_string()
+}
+
 /// Arguments of `test_sampling`.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
 #[serde(deny_unknown_fields)]
