@@ -291,6 +291,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         }
     };
     let local = listener.local_addr().unwrap_or(addr);
+    let origins: Arc<[String]> = http_guard::allowed_origins(local, &options.allow_origins).into();
     let service = StreamableHttpService::new(
         move || Ok(server.session()),
         Arc::new(LocalSessionManager::default()),
@@ -326,13 +327,18 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let access = access.clone();
+        let origins = origins.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
                 let access = access.clone();
+                let origins = origins.clone();
                 async move {
                     if request.uri().path() != HTTP_PATH {
                         return Ok::<_, Infallible>(not_found());
+                    }
+                    if let Err(refused) = http_guard::check_origin(&origins, request.headers()) {
+                        return Ok(refused);
                     }
                     if let Err(refused) = access.check(request.headers()) {
                         return Ok(refused);
