@@ -224,6 +224,71 @@ async fn test_elicitation_sep1330_enums(elicitation: Elicitation) -> Result<Stri
     Ok(format!("Elicitation completed: {}", describe(&response)))
 }
 
+/// Arguments of `json_schema_2020_12_tool`, whose schema is written out by hand in
+/// JSON Schema 2020-12 (with `$schema`, `$defs` and a `$ref`), as an author may: the
+/// framework and the MCP export pass it on as written.
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct JsonSchemaArgs {
+    /// A name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// An address.
+    #[serde(default)]
+    pub address: Option<Address>,
+}
+
+/// An address of `json_schema_2020_12_tool`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Address {
+    /// The street.
+    #[serde(default)]
+    pub street: Option<String>,
+    /// The city.
+    #[serde(default)]
+    pub city: Option<String>,
+}
+
+impl JsonSchema for JsonSchemaArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "JsonSchemaArgs".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "type": "object",
+                    "properties": {
+                        "street": { "type": "string" },
+                        "city": { "type": "string" }
+                    },
+                    "additionalProperties": false
+                }
+            },
+            "properties": {
+                "name": { "type": "string" },
+                "address": { "$ref": "#/$defs/address" }
+            },
+            "additionalProperties": false
+        })
+    }
+}
+
+/// A tool with JSON Schema 2020-12 features in its input schema.
+#[holon_tool(family = CoreAgent, name = "json_schema_2020_12_tool")]
+fn json_schema_2020_12_tool(args: JsonSchemaArgs) -> String {
+    let city = args.address.and_then(|address| address.city);
+    format!(
+        "name {}, city {}",
+        args.name.as_deref().unwrap_or("(none)"),
+        city.as_deref().unwrap_or("(none)")
+    )
+}
+
 /// Answers after a short wait. The suite's SSE polling scenario calls it; this server
 /// sends the result on the request's own stream rather than closing it early.
 #[holon_tool(family = CoreAgent, name = "test_reconnection")]
