@@ -4,7 +4,8 @@
 //! on a registry of this crate's tools only.
 //!
 //! `conformance-server --http 127.0.0.1:0 --no-auth` serves them; `.ci/mcp-conformance`
-//! runs the suite against it.
+//! runs the suite against it. `--stdio` serves them on stdin and stdout (the tests in
+//! `tests/` talk to it there).
 
 use std::io::Cursor;
 use std::net::SocketAddr;
@@ -20,7 +21,7 @@ use holon_core::{
     ClientLog, Elicitation, ElicitationResponse, FamilyPolicy, Registry, Sampling, SamplingRequest,
     registered_tools,
 };
-use holon_tools::cli::{HttpOptions, McpServer, serve_http};
+use holon_tools::cli::{HttpOptions, McpServer, serve_http, serve_stdio};
 use serde_json::{Map, Value, json};
 
 /// The text `test_simple_text` answers with.
@@ -354,10 +355,13 @@ fn tone_wav(frequency: f64, samples: u32) -> Vec<u8> {
     wav
 }
 
-/// Serves the conformance tools over MCP's streamable HTTP.
+/// Serves the conformance tools over MCP's streamable HTTP (or stdio).
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Cli {
+    /// Serve on stdin and stdout instead of HTTP.
+    #[arg(long, conflicts_with_all = ["http", "no_auth", "token_file"])]
+    stdio: bool,
     /// The address to serve on (port 0: any free port; the URL is printed on stderr).
     #[arg(long, default_value = "127.0.0.1:0")]
     http: SocketAddr,
@@ -390,6 +394,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if cli.stdio {
+        return serve_stdio(server).await;
+    }
     let options = HttpOptions {
         addr: cli.http,
         no_auth: cli.no_auth,
