@@ -35,6 +35,16 @@ impl ToolErrorKind {
     pub const TOOL_TIMED_OUT: Self = Self::new("tool_timed_out");
     /// The caller cancelled the call before it finished; its work was stopped.
     pub const CANCELLED: Self = Self::new("cancelled");
+    /// The handler takes a client handle ([`ClientLog`](crate::ClientLog),
+    /// [`Sampling`](crate::Sampling), [`Elicitation`](crate::Elicitation)) and the host
+    /// serves no client it could reach (it is not an MCP server); the handler did not run.
+    pub const CLIENT_UNAVAILABLE: Self = Self::new("client_unavailable");
+    /// The handler asks the client to sample or elicit, and the client did not declare
+    /// that capability when it connected; the handler did not run.
+    pub const CLIENT_CAPABILITY_MISSING: Self = Self::new("client_capability_missing");
+    /// A request to the client failed: it answered with an error, sent a reply that
+    /// does not parse, or went away.
+    pub const CLIENT_REQUEST_FAILED: Self = Self::new("client_request_failed");
     /// Something failed inside the tool that the caller cannot fix by changing the call.
     pub const INTERNAL_ERROR: Self = Self::new("internal_error");
     /// A file or other resource the call names does not exist (from `io::ErrorKind::NotFound`).

@@ -88,6 +88,7 @@ pub struct ReadmeQuickstart;
 
 mod arguments;
 mod cancel;
+mod client;
 mod context;
 mod depth;
 mod dispatch;
@@ -112,6 +113,11 @@ mod spec;
 mod tool;
 
 pub use cancel::Cancellation;
+pub use client::{
+    ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,
+    ElicitationResponse, LogLevel, LogMessage, Role, Sampling, SamplingMessage, SamplingRequest,
+    SamplingResponse,
+};
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};

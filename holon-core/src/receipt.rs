@@ -73,10 +73,54 @@ fn render(result: &ToolResult) -> String {
             let _ = writeln!(out, "  - {} ({})", artifact.path, artifact.role);
         }
     }
+    let blocks: Vec<String> = result.content.iter().filter_map(block_line).collect();
+    if !blocks.is_empty() {
+        out.push_str("content:\n");
+        for line in blocks {
+            let _ = writeln!(out, "  - {line}");
+        }
+    }
     while out.ends_with('\n') {
         out.pop();
     }
     out
+}
+
+/// The receipt's line for a content block that is not text (a reader of the text
+/// alone learns that there is more, and what).
+fn block_line(block: &ContentBlock) -> Option<String> {
+    let media = |kind: &str, mime_type: Option<&str>, base64: &str| {
+        let bytes = base64_len(base64);
+        match mime_type {
+            Some(mime_type) => format!("{kind} ({mime_type}, {bytes} bytes)"),
+            None => format!("{kind} ({bytes} bytes)"),
+        }
+    };
+    Some(match block {
+        ContentBlock::Text { .. } => return None,
+        ContentBlock::Image { mime_type, data } => media("image", Some(mime_type), data),
+        ContentBlock::Audio { mime_type, data } => media("audio", Some(mime_type), data),
+        ContentBlock::ResourceText { uri, text, .. } => {
+            format!(
+                "resource {uri} ({} characters of text)",
+                text.chars().count()
+            )
+        }
+        ContentBlock::ResourceBlob {
+            uri,
+            mime_type,
+            blob,
+        } => media(&format!("resource {uri}"), mime_type.as_deref(), blob),
+        ContentBlock::ResourceLink { uri, .. } => format!("link {uri}"),
+        ContentBlock::ToolUse { name, id, .. } => format!("tool_use {name} (id {id})"),
+    })
+}
+
+/// The number of bytes base64 text `data` decodes to.
+fn base64_len(data: &str) -> usize {
+    let data = data.trim_end();
+    let padding = data.bytes().rev().take_while(|&byte| byte == b'=').count();
+    (data.len() / 4 * 3 + [0, 0, 1, 2][data.len() % 4]).saturating_sub(padding)
 }
 
 /// An error's details; its list of input problems one a line, so that a reader sees

@@ -48,6 +48,46 @@ pub enum ContentBlock {
         /// Base64 of the image bytes.
         data: String,
     },
+    /// Audio, base64-encoded.
+    Audio {
+        /// MIME type such as `audio/wav`.
+        mime_type: String,
+        /// Base64 of the audio bytes.
+        data: String,
+    },
+    /// A resource whose contents are text, embedded in the result.
+    ResourceText {
+        /// The resource's URI.
+        uri: String,
+        /// MIME type such as `text/plain`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The contents.
+        text: String,
+    },
+    /// A resource whose contents are bytes, embedded in the result.
+    ResourceBlob {
+        /// The resource's URI.
+        uri: String,
+        /// MIME type such as `application/pdf`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// Base64 of the contents.
+        blob: String,
+    },
+    /// A reference to a resource the client may read, by URI (artifacts become these).
+    ResourceLink {
+        /// The resource's URI.
+        uri: String,
+        /// A name for it, such as the file name.
+        name: String,
+        /// What it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// MIME type, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+    },
     /// A tool call the tool asks the runtime to make.
     ToolUse {
         /// Call id.

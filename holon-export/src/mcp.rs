@@ -7,7 +7,8 @@
 //! wrapped as `{"result": ...}` in both ([`wraps_result`]).
 //!
 //! A call's result ([`call_result`]) is `content` (the receipt as text, then the
-//! tool's image blocks) plus `structuredContent`; a tool error is a result with
+//! tool's blocks: image, audio, embedded resources with text or blob contents, and
+//! resource links) plus `structuredContent`; a tool error is a result with
 //! `isError: true`, the receipt (which names the error kind, field and hint) as its
 //! content and the typed error under `_meta["holon/error"]`. Errors carry no
 //! `structuredContent`, which clients would check against `outputSchema`.
@@ -140,12 +141,40 @@ pub fn call_result(definition: Option<&ToolDefinition>, result: &ToolResult) -> 
     Value::Object(out)
 }
 
-/// One content block in MCP's form.
-fn content_block(block: &ContentBlock) -> Value {
+/// One content block in MCP's form (a tool-use block, which MCP results lack, as text).
+pub fn content_block(block: &ContentBlock) -> Value {
     match block {
         ContentBlock::Text { text } => json!({ "type": "text", "text": text }),
         ContentBlock::Image { mime_type, data } => {
             json!({ "type": "image", "data": data, "mimeType": mime_type })
+        }
+        ContentBlock::Audio { mime_type, data } => {
+            json!({ "type": "audio", "data": data, "mimeType": mime_type })
+        }
+        ContentBlock::ResourceText {
+            uri,
+            mime_type,
+            text,
+        } => embedded_resource(uri, mime_type.as_deref(), "text", text),
+        ContentBlock::ResourceBlob {
+            uri,
+            mime_type,
+            blob,
+        } => embedded_resource(uri, mime_type.as_deref(), "blob", blob),
+        ContentBlock::ResourceLink {
+            uri,
+            name,
+            description,
+            mime_type,
+        } => {
+            let mut link = json!({ "type": "resource_link", "uri": uri, "name": name });
+            if let Some(description) = description {
+                link["description"] = Value::String(description.clone());
+            }
+            if let Some(mime_type) = mime_type {
+                link["mimeType"] = Value::String(mime_type.clone());
+            }
+            link
         }
         // MCP results have no tool-use block: the request is passed on as text.
         ContentBlock::ToolUse { id, name, input } => json!({
@@ -153,4 +182,14 @@ fn content_block(block: &ContentBlock) -> Value {
             "text": format!("tool_use {name} (id {id}): {input}"),
         }),
     }
+}
+
+/// An embedded resource: `{"type": "resource", "resource": {uri, mimeType?, text | blob}}`.
+fn embedded_resource(uri: &str, mime_type: Option<&str>, key: &str, contents: &str) -> Value {
+    let mut resource = json!({ "uri": uri });
+    if let Some(mime_type) = mime_type {
+        resource["mimeType"] = Value::String(mime_type.to_string());
+    }
+    resource[key] = Value::String(contents.to_string());
+    json!({ "type": "resource", "resource": resource })
 }

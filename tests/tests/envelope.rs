@@ -327,3 +327,65 @@ fn the_envelope_schema_lists_every_envelope_key() {
     expected.extend(["call_id", "directive"]);
     assert_eq!(properties, expected);
 }
+
+/// Returns one block of every kind besides text.
+#[holon_tool(family = CoreAgent)]
+fn every_kind() -> ToolOutput<Nothing> {
+    ToolOutput::new(Nothing {})
+        .with_content(ContentBlock::Image {
+            mime_type: "image/png".to_string(),
+            data: "iVBORw0KGgo=".to_string(),
+        })
+        .with_content(ContentBlock::Audio {
+            mime_type: "audio/wav".to_string(),
+            data: "UklGRiQ=".to_string(),
+        })
+        .with_content(ContentBlock::ResourceText {
+            uri: "test://notes".to_string(),
+            mime_type: Some("text/plain".to_string()),
+            text: "héllo".to_string(),
+        })
+        .with_content(ContentBlock::ResourceBlob {
+            uri: "test://bytes".to_string(),
+            mime_type: None,
+            blob: "AAECAw".to_string(),
+        })
+        .with_content(ContentBlock::ResourceLink {
+            uri: "file:///w/out.txt".to_string(),
+            name: "out.txt".to_string(),
+            description: None,
+            mime_type: None,
+        })
+}
+
+#[tokio::test]
+async fn every_content_kind_is_in_the_envelope_and_has_a_receipt_line() {
+    let (_, envelope) = dispatch(ToolCall::new("EveryKind", json!({}))).await;
+    assert_valid(&envelope);
+    let kinds: Vec<&str> = envelope["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|block| block["type"].as_str().expect("a type"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "text",
+            "image",
+            "audio",
+            "resource_text",
+            "resource_blob",
+            "resource_link"
+        ]
+    );
+    let receipt = envelope["receipt"].as_str().expect("a receipt");
+    assert!(
+        receipt.ends_with(
+            "content:\n  - image (image/png, 8 bytes)\n  - audio (audio/wav, 5 bytes)\n  \
+             - resource test://notes (5 characters of text)\n  - resource test://bytes (4 bytes)\n  \
+             - link file:///w/out.txt"
+        ),
+        "{receipt}"
+    );
+}

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUTHENTICATE};
+use hyper::header::{
+    AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, ORIGIN, WWW_AUTHENTICATE,
+};
 use hyper::{Response, StatusCode, Uri};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use subtle::ConstantTimeEq;
@@ -238,15 +240,54 @@ pub fn parse_origin(value: &str) -> Result<String, String> {
 /// another address the clients name it as they reach it, and the bearer token, which
 /// a rebinding page cannot know, guards it instead.
 pub fn transport_config(local: SocketAddr, named: &[String]) -> StreamableHttpServerConfig {
-    let mut origins = own_origins(local);
-    origins.extend(named.iter().cloned());
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_origins(origins)
+        .with_allowed_origins(allowed_origins(local, named))
         .enforce_origin_validation();
     if local.ip().is_loopback() {
         config
     } else {
         config.disable_allowed_hosts()
+    }
+}
+
+/// The browser origins a server listening on `local` serves: its own, and `named`
+/// (parsed by [`parse_origin`]).
+pub fn allowed_origins(local: SocketAddr, named: &[String]) -> Vec<String> {
+    let mut origins = own_origins(local);
+    origins.extend(named.iter().cloned());
+    origins
+}
+
+/// `Ok` when `headers` have no `Origin` (a client that is not a browser) or one of
+/// `allowed` (see [`allowed_origins`]), else the 403 to answer with.
+///
+/// The server checks this before the bearer token: a page of a foreign origin is
+/// refused as such, whatever it sends, and learns nothing about the token. (The
+/// transport checks `Origin` again, against the same list.)
+#[allow(clippy::result_large_err)] // the refusal is the response itself, built once
+pub fn check_origin(
+    allowed: &[String],
+    headers: &HeaderMap,
+) -> Result<(), Response<BoxBody<Bytes, Infallible>>> {
+    let Some(origin) = headers.get(ORIGIN) else {
+        return Ok(());
+    };
+    let origin = origin.to_str().unwrap_or_default();
+    match parse_origin(origin) {
+        Ok(parsed) if allowed.contains(&parsed) => Ok(()),
+        _ => {
+            let message = format!(
+                "forbidden: pages of the origin `{origin}` may not use this server; start it \
+                 with `--allow-origin {origin}` to allow them\n"
+            );
+            let mut response = Response::new(Full::new(Bytes::from(message)).boxed());
+            *response.status_mut() = StatusCode::FORBIDDEN;
+            response.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            Err(response)
+        }
     }
 }
 
@@ -430,6 +471,31 @@ mod tests {
             "",
         ] {
             assert!(parse_origin(value).is_err(), "{value}");
+        }
+    }
+
+    #[test]
+    fn an_absent_or_allowed_origin_passes_and_any_other_is_403() {
+        let allowed = allowed_origins(loopback(), &["https://app.example:443".to_string()]);
+        let with_origin = |origin: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(ORIGIN, HeaderValue::from_str(origin).unwrap());
+            headers
+        };
+        assert!(check_origin(&allowed, &HeaderMap::new()).is_ok());
+        for origin in [
+            "http://127.0.0.1:8080",
+            "HTTP://LOCALHOST:8080",
+            "https://app.example",
+        ] {
+            assert!(
+                check_origin(&allowed, &with_origin(origin)).is_ok(),
+                "{origin}"
+            );
+        }
+        for origin in ["http://evil.example", "http://localhost:8081", "null", ""] {
+            let refused = check_origin(&allowed, &with_origin(origin)).unwrap_err();
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin}");
         }
     }
 

@@ -8,6 +8,8 @@ mod export;
 mod http_guard;
 mod lint;
 mod list;
+mod mcp_client;
+mod mcp_content;
 mod mcp_progress;
 mod output;
 mod serve;
@@ -23,7 +25,7 @@ use holon_core::{FamilyPolicy, Registry};
 use crate::runtime::{Runtime, RuntimeConfig};
 
 pub use export::ExportFormat;
-pub use serve::{HTTP_PATH, McpServer};
+pub use serve::{HTTP_PATH, HttpOptions, McpServer, serve_http, serve_stdio};
 pub use services::ServiceOptions;
 
 /// Exit code of a tool call that returned an error.
@@ -239,15 +241,15 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             match http {
                 Some(addr) => {
-                    let options = serve::HttpOptions {
+                    let options = HttpOptions {
                         addr: *addr,
                         no_auth: *no_auth,
                         token_file: token_file.clone(),
                         allow_origins: allow_origins.clone(),
                     };
-                    serve::http(server, options).await
+                    serve_http(server, options).await
                 }
-                None => serve::stdio(server).await,
+                None => serve_stdio(server).await,
             }
         }),
     }

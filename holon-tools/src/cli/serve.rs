@@ -28,15 +28,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolContext, closest};
-use holon_export::{self as export, ExportOptions, Provider, mcp};
+use holon_export::{self as export, ExportOptions, Provider};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+#[allow(deprecated)] // logging: see mcp_client
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ResultType,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
@@ -45,6 +47,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
 use super::http_guard::{self, Access};
+use super::mcp_client::{McpClient, SessionLogLevel};
+use super::mcp_content;
 use super::mcp_progress::CallProgress;
 use crate::runtime::Runtime;
 
@@ -62,6 +66,10 @@ pub struct McpServer {
     registry: &'static Registry,
     context: ToolContext,
     tools: Arc<Vec<Tool>>,
+    /// Where relative artifact paths are, for their `file://` links.
+    workspace: Option<PathBuf>,
+    /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
+    log_level: Arc<SessionLogLevel>,
 }
 
 impl McpServer {
@@ -71,7 +79,18 @@ impl McpServer {
         runtime: &Arc<Runtime>,
         policy: FamilyPolicy,
     ) -> Result<Self, serde_json::Error> {
-        let export = export::export(registry, Provider::Mcp, ExportOptions::new(policy));
+        let server = Self::with_context(registry, runtime.context(policy))?;
+        Ok(server.with_workspace(runtime.workspace_root()))
+    }
+
+    /// A server for the tools of `registry` that `context`'s policy allows, each call
+    /// dispatched in `context` (plus the client's handles).
+    pub fn with_context(
+        registry: &'static Registry,
+        context: ToolContext,
+    ) -> Result<Self, serde_json::Error> {
+        let options = ExportOptions::new(context.policy());
+        let export = export::export(registry, Provider::Mcp, options);
         let tools = export
             .tools
             .into_iter()
@@ -79,9 +98,31 @@ impl McpServer {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             registry,
-            context: runtime.context(policy),
+            context,
             tools: Arc::new(tools),
+            workspace: None,
+            log_level: Arc::default(),
         })
+    }
+
+    /// Resolves relative artifact paths in `workspace` for their `file://` links.
+    pub fn with_workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
+        self.workspace = Some(workspace.into());
+        self
+    }
+
+    /// The same server for a new session: its own log level.
+    fn session(&self) -> Self {
+        Self {
+            log_level: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The context of one call: the server's, plus the client the call came from.
+    fn call_context(&self, request: &RequestContext<RoleServer>) -> ToolContext {
+        let client = McpClient::new(request.peer.clone(), self.log_level.clone());
+        self.context.clone().with_client(Arc::new(client))
     }
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
@@ -98,8 +139,13 @@ impl McpServer {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: see mcp_client
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
                 "holon-tools",
                 env!("CARGO_PKG_VERSION"),
@@ -113,6 +159,17 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    /// The client's least level of the log messages its tools send it.
+    #[allow(deprecated)] // logging: see mcp_client
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     async fn call_tool(
@@ -133,7 +190,9 @@ impl ServerHandler for McpServer {
         let input = Value::Object(request.arguments.unwrap_or_default());
         // rmcp cancels the request's token on `notifications/cancelled` (and when the
         // session ends); the dispatch then stops the call's work.
-        let mut call_context = self.context.clone().with_cancellation(context.ct.clone());
+        let mut call_context = self
+            .call_context(&context)
+            .with_cancellation(context.ct.clone());
         let progress = context
             .meta
             .get_progress_token()
@@ -148,11 +207,7 @@ impl ServerHandler for McpServer {
         if let Some(progress) = progress {
             progress.flush().await;
         }
-        let wire = mcp::call_result(Some(definition), &result);
-        let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
-            ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
-        })?;
-        result.result_type = Some(ResultType::COMPLETE);
+        let result = mcp_content::call_result(definition, result, self.workspace.as_deref())?;
         Ok(result.into())
     }
 
@@ -198,7 +253,7 @@ fn params_problem<T: serde::de::DeserializeOwned>(
 }
 
 /// Serves MCP on stdin and stdout until the client closes them or a signal arrives.
-pub(crate) async fn stdio(server: McpServer) -> ExitCode {
+pub async fn serve_stdio(server: McpServer) -> ExitCode {
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running,
         Err(error) => {
@@ -220,7 +275,7 @@ pub(crate) async fn stdio(server: McpServer) -> ExitCode {
 
 /// How `serve --http` listens and whom it serves.
 #[derive(Debug)]
-pub(crate) struct HttpOptions {
+pub struct HttpOptions {
     /// The address to bind.
     pub addr: SocketAddr,
     /// `--no-auth`: no bearer token (loopback only).
@@ -233,7 +288,7 @@ pub(crate) struct HttpOptions {
 
 /// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives, to
 /// requests with the bearer token (see [`http_guard`]) from no foreign origin.
-pub(crate) async fn http(server: McpServer, options: HttpOptions) -> ExitCode {
+pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let addr = options.addr;
     let access = match Access::resolve(
         addr,
@@ -255,8 +310,9 @@ pub(crate) async fn http(server: McpServer, options: HttpOptions) -> ExitCode {
         }
     };
     let local = listener.local_addr().unwrap_or(addr);
+    let origins: Arc<[String]> = http_guard::allowed_origins(local, &options.allow_origins).into();
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.session()),
         Arc::new(LocalSessionManager::default()),
         http_guard::transport_config(local, &options.allow_origins),
     );
@@ -290,13 +346,18 @@ pub(crate) async fn http(server: McpServer, options: HttpOptions) -> ExitCode {
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let access = access.clone();
+        let origins = origins.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
                 let access = access.clone();
+                let origins = origins.clone();
                 async move {
                     if request.uri().path() != HTTP_PATH {
                         return Ok::<_, Infallible>(not_found());
+                    }
+                    if let Err(refused) = http_guard::check_origin(&origins, request.headers()) {
+                        return Ok(refused);
                     }
                     if let Err(refused) = access.check(request.headers()) {
                         return Ok(refused);

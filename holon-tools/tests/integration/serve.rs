@@ -401,6 +401,17 @@ fn http_refuses_foreign_origins_and_serves_its_own_and_the_named_ones() {
     ] {
         let reply = post_initialize(&authority, &[bearer(TOKEN), format!("Origin: {origin}")]);
         assert!(reply.starts_with("HTTP/1.1 403"), "{origin}: {reply}");
+        // The origin is checked first: a page without the token learns nothing more
+        // than that its origin is refused.
+        for credentials in [None, Some(bearer("wrong-token-0123456789"))] {
+            let mut headers = vec![format!("Origin: {origin}")];
+            headers.extend(credentials.clone());
+            let reply = post_initialize(&authority, &headers);
+            assert!(
+                reply.starts_with("HTTP/1.1 403"),
+                "{origin} {credentials:?}: {reply}"
+            );
+        }
     }
     for origin in [
         format!("http://127.0.0.1:{port}"),
@@ -410,6 +421,51 @@ fn http_refuses_foreign_origins_and_serves_its_own_and_the_named_ones() {
     ] {
         let reply = post_initialize(&authority, &[bearer(TOKEN), format!("Origin: {origin}")]);
         assert!(reply.starts_with("HTTP/1.1 200"), "{origin}: {reply}");
+    }
+    drop(server);
+}
+
+#[test]
+fn http_answers_tools_call_with_malformed_params_as_invalid_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, authority, _) = serve_http(dir.path(), &[], Some(TOKEN));
+    let reply = post_initialize(&authority, &[bearer(TOKEN)]);
+    let session = reply
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id in {reply}"));
+    for (id, params, says) in [
+        (2, json!({"arguments": {}}), "missing field `name`"),
+        (3, json!({"name": "Sleep", "arguments": [1]}), "`arguments`"),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+            .to_string();
+        let reply = http(
+            &authority,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\n{}\r\nMcp-Session-Id: {session}\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                bearer(TOKEN),
+                body.len()
+            ),
+        );
+        let data = reply
+            .lines()
+            .find_map(|line| {
+                line.strip_prefix("data: ")
+                    .filter(|data| data.contains("\"id\""))
+            })
+            .unwrap_or_else(|| panic!("no JSON-RPC reply in {reply}"));
+        let answer: Value = serde_json::from_str(data).unwrap();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{params}: {message}");
     }
     drop(server);
 }
@@ -454,7 +510,10 @@ pub(crate) fn http(authority: &str, request: &str) -> String {
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 reply.push_str(&String::from_utf8_lossy(&buffer[..n]));
-                if reply.contains("\"result\"") || reply.contains("not found") {
+                if reply.contains("\"result\"")
+                    || reply.contains("\"error\"")
+                    || reply.contains("not found")
+                {
                     break;
                 }
             }

@@ -1,0 +1,253 @@
+//! The client handles over rmcp, end to end: the example server on stdio, spoken to in
+//! raw JSON-RPC by a client that answers the server's own requests. The conformance
+//! suite checks that the messages arrive; this checks what it does not: that
+//! `logging/setLevel` filters them, that a client without a capability gets the typed
+//! error, and what the server sends in its requests.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Value>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// The server, initialized by a client of `capabilities`.
+    fn start(capabilities: Value) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the example server starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let message = serde_json::from_str(&line).expect("the server writes JSON lines");
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Self {
+            child,
+            stdin,
+            lines,
+        };
+        server.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "client-handles-test", "version": "1"}
+            }}),
+        );
+        let (_, answer) = server.until_answer(0, |_| None);
+        assert!(
+            answer["result"]["capabilities"]["logging"].is_object(),
+            "{answer}"
+        );
+        server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Every message before the answer to `id`, and the answer. A request of the
+    /// server is answered with what `reply` gives for it.
+    fn until_answer(
+        &mut self,
+        id: u64,
+        reply: impl Fn(&Value) -> Option<Value>,
+    ) -> (Vec<Value>, Value) {
+        let mut before = Vec::new();
+        loop {
+            let message = self
+                .lines
+                .recv_timeout(TIMEOUT)
+                .expect("the server answers");
+            if message["id"] == id && message.get("method").is_none() {
+                return (before, message);
+            }
+            if message.get("method").is_some()
+                && message.get("id").is_some()
+                && let Some(result) = reply(&message)
+            {
+                self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}));
+            }
+            before.push(message);
+        }
+    }
+
+    fn call(&mut self, id: u64, name: &str, arguments: Value) -> (Vec<Value>, Value) {
+        self.call_answering(id, name, arguments, |_| None)
+    }
+
+    fn call_answering(
+        &mut self,
+        id: u64,
+        name: &str,
+        arguments: Value,
+        reply: impl Fn(&Value) -> Option<Value>,
+    ) -> (Vec<Value>, Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}));
+        self.until_answer(id, reply)
+    }
+}
+
+fn log_messages(messages: &[Value]) -> Vec<(String, String)> {
+    messages
+        .iter()
+        .filter(|message| message["method"] == "notifications/message")
+        .map(|message| {
+            let params = &message["params"];
+            (
+                params["level"].as_str().unwrap_or_default().to_string(),
+                params["data"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn log_messages_follow_the_level_the_client_sets() {
+    let mut server = Server::start(json!({}));
+    let (before, answer) = server.call(1, "test_tool_with_logging", json!({}));
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let info = |text: &str| ("info".to_string(), text.to_string());
+    let all = vec![
+        info("Tool execution started"),
+        info("Tool processing data"),
+        info("Tool execution completed"),
+    ];
+    assert_eq!(
+        log_messages(&before),
+        all,
+        "every level until the client sets one"
+    );
+    assert!(
+        before
+            .iter()
+            .all(|message| message["params"]["logger"] == "test_tool_with_logging"),
+        "{before:?}"
+    );
+
+    server.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+        "params": {"level": "warning"}}),
+    );
+    let (_, answer) = server.until_answer(2, |_| None);
+    assert!(answer.get("error").is_none(), "{answer}");
+    let (before, _) = server.call(3, "test_tool_with_logging", json!({}));
+    assert_eq!(log_messages(&before), [], "info is below warning");
+
+    server.send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel",
+        "params": {"level": "info"}}),
+    );
+    server.until_answer(4, |_| None);
+    let (before, _) = server.call(5, "test_tool_with_logging", json!({}));
+    assert_eq!(log_messages(&before), all);
+}
+
+#[test]
+fn a_client_without_sampling_or_elicitation_gets_the_typed_error_and_no_request() {
+    let mut server = Server::start(json!({}));
+    for (id, tool, arguments) in [
+        (1, "test_sampling", json!({"prompt": "hi"})),
+        (2, "test_elicitation", json!({"message": "who are you?"})),
+    ] {
+        let (before, answer) = server.call(id, tool, arguments);
+        let result = &answer["result"];
+        assert_eq!(result["isError"], true, "{answer}");
+        assert_eq!(
+            result["_meta"]["holon/error"]["kind"], "client_capability_missing",
+            "{answer}"
+        );
+        assert!(
+            before.iter().all(|message| message.get("id").is_none()),
+            "the server sent a request: {before:?}"
+        );
+    }
+}
+
+#[test]
+fn sampling_and_elicitation_requests_reach_a_capable_client_and_its_answers_the_tool() {
+    let mut server = Server::start(json!({"sampling": {}, "elicitation": {}}));
+    let (before, answer) =
+        server.call_answering(1, "test_sampling", json!({"prompt": "Say hi"}), |request| {
+            (request["method"] == "sampling/createMessage").then(|| {
+                json!({"role": "assistant", "model": "test-model", "stopReason": "endTurn",
+                    "content": {"type": "text", "text": "hi there"}})
+            })
+        });
+    let request = before
+        .iter()
+        .find(|message| message["method"] == "sampling/createMessage")
+        .expect("a sampling request");
+    assert_eq!(
+        request["params"]["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "Say hi"}}])
+    );
+    assert_eq!(request["params"]["maxTokens"], 100);
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"],
+        "LLM response: hi there"
+    );
+
+    let (before, answer) =
+        server.call_answering(2, "test_elicitation_sep1330_enums", json!({}), |request| {
+            (request["method"] == "elicitation/create")
+                .then(|| json!({"action": "accept", "content": {"titledMulti": ["value2"]}}))
+        });
+    let request = before
+        .iter()
+        .find(|message| message["method"] == "elicitation/create")
+        .expect("an elicitation request");
+    let properties = &request["params"]["requestedSchema"]["properties"];
+    assert_eq!(
+        properties["legacyEnum"]["enumNames"][1], "Option Two",
+        "{request}"
+    );
+    assert_eq!(
+        properties["titledSingle"]["oneOf"][0]["title"], "First Option",
+        "{request}"
+    );
+    assert_eq!(
+        properties["titledMulti"]["items"]["anyOf"][2]["const"], "value3",
+        "{request}"
+    );
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"],
+        r#"Elicitation completed: action=accept, content={"titledMulti":["value2"]}"#
+    );
+
+    let (_, answer) = server.call_answering(3, "test_elicitation", json!({"message": "?"}), |_| {
+        Some(json!({"action": "decline"}))
+    });
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"],
+        "User response: action=decline"
+    );
+}

@@ -1,0 +1,221 @@
+//! A tool's result as an MCP `tools/call` result: holon-export's MCP form (every
+//! content kind), with the call's artifacts as `resource_link`s to `file://` URIs in
+//! the workspace, checked into rmcp's types.
+
+use std::path::Path;
+
+use holon_core::{Artifact, ContentBlock, ToolDefinition, ToolResult};
+use holon_export::mcp;
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ResultType};
+
+/// The `tools/call` result of `result`, a call of `definition`; relative artifact
+/// paths are taken in `workspace`.
+pub(crate) fn call_result(
+    definition: &ToolDefinition,
+    mut result: ToolResult,
+    workspace: Option<&Path>,
+) -> Result<CallToolResult, ErrorData> {
+    let links: Vec<ContentBlock> = result
+        .artifacts
+        .iter()
+        .filter_map(|artifact| artifact_link(artifact, workspace))
+        .collect();
+    result.content.extend(links);
+    let wire = mcp::call_result(Some(definition), &result);
+    let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
+        ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
+    })?;
+    result.result_type = Some(ResultType::COMPLETE);
+    Ok(result)
+}
+
+/// The `resource_link` of `artifact`: its `file://` URI, named by its file name and
+/// described by its role. `None` for a relative path without a workspace to resolve
+/// it in.
+pub(crate) fn artifact_link(artifact: &Artifact, workspace: Option<&Path>) -> Option<ContentBlock> {
+    let path = Path::new(&artifact.path);
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        workspace?.join(path)
+    };
+    let uri = url::Url::from_file_path(&absolute).ok()?;
+    let name = absolute
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| artifact.path.clone());
+    Some(ContentBlock::ResourceLink {
+        uri: uri.into(),
+        name,
+        description: Some(artifact.role.clone()),
+        mime_type: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use holon_core::{Registry, ToolStatus};
+    use rmcp::model::{ContentBlock as Rmcp, Resource, ResourceContents};
+
+    use super::*;
+
+    fn result_with(content: Vec<ContentBlock>, artifacts: Vec<Artifact>) -> ToolResult {
+        ToolResult {
+            tool_name: Arc::from("AgentGet"),
+            call_id: None,
+            status: ToolStatus::Success,
+            summary: None,
+            content,
+            structured: Some(serde_json::json!({ "ok": true })),
+            artifacts,
+            error: None,
+            directive: None,
+            receipt: Some("done".to_string()),
+        }
+    }
+
+    fn definition() -> &'static ToolDefinition {
+        Registry::global()
+            .get("AgentGet")
+            .expect("AgentGet is a built-in tool")
+    }
+
+    /// rmcp, the reference: each kind of ours arrives as the block rmcp's own
+    /// constructors build for the same data.
+    #[test]
+    fn every_content_kind_arrives_as_the_rmcp_block_of_that_kind() {
+        let cases = [
+            (
+                ContentBlock::Image {
+                    mime_type: "image/png".into(),
+                    data: "iVBORw0=".into(),
+                },
+                Rmcp::image("iVBORw0=", "image/png"),
+            ),
+            (
+                ContentBlock::Audio {
+                    mime_type: "audio/wav".into(),
+                    data: "UklGRg==".into(),
+                },
+                Rmcp::audio("UklGRg==", "audio/wav"),
+            ),
+            (
+                ContentBlock::ResourceText {
+                    uri: "test://embedded".into(),
+                    mime_type: Some("text/plain".into()),
+                    text: "hello".into(),
+                },
+                Rmcp::embedded_text("test://embedded", "hello"),
+            ),
+            (
+                ContentBlock::ResourceBlob {
+                    uri: "test://blob".into(),
+                    mime_type: Some("application/octet-stream".into()),
+                    blob: "AAEC".into(),
+                },
+                Rmcp::resource(ResourceContents::BlobResourceContents {
+                    uri: "test://blob".into(),
+                    mime_type: Some("application/octet-stream".into()),
+                    blob: "AAEC".into(),
+                    meta: None,
+                }),
+            ),
+            (
+                ContentBlock::ResourceText {
+                    uri: "test://no-mime".into(),
+                    mime_type: None,
+                    text: "plain".into(),
+                },
+                Rmcp::resource(ResourceContents::TextResourceContents {
+                    uri: "test://no-mime".into(),
+                    mime_type: None,
+                    text: "plain".into(),
+                    meta: None,
+                }),
+            ),
+            (
+                ContentBlock::ResourceLink {
+                    uri: "file:///tmp/a.txt".into(),
+                    name: "a.txt".into(),
+                    description: Some("stdout".into()),
+                    mime_type: Some("text/plain".into()),
+                },
+                Rmcp::resource_link(
+                    Resource::new("file:///tmp/a.txt", "a.txt")
+                        .with_description("stdout")
+                        .with_mime_type("text/plain"),
+                ),
+            ),
+        ];
+        for (ours, reference) in cases {
+            let result = call_result(definition(), result_with(vec![ours.clone()], vec![]), None)
+                .expect("encodes");
+            assert_eq!(
+                result.content.len(),
+                2,
+                "{ours:?}: the receipt, then the block"
+            );
+            assert_eq!(result.content[0], Rmcp::text("done"));
+            assert_eq!(result.content[1], reference, "{ours:?}");
+        }
+    }
+
+    #[test]
+    fn artifacts_become_file_links_in_the_workspace() {
+        let workspace = Path::new("/work space/project");
+        let artifacts = vec![
+            Artifact {
+                path: "out/run log.txt".into(),
+                role: "stdout".into(),
+            },
+            Artifact {
+                path: "/elsewhere/picture.png".into(),
+                role: "image".into(),
+            },
+        ];
+        let result = call_result(
+            definition(),
+            result_with(vec![], artifacts),
+            Some(workspace),
+        )
+        .expect("encodes");
+        let links: Vec<_> = result.content[1..]
+            .iter()
+            .map(|block| {
+                let link = block.as_resource_link().expect("a resource link");
+                (
+                    link.uri.as_str(),
+                    link.name.as_str(),
+                    link.description.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            links,
+            [
+                (
+                    "file:///work%20space/project/out/run%20log.txt",
+                    "run log.txt",
+                    Some("stdout")
+                ),
+                (
+                    "file:///elsewhere/picture.png",
+                    "picture.png",
+                    Some("image")
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_relative_artifact_without_a_workspace_gets_no_link() {
+        let artifact = Artifact {
+            path: "out/log.txt".into(),
+            role: "stdout".into(),
+        };
+        assert_eq!(artifact_link(&artifact, None), None);
+    }
+}
