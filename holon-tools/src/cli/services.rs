@@ -31,6 +31,12 @@ pub struct ServiceOptions {
     #[arg(long, global = true, value_name = "SWITCH", env = "HOLON_WEB_ALLOW_PRIVATE", value_parser = PrivateAddresses::parse)]
     pub web_allow_private: Option<PrivateAddresses>,
 
+    /// Send web and provider requests through the proxies HTTP_PROXY, HTTPS_PROXY and
+    /// ALL_PROXY name (minus NO_PROXY). Without it the environment's proxies are
+    /// ignored [default: false].
+    #[arg(long, global = true, env = "HOLON_WEB_PROXY_FROM_ENV")]
+    pub web_proxy_from_env: bool,
+
     /// GenerateImage's provider: the base of an OpenAI-compatible images API, such as
     /// https://api.openai.com/v1. Its API key is read from HOLON_IMAGE_API_KEY
     /// [default: none, GenerateImage says what to set].
@@ -71,6 +77,7 @@ impl ServiceOptions {
         if let Some(switch) = &self.web_allow_private {
             config.web.private_addresses = switch.clone();
         }
+        config.web.proxy_from_env = self.web_proxy_from_env;
         config.images.api_base = self.image_api_base.clone().filter(|s| !s.is_empty());
         if let Some(model) = self.image_model.clone().filter(|s| !s.is_empty()) {
             config.images.model = model;

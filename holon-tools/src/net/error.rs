@@ -1,14 +1,14 @@
-//! Why a request failed.
+//! Why a request failed: the gate's own errors. The tools turn them into `ToolError`s
+//! (`From` on the tools side), so this module knows nothing of tools.
 
 use std::net::IpAddr;
 use std::time::Duration;
 
-use holon_core::{ToolError, ToolErrorKind};
-
 /// Why a request failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NetError {
     /// The URL is malformed.
+    #[error("the URL `{url}` is invalid: {reason}")]
     InvalidUrl {
         /// The URL as given.
         url: String,
@@ -16,6 +16,7 @@ pub enum NetError {
         reason: String,
     },
     /// The scheme is not http or https.
+    #[error("the URL `{url}` uses the scheme `{scheme}`; only http and https are fetched")]
     UnsupportedScheme {
         /// The URL as given.
         url: String,
@@ -23,6 +24,7 @@ pub enum NetError {
         scheme: String,
     },
     /// The host resolves to an address the policy refuses.
+    #[error("{url} resolves to {address}, {reason}, which requests may not reach")]
     AddressRefused {
         /// The URL of the hop.
         url: String,
@@ -32,6 +34,7 @@ pub enum NetError {
         reason: &'static str,
     },
     /// The host name did not resolve.
+    #[error("the host `{host}` did not resolve: {error}")]
     Resolve {
         /// The host.
         host: String,
@@ -39,6 +42,7 @@ pub enum NetError {
         error: String,
     },
     /// No address of the host accepted a connection.
+    #[error("cannot connect to {url}: {error}")]
     Connect {
         /// The URL of the hop.
         url: String,
@@ -47,6 +51,7 @@ pub enum NetError {
     },
     /// The server's certificate was refused: not signed by a trusted authority, not
     /// for this host, or expired.
+    #[error("the certificate of {host} was refused: {error}")]
     Certificate {
         /// The host.
         host: String,
@@ -54,6 +59,7 @@ pub enum NetError {
         error: String,
     },
     /// The TLS handshake failed.
+    #[error("the TLS handshake with {host} failed: {error}")]
     Tls {
         /// The host.
         host: String,
@@ -61,6 +67,7 @@ pub enum NetError {
         error: String,
     },
     /// The server broke the HTTP exchange.
+    #[error("the HTTP exchange with {url} failed: {error}")]
     Protocol {
         /// The URL of the hop.
         url: String,
@@ -68,73 +75,15 @@ pub enum NetError {
         error: String,
     },
     /// The exchange did not finish in time.
+    #[error("no complete response within {} ms", after.as_millis())]
     Timeout {
         /// The limit.
         after: Duration,
     },
     /// More redirects than allowed.
+    #[error("more than {limit} redirects; stopped following them")]
     TooManyRedirects {
         /// The bound.
         limit: usize,
     },
-}
-
-impl std::fmt::Display for NetError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::InvalidUrl { url, reason } => write!(f, "the URL `{url}` is invalid: {reason}"),
-            Self::UnsupportedScheme { url, scheme } => write!(
-                f,
-                "the URL `{url}` uses the scheme `{scheme}`; only http and https are fetched"
-            ),
-            Self::AddressRefused {
-                url,
-                address,
-                reason,
-            } => write!(
-                f,
-                "{url} resolves to {address}, {reason}, which requests may not reach"
-            ),
-            Self::Resolve { host, error } => {
-                write!(f, "the host `{host}` did not resolve: {error}")
-            }
-            Self::Connect { url, error } => write!(f, "cannot connect to {url}: {error}"),
-            Self::Certificate { host, error } => {
-                write!(f, "the certificate of {host} was refused: {error}")
-            }
-            Self::Tls { host, error } => write!(f, "the TLS handshake with {host} failed: {error}"),
-            Self::Protocol { url, error } => {
-                write!(f, "the HTTP exchange with {url} failed: {error}")
-            }
-            Self::Timeout { after } => {
-                write!(f, "no complete response within {} ms", after.as_millis())
-            }
-            Self::TooManyRedirects { limit } => {
-                write!(f, "more than {limit} redirects; stopped following them")
-            }
-        }
-    }
-}
-
-impl std::error::Error for NetError {}
-
-/// The hint for a provider that answered 429.
-pub const RATE_LIMITED_HINT: &str = "the provider is rate limiting; wait and try again";
-
-/// The error of a provider (search, images, XSearch) that answered HTTP `status`: the
-/// status in its details, and retryable when the provider is busy or failing (429, 5xx).
-pub fn provider_status_error(
-    kind: ToolErrorKind,
-    message: String,
-    status: u16,
-    hint: impl Into<String>,
-) -> ToolError {
-    let error = ToolError::new(kind, message)
-        .with_details(serde_json::json!({ "status": status }))
-        .with_hint(hint);
-    if status == 429 || status >= 500 {
-        error.retryable()
-    } else {
-        error
-    }
 }

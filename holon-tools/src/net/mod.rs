@@ -1,34 +1,53 @@
-//! A small HTTP/1.1 client for the web and image planes, on hyper's connection API.
+//! The network gate: the one HTTP client of the web and image planes (WebFetch,
+//! WebSearch, GenerateImage, XSearch), on reqwest with rustls.
 //!
-//! It resolves each host itself, checks every resolved address against a
-//! [`PrivateAddresses`] policy and connects to exactly the checked address (a second
-//! lookup never happens, so DNS rebinding cannot slip a private address in). It
-//! follows redirects by hand, up to a bound, with the same check on every hop; bounds
-//! the whole exchange by one deadline; and stops reading a body past a byte cap.
+//! Confinement is built into the client rather than checked beside it: the address
+//! policy is its DNS resolver (every resolved address checked before the connector
+//! sees it, so a second lookup cannot slip a private address in), an IP literal is
+//! checked before the request (no resolver sees it), and the redirect policy checks
+//! every hop the same way. Proxies from the environment are used only when the
+//! operator opts in. One deadline bounds the whole exchange and the body is read up
+//! to a byte cap. Nothing here knows the tools: errors are [`NetError`]s.
 
 mod address;
 mod error;
-mod target;
-mod tls;
+mod redirect;
+mod resolver;
+mod trust;
+mod url_policy;
 
-use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::header::{self, HeaderValue};
-use hyper::{Method, StatusCode};
-use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
+use reqwest::header::{self, HeaderName};
+use reqwest::{Method, Url};
 
 pub use address::{PrivateAddresses, non_public_reason};
-pub use error::{NetError, RATE_LIMITED_HINT, provider_status_error};
-pub use target::{Scheme, Target, form_encode};
-pub use tls::TlsTrust;
+pub use error::NetError;
+pub use trust::TlsTrust;
 
 /// The `User-Agent` of every request.
 pub const USER_AGENT: &str = concat!("holon-tools/", env!("CARGO_PKG_VERSION"));
+
+/// The environment variables a proxy is taken from, when the operator opts in.
+const PROXY_ENV: &[&str] = &[
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
+
+/// What every client of a runtime shares: the trusted authorities, and whether the
+/// operator lets requests go through the proxies the environment names.
+#[derive(Debug, Clone, Default)]
+pub struct NetGate {
+    /// The certificate authorities https servers are checked against.
+    pub tls: TlsTrust,
+    /// Use `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (default: no proxy
+    /// at all, whatever the environment says).
+    pub proxy_from_env: bool,
+}
 
 /// One request.
 #[derive(Debug, Clone)]
@@ -37,8 +56,8 @@ pub struct HttpRequest {
     pub method: Method,
     /// An absolute http or https URL.
     pub url: String,
-    /// Extra headers (`Host`, `User-Agent`, `Accept-Encoding` are set by the client).
-    pub headers: Vec<(header::HeaderName, String)>,
+    /// Extra headers (`Host` and `User-Agent` are set by the client).
+    pub headers: Vec<(HeaderName, String)>,
     /// The body, for POST.
     pub body: Option<Vec<u8>>,
 }
@@ -65,7 +84,7 @@ impl HttpRequest {
     }
 
     /// Adds a header.
-    pub fn header(mut self, name: header::HeaderName, value: impl Into<String>) -> Self {
+    pub fn header(mut self, name: HeaderName, value: impl Into<String>) -> Self {
         self.headers.push((name, value.into()));
         self
     }
@@ -107,20 +126,8 @@ pub struct HttpClient {
     pub max_body_bytes: usize,
     /// Redirects followed at most; 0 returns a redirect response as it is.
     pub max_redirects: usize,
-    /// The certificate authorities https servers are checked against.
-    pub tls: TlsTrust,
-}
-
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-
-/// Aborts the task driving a connection when the exchange is over.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+    /// Trust and proxies.
+    pub gate: NetGate,
 }
 
 impl HttpClient {
@@ -131,14 +138,14 @@ impl HttpClient {
         timeout: Duration,
         max_body_bytes: usize,
         max_redirects: usize,
-        tls: TlsTrust,
+        gate: NetGate,
     ) -> Self {
         Self {
             private_addresses: PrivateAddresses::Allow,
             timeout,
             max_body_bytes,
             max_redirects,
-            tls,
+            gate,
         }
     }
 
@@ -151,180 +158,204 @@ impl HttpClient {
             }))
     }
 
-    async fn exchange(&self, mut request: HttpRequest) -> Result<HttpResponse, NetError> {
-        let mut target = Target::parse(&request.url)?;
-        let mut redirects = Vec::new();
-        loop {
-            let (response, driver) = self.hop(&target, &request).await?;
-            let status = response.status();
-            let location = response
-                .headers()
-                .get(header::LOCATION)
-                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
-            if let (true, Some(location)) = (is_redirect(status), location)
-                && self.max_redirects > 0
-            {
-                if redirects.len() >= self.max_redirects {
-                    return Err(NetError::TooManyRedirects {
-                        limit: self.max_redirects,
-                    });
-                }
-                drop((response, driver));
-                target = target.join(&location)?;
-                redirects.push(target.to_string());
-                let keeps_method = matches!(
-                    status,
-                    StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
-                );
-                if !keeps_method && request.method != Method::HEAD {
-                    request.method = Method::GET;
-                    request.body = None;
-                }
-                continue;
-            }
-            let content_type = response
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_string);
-            let (body, truncated) = self.read_body(&target, response.into_body()).await?;
-            drop(driver);
-            return Ok(HttpResponse {
-                final_url: target.to_string(),
-                status: status.as_u16(),
-                content_type,
-                body,
-                truncated,
-                redirects,
-            });
+    async fn exchange(&self, request: HttpRequest) -> Result<HttpResponse, NetError> {
+        let mut url = url_policy::parse(&request.url, &self.private_addresses)?;
+        url.set_fragment(None);
+        let proxies = self.proxy_hosts();
+        if !proxies.is_empty()
+            && self.private_addresses != PrivateAddresses::Allow
+            && let Some(url::Host::Domain(host)) = url.host()
+        {
+            // Through a proxy the proxy resolves the name, not this client's
+            // resolver: check it here too (a best effort, see the README).
+            resolver::resolve_checked(host, &self.private_addresses).await?;
         }
-    }
-
-    /// One request to one target: resolve, check, connect, send, read the head.
-    async fn hop(
-        &self,
-        target: &Target,
-        request: &HttpRequest,
-    ) -> Result<(hyper::Response<Incoming>, AbortOnDrop), NetError> {
-        let url = target.to_string();
-        let addresses = self.resolve(target).await?;
-        let mut last_error = String::from("no address");
-        let mut connected = None;
-        for address in addresses {
-            match TcpStream::connect(address).await {
-                Ok(stream) => {
-                    connected = Some(stream);
-                    break;
-                }
-                Err(error) => last_error = format!("{address}: {error}"),
-            }
-        }
-        let stream = connected.ok_or_else(|| NetError::Connect {
-            url: url.clone(),
-            error: last_error,
-        })?;
-        let io: Box<dyn Io> = match target.scheme {
-            Scheme::Http => Box::new(stream),
-            Scheme::Https => Box::new(self.tls.handshake(&target.host, stream).await?),
-        };
-        let protocol = |error: String| NetError::Protocol {
-            url: url.clone(),
-            error,
-        };
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io))
-            .await
-            .map_err(|error| protocol(error.to_string()))?;
-        let driver = AbortOnDrop(tokio::spawn(async move {
-            // The connection's own error surfaces through the request and body futures.
-            let _ = connection.await;
-        }));
-        let mut builder = hyper::Request::builder()
-            .method(request.method.clone())
-            .uri(target.path_and_query.as_str())
-            .header(header::HOST, target.host_header())
-            .header(header::USER_AGENT, USER_AGENT)
-            .header(header::ACCEPT_ENCODING, "identity");
-        for (name, value) in &request.headers {
-            let value = HeaderValue::from_str(value)
-                .map_err(|error| protocol(format!("header `{name}`: {error}")))?;
+        let hops = redirect::Hops::default();
+        let client = self.build(proxies, hops.clone())?;
+        let shown = url.to_string();
+        let mut builder = client.request(request.method, url);
+        for (name, value) in request.headers {
             builder = builder.header(name, value);
         }
-        let body = Full::new(Bytes::from(request.body.clone().unwrap_or_default()));
-        let outgoing = builder
-            .body(body)
-            .map_err(|error| protocol(error.to_string()))?;
-        let response = sender
-            .send_request(outgoing)
+        if let Some(body) = request.body {
+            builder = builder.body(body);
+        }
+        let mut response = builder
+            .send()
             .await
-            .map_err(|error| protocol(error.to_string()))?;
-        Ok((response, driver))
-    }
-
-    /// The addresses `target`'s host resolves to, every one checked by the policy.
-    async fn resolve(&self, target: &Target) -> Result<Vec<SocketAddr>, NetError> {
-        let addresses: Vec<SocketAddr> = match target.host.parse::<IpAddr>() {
-            Ok(ip) => vec![SocketAddr::new(ip, target.port)],
-            Err(_) => tokio::net::lookup_host((target.host.as_str(), target.port))
-                .await
-                .map_err(|error| NetError::Resolve {
-                    host: target.host.clone(),
-                    error: error.to_string(),
-                })?
-                .collect(),
-        };
-        if addresses.is_empty() {
-            return Err(NetError::Resolve {
-                host: target.host.clone(),
-                error: "no address".to_string(),
-            });
-        }
-        // One refused address refuses the host: a name that mixes public and private
-        // addresses is not trusted with either.
-        for address in &addresses {
-            self.private_addresses
-                .check(address.ip())
-                .map_err(|reason| NetError::AddressRefused {
-                    url: target.to_string(),
-                    address: address.ip(),
-                    reason,
-                })?;
-        }
-        Ok(addresses)
-    }
-
-    /// Reads the body up to the cap; past it, stops reading and says so.
-    async fn read_body(
-        &self,
-        target: &Target,
-        mut body: Incoming,
-    ) -> Result<(Vec<u8>, bool), NetError> {
-        let mut bytes = Vec::new();
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|error| NetError::Protocol {
-                url: target.to_string(),
-                error: error.to_string(),
-            })?;
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            let room = self.max_body_bytes.saturating_sub(bytes.len());
-            if data.len() > room {
-                bytes.extend_from_slice(&data[..room]);
-                return Ok((bytes, true));
+            .map_err(|error| classify(&error, &shown))?;
+        let final_url = response.url().to_string();
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        let mut body = Vec::new();
+        let mut truncated = false;
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| classify(&error, &final_url))?
+        {
+            let room = self.max_body_bytes.saturating_sub(body.len());
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                truncated = true;
+                break;
             }
-            bytes.extend_from_slice(&data);
+            body.extend_from_slice(&chunk);
         }
-        Ok((bytes, false))
+        let redirects = std::mem::take(&mut *hops.lock().unwrap_or_else(|p| p.into_inner()));
+        Ok(HttpResponse {
+            final_url,
+            status,
+            content_type,
+            body,
+            truncated,
+            redirects,
+        })
+    }
+
+    /// A reqwest client for one exchange: the policy resolver, the redirect policy
+    /// recording into `hops`, rustls with this gate's trust, HTTP/1.1, no retries, no
+    /// `Referer`, and proxies only when opted in.
+    fn build(
+        &self,
+        proxies: Vec<String>,
+        hops: redirect::Hops,
+    ) -> Result<reqwest::Client, NetError> {
+        let mut builder = reqwest::Client::builder()
+            .tls_backend_preconfigured(self.gate.tls.client_config())
+            .dns_resolver(resolver::PolicyResolver {
+                policy: self.private_addresses.clone(),
+                exempt: proxies,
+            })
+            .redirect(redirect::policy(
+                self.max_redirects,
+                self.private_addresses.clone(),
+                hops,
+            ))
+            .http1_only()
+            .referer(false)
+            .retry(reqwest::retry::never())
+            .user_agent(USER_AGENT);
+        if !self.gate.proxy_from_env {
+            builder = builder.no_proxy();
+        }
+        builder.build().map_err(|error| NetError::Protocol {
+            url: String::new(),
+            error: format!("the HTTP client cannot be built: {}", chain(&error)),
+        })
+    }
+
+    /// The hosts of the proxies the environment names, when the operator opted in.
+    fn proxy_hosts(&self) -> Vec<String> {
+        if !self.gate.proxy_from_env {
+            return Vec::new();
+        }
+        PROXY_ENV
+            .iter()
+            .filter_map(|name| std::env::var(name).ok())
+            .filter_map(|value| {
+                // A proxy given without a scheme is http, as reqwest reads it.
+                let value = if value.contains("://") {
+                    value
+                } else {
+                    format!("http://{value}")
+                };
+                Url::parse(&value).ok()?.host_str().map(str::to_string)
+            })
+            .map(|host| {
+                host.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_string()
+            })
+            .collect()
     }
 }
 
-fn is_redirect(status: StatusCode) -> bool {
-    matches!(
-        status,
-        StatusCode::MOVED_PERMANENTLY
-            | StatusCode::FOUND
-            | StatusCode::SEE_OTHER
-            | StatusCode::TEMPORARY_REDIRECT
-            | StatusCode::PERMANENT_REDIRECT
-    )
+/// A reqwest error as the gate's: its own refusals (raised by the resolver and the
+/// redirect policy) first, then certificate and TLS failures, timeouts, connection
+/// failures, and anything else as a protocol error.
+fn classify(error: &reqwest::Error, url: &str) -> NetError {
+    let url = error.url().map_or_else(|| url.to_string(), Url::to_string);
+    let host = error
+        .url()
+        .and_then(Url::host_str)
+        .unwrap_or_default()
+        .to_string();
+    if let Some(own) = find::<NetError>(error) {
+        return match own.clone() {
+            // The resolver knows the host only; the hop's URL is known here.
+            NetError::AddressRefused {
+                address, reason, ..
+            } => NetError::AddressRefused {
+                url,
+                address,
+                reason,
+            },
+            other => other,
+        };
+    }
+    if let Some(tls) = find::<tokio_rustls::rustls::Error>(error) {
+        return match tls {
+            tokio_rustls::rustls::Error::InvalidCertificate(reason) => NetError::Certificate {
+                host,
+                error: format!("{reason:?}"),
+            },
+            other => NetError::Tls {
+                host,
+                error: other.to_string(),
+            },
+        };
+    }
+    let text = chain(error);
+    if error.is_timeout() {
+        NetError::Protocol {
+            url,
+            error: format!("timed out: {text}"),
+        }
+    } else if error.is_connect() {
+        NetError::Connect { url, error: text }
+    } else {
+        NetError::Protocol { url, error: text }
+    }
+}
+
+/// The first error of type `T` in `error`'s source chain, looking inside
+/// `io::Error`s too (their `source` skips the error they wrap).
+fn find<'a, T: std::error::Error + 'static>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a T> {
+    let mut next = Some(error);
+    while let Some(current) = next {
+        if let Some(found) = current.downcast_ref::<T>() {
+            return Some(found);
+        }
+        if let Some(inner) = current
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            && let Some(found) = find::<T>(inner)
+        {
+            return Some(found);
+        }
+        next = current.source();
+    }
+    None
+}
+
+/// An error and its sources, as one line.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(current) = next {
+        let line = current.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        next = current.source();
+    }
+    text
 }

@@ -32,7 +32,7 @@ pub use store::{ExecutionRecord, Store, StoreError};
 pub use tasks::TaskManager;
 pub use workspace::{PathEscape, WorkspaceRoots};
 
-use crate::net::TlsTrust;
+use crate::net::{NetGate, TlsTrust};
 use crate::tools::model::catalog::{CatalogError, ModelCatalog};
 
 /// The file name of the store inside the state directory.
@@ -176,7 +176,7 @@ pub struct Runtime {
     web: WebConfig,
     images: ImageConfig,
     media: MediaDir,
-    tls: TlsTrust,
+    net: NetGate,
 }
 
 impl Runtime {
@@ -228,6 +228,10 @@ impl Runtime {
             Some(path) => TlsTrust::with_ca_file(path).map_err(RuntimeError::CaFile)?,
             None => TlsTrust::default(),
         };
+        let net = NetGate {
+            tls,
+            proxy_from_env: config.web.proxy_from_env,
+        };
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
             bindings,
@@ -239,7 +243,7 @@ impl Runtime {
             media,
             web: config.web,
             images: config.images,
-            tls,
+            net,
         }))
     }
 
@@ -289,9 +293,9 @@ impl Runtime {
         &self.web
     }
 
-    /// The certificate authorities https servers are checked against.
-    pub fn tls(&self) -> &TlsTrust {
-        &self.tls
+    /// What every HTTP client shares: the trusted authorities, the proxy choice.
+    pub fn net(&self) -> &NetGate {
+        &self.net
     }
 
     /// The image provider of GenerateImage.

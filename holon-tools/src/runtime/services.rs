@@ -12,6 +12,8 @@ pub use crate::net::PrivateAddresses;
 pub const SEARCH_URL_ENV: &str = "HOLON_SEARCH_URL";
 /// The environment variable (and `--web-allow-private`) of the private-address switch.
 pub const WEB_ALLOW_PRIVATE_ENV: &str = "HOLON_WEB_ALLOW_PRIVATE";
+/// The environment variable (and `--web-proxy-from-env`) of the proxy opt-in.
+pub const WEB_PROXY_FROM_ENV_ENV: &str = "HOLON_WEB_PROXY_FROM_ENV";
 /// The environment variable (and `--image-api-base`) of the image provider's address.
 pub const IMAGE_API_BASE_ENV: &str = "HOLON_IMAGE_API_BASE";
 /// The environment variable holding the image provider's API key.
@@ -80,6 +82,10 @@ pub struct WebConfig {
     pub max_response_bytes: usize,
     /// Redirects WebFetch follows at most (default 5).
     pub max_redirects: usize,
+    /// Send every request (web and providers) through the proxies `HTTP_PROXY`,
+    /// `HTTPS_PROXY` and `ALL_PROXY` name, minus `NO_PROXY` (default: never, whatever
+    /// the environment says).
+    pub proxy_from_env: bool,
     /// The search providers; the first is the default.
     pub search_providers: Vec<SearchProvider>,
     /// XSearch's provider: xAI's Responses API with its `x_search` tool.
@@ -118,6 +124,7 @@ impl Default for WebConfig {
             timeout: Duration::from_secs(30),
             max_response_bytes: 5 * 1024 * 1024,
             max_redirects: 5,
+            proxy_from_env: false,
             search_providers: Vec::new(),
             x_search: XSearchConfig::default(),
         }

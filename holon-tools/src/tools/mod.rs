@@ -5,6 +5,7 @@ pub mod agent;
 pub mod image;
 pub mod memory;
 pub mod model;
+pub mod net_errors;
 pub mod task_control;
 pub mod timer;
 pub mod web;

@@ -4,11 +4,10 @@ use base64::Engine as _;
 use holon_core::prelude::*;
 use serde_json::{Value, json};
 
-use crate::net::{
-    HttpClient, HttpRequest, NetError, RATE_LIMITED_HINT, TlsTrust, provider_status_error,
-};
+use crate::net::{HttpClient, HttpRequest, NetError, NetGate};
 use crate::runtime::ImageConfig;
 use crate::runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
+use crate::tools::net_errors::{RATE_LIMITED_HINT, provider_status_error};
 
 /// The largest provider response read, in bytes (base64 images are large).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
@@ -51,7 +50,7 @@ pub fn not_configured() -> ToolError {
 /// Asks the provider for one image.
 pub async fn generate(
     config: &ImageConfig,
-    tls: &TlsTrust,
+    gate: &NetGate,
     prompt: &str,
     options: &Options<'_>,
 ) -> Result<Generation, ToolError> {
@@ -69,7 +68,7 @@ pub async fn generate(
     }
     let request = HttpRequest::post_json(&url, &body)
         .bearer(config.api_key.as_ref().map(|key| key.0.as_str()));
-    let client = HttpClient::for_provider(config.timeout, MAX_RESPONSE_BYTES, 0, tls.clone());
+    let client = HttpClient::for_provider(config.timeout, MAX_RESPONSE_BYTES, 0, gate.clone());
     let response = client.send(request).await.map_err(net_error)?;
     if !(200..300).contains(&response.status) {
         return Err(status_error(response.status, &response.body));

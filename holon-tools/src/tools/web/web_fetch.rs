@@ -1,13 +1,12 @@
 //! `WebFetch`: fetch one web page and return it as text, marked as untrusted.
 
 use holon_core::prelude::*;
-use hyper::header;
+use reqwest::header;
 
 use super::extract::{self, BodyKind};
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError};
+use crate::net::{HttpClient, HttpRequest};
 use crate::runtime::Runtime;
-use crate::runtime::services::WEB_ALLOW_PRIVATE_ENV;
 
 /// Characters of content returned when `max_chars` is not given.
 pub const DEFAULT_MAX_CHARS: usize = 20_000;
@@ -99,13 +98,13 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         timeout: web.timeout,
         max_body_bytes: web.max_response_bytes,
         max_redirects: web.max_redirects,
-        tls: rt.tls().clone(),
+        gate: rt.net().clone(),
     };
     let request = HttpRequest::get(args.url.trim()).header(
         header::ACCEPT,
         "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5",
     );
-    let response = client.send(request).await.map_err(fetch_error)?;
+    let response = client.send(request).await?;
     if !(200..300).contains(&response.status) {
         return Err(status_error(response.status, &response.final_url));
     }
@@ -189,42 +188,5 @@ fn status_error(status: u16, url: &str) -> ToolError {
             .retryable(),
         300..=399 => error.with_hint("the server redirected without a usable Location"),
         _ => error.with_hint("check the URL; the page may have moved or need a login"),
-    }
-}
-
-fn fetch_error(error: NetError) -> ToolError {
-    let kind = ToolErrorKind::new;
-    let message = error.to_string();
-    match error {
-        NetError::InvalidUrl { .. } => ToolError::new(kind("invalid_url"), message)
-            .with_field("url")
-            .with_hint("give an absolute URL such as https://example.com/page"),
-        NetError::UnsupportedScheme { .. } => ToolError::new(kind("unsupported_url_scheme"), message)
-            .with_field("url")
-            .with_hint("only http:// and https:// URLs are fetched; read local files with the workspace tools"),
-        NetError::AddressRefused { .. } => ToolError::new(kind("address_refused"), message)
-            .with_field("url")
-            .with_hint(format!(
-                "WebFetch reaches public addresses only; the operator can allow private ones with {WEB_ALLOW_PRIVATE_ENV}"
-            )),
-        NetError::Resolve { .. } => ToolError::new(kind("dns_failed"), message)
-            .with_field("url")
-            .with_hint("check the host name's spelling"),
-        NetError::TooManyRedirects { .. } => ToolError::new(kind("too_many_redirects"), message)
-            .with_field("url")
-            .with_hint("the page redirects in a loop or too often; try the final address directly"),
-        NetError::Timeout { .. } => ToolError::new(kind("fetch_timed_out"), message)
-            .with_hint("the server is slow; try again later")
-            .retryable(),
-        NetError::Certificate { .. } => ToolError::new(kind("certificate_refused"), message)
-            .with_field("url")
-            .with_hint(
-                "the site's certificate is not trusted here; if it is signed by an internal authority, the operator can add that authority with --ca-file (HOLON_CA_FILE)",
-            ),
-        NetError::Connect { .. } | NetError::Tls { .. } | NetError::Protocol { .. } => {
-            ToolError::new(kind("fetch_failed"), message)
-                .with_hint("the server may be down or misconfigured; try again later")
-                .retryable()
-        }
     }
 }

@@ -1,15 +1,14 @@
 //! `WebSearch`: query the configured search provider (a SearXNG-compatible JSON API).
 
 use holon_core::prelude::*;
-use hyper::header;
+use reqwest::header;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{
-    HttpClient, HttpRequest, NetError, RATE_LIMITED_HINT, form_encode, provider_status_error,
-};
+use crate::net::{HttpClient, HttpRequest, NetError};
 use crate::runtime::services::SEARCH_URL_ENV;
 use crate::runtime::{Runtime, SearchProvider};
+use crate::tools::net_errors::{RATE_LIMITED_HINT, provider_status_error};
 
 /// Results returned when `max_results` is not given.
 pub const DEFAULT_MAX_RESULTS: usize = 5;
@@ -77,13 +76,13 @@ async fn web_search(
     let url = format!(
         "{}{separator}q={}&format=json",
         provider.url,
-        form_encode(args.query.trim())
+        url::form_urlencoded::byte_serialize(args.query.trim().as_bytes()).collect::<String>()
     );
     let client = HttpClient::for_provider(
         rt.web().timeout,
         rt.web().max_response_bytes,
         3,
-        rt.tls().clone(),
+        rt.net().clone(),
     );
     let response = client
         .send(HttpRequest::get(url).header(header::ACCEPT, "application/json"))

@@ -5,9 +5,10 @@ use holon_core::prelude::*;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError, RATE_LIMITED_HINT, provider_status_error};
+use crate::net::{HttpClient, HttpRequest, NetError};
 use crate::runtime::services::{XAI_API_BASE_ENV, XAI_API_KEY_ENV, XAI_MODEL_ENV};
 use crate::runtime::{Runtime, XSearchConfig};
+use crate::tools::net_errors::{RATE_LIMITED_HINT, provider_status_error};
 
 /// What an X handle looks like, with or without its `@`.
 pub const X_HANDLE_PATTERN: &str = "^@?[A-Za-z0-9_]{1,15}$";
@@ -89,7 +90,7 @@ async fn x_search(
     let url = format!("{}/responses", base.trim_end_matches('/'));
     let request = HttpRequest::post_json(&url, &request_body(config, &args))
         .bearer(config.api_key.as_ref().map(|key| key.0.as_str()));
-    let client = HttpClient::for_provider(config.timeout, MAX_RESPONSE_BYTES, 0, rt.tls().clone());
+    let client = HttpClient::for_provider(config.timeout, MAX_RESPONSE_BYTES, 0, rt.net().clone());
     let response = client.send(request).await.map_err(net_error)?;
     if !(200..300).contains(&response.status) {
         return Err(status_error(response.status));

@@ -1,18 +1,14 @@
-//! TLS for https targets: rustls on the ring provider, Mozilla's root certificates
-//! compiled in plus any the operator adds (an internal CA, a proxy's), HTTP/1.1
-//! announced by ALPN.
+//! Whom https servers are checked against: a rustls configuration on the ring
+//! provider (no aws-lc, so no cmake), Mozilla's root certificates compiled in plus
+//! any the operator adds (an internal CA, a proxy's), HTTP/1.1 announced by ALPN.
+//! reqwest runs the handshake with it.
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
-use tokio_rustls::client::TlsStream;
+use tokio_rustls::rustls::pki_types::CertificateDer;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
-use tokio_rustls::rustls::{self, ClientConfig, RootCertStore, crypto};
-
-use super::NetError;
+use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto};
 
 /// The certificate authorities https servers are checked against. Cheap to clone.
 #[derive(Clone)]
@@ -78,32 +74,8 @@ impl TlsTrust {
         })
     }
 
-    /// Runs the TLS handshake with `host` (its certificate must name it) over `stream`.
-    pub async fn handshake(
-        &self,
-        host: &str,
-        stream: TcpStream,
-    ) -> Result<TlsStream<TcpStream>, NetError> {
-        let tls = |error: String| NetError::Tls {
-            host: host.to_string(),
-            error,
-        };
-        let name =
-            ServerName::try_from(host.to_string()).map_err(|error| tls(error.to_string()))?;
-        TlsConnector::from(Arc::clone(&self.config))
-            .connect(name, stream)
-            .await
-            .map_err(|error| {
-                let rustls_error = error
-                    .get_ref()
-                    .and_then(|e| e.downcast_ref::<rustls::Error>());
-                match rustls_error {
-                    Some(rustls::Error::InvalidCertificate(reason)) => NetError::Certificate {
-                        host: host.to_string(),
-                        error: format!("{reason:?}"),
-                    },
-                    _ => tls(error.to_string()),
-                }
-            })
+    /// The rustls configuration, for one client (cheap: the roots are shared).
+    pub(super) fn client_config(&self) -> ClientConfig {
+        ClientConfig::clone(&self.config)
     }
 }
