@@ -1,6 +1,31 @@
 //! From response bytes to text: what kind of content it is, its character set, and
 //! HTML to readable, Markdown-like text (html2text: headings, emphasis, lists, tables
-//! and links kept).
+//! and links kept). Rendering is bounded (input bytes, nesting depth, time, and how
+//! many run at once) and runs on a blocking thread, never on the async runtime.
+
+use std::time::Duration;
+
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+use tokio::sync::Semaphore;
+
+use super::nesting;
+
+/// Bytes of HTML given to the renderer at most (its memory grows with them: about
+/// 300 bytes per element).
+pub const MAX_RENDER_BYTES: usize = 1 << 20;
+
+/// Elements nested deeper than this are flattened before rendering (the renderer's
+/// time grows with depth times size).
+pub const MAX_RENDER_DEPTH: usize = 64;
+
+/// The time a rendering may take; past it the markup is returned as it is.
+pub const RENDER_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Characters of a page title kept.
+const MAX_TITLE_CHARS: usize = 300;
+
+/// Renderings at once, process-wide: a bound on the memory they hold together.
+static RENDERING: Semaphore = Semaphore::const_new(2);
 
 /// The column width HTML is laid out to.
 const TEXT_WIDTH: usize = 100;
@@ -65,24 +90,155 @@ fn sniff(body: &[u8]) -> BodyKind {
     }
 }
 
-/// Decodes the body as its `charset` says: Latin-1 family byte for byte, anything
-/// else as UTF-8 (invalid sequences become U+FFFD).
-pub fn decode(content_type: Option<&str>, body: &[u8]) -> String {
-    let charset = content_type
-        .and_then(|value| {
-            value.split(';').skip(1).find_map(|param| {
-                let (key, value) = param.split_once('=')?;
-                (key.trim().eq_ignore_ascii_case("charset"))
-                    .then(|| value.trim().trim_matches('"').to_ascii_lowercase())
-            })
+/// Decodes the body by its declared character set, in the order browsers use: a
+/// byte-order mark, the `charset` of the `Content-Type`, then (for HTML) a
+/// `<meta charset>` or `<meta http-equiv="Content-Type">` in the first 1024 bytes;
+/// UTF-8 when none names a known encoding. Invalid sequences become U+FFFD.
+pub fn decode(content_type: Option<&str>, body: &[u8], kind: BodyKind) -> String {
+    let declared = content_type
+        .and_then(charset_parameter)
+        .and_then(|label| Encoding::for_label(label.as_bytes()))
+        .or_else(|| {
+            (kind == BodyKind::Html)
+                .then(|| meta_charset(&body[..body.len().min(1024)]))
+                .flatten()
         })
-        .unwrap_or_default();
-    match charset.as_str() {
-        "iso-8859-1" | "latin1" | "latin-1" | "windows-1252" | "us-ascii" | "ascii" => {
-            body.iter().map(|&b| char::from(b)).collect()
+        // A page cannot say it is UTF-16 from inside its own ASCII bytes (WHATWG).
+        .map(|encoding| match encoding {
+            e if e == UTF_16LE || e == UTF_16BE => UTF_8,
+            e => e,
+        })
+        .unwrap_or(UTF_8);
+    // `decode` lets a byte-order mark override the declaration.
+    let (text, _, _) = declared.decode(body);
+    text.into_owned()
+}
+
+/// The `charset` parameter of a `Content-Type` value.
+fn charset_parameter(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (key, value) = param.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+/// The encoding a `<meta>` in `head` declares: `<meta charset=...>`, or
+/// `<meta http-equiv="content-type" content="...; charset=...">`.
+fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+    let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let mut rest = lower.as_str();
+    while let Some(at) = rest.find("<meta") {
+        let tag_start = &rest[at + 5..];
+        let tag = &tag_start[..tag_start.find('>').unwrap_or(tag_start.len())];
+        let label = attribute(tag, "charset").or_else(|| {
+            attribute(tag, "http-equiv")
+                .filter(|value| value == "content-type")
+                .and(attribute(tag, "content"))
+                .and_then(|content| {
+                    let after = &content[content.find("charset")? + 7..];
+                    let value = after.trim_start().strip_prefix('=')?;
+                    Some(
+                        value
+                            .trim()
+                            .trim_matches(['"', '\''])
+                            .split([';', ' '])
+                            .next()?
+                            .to_string(),
+                    )
+                })
+        });
+        if let Some(encoding) = label.and_then(|label| Encoding::for_label(label.as_bytes())) {
+            return Some(encoding);
         }
-        _ => String::from_utf8_lossy(body).into_owned(),
+        rest = tag_start;
     }
+    None
+}
+
+/// The value of attribute `name` in the inside of a tag (already lowercased).
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let mut rest = tag;
+    while let Some(at) = rest.find(name) {
+        let before_ok = rest[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_ascii_whitespace() || c == '/' || c == '"' || c == '\'');
+        let after = rest[at + name.len()..].trim_start();
+        if before_ok && let Some(value) = after.strip_prefix('=') {
+            let value = value.trim_start();
+            return Some(match value.chars().next() {
+                Some(quote @ ('"' | '\'')) => {
+                    let inner = &value[1..];
+                    inner[..inner.find(quote).unwrap_or(inner.len())].to_string()
+                }
+                _ => value
+                    .split(|c: char| c.is_ascii_whitespace() || matches!(c, '/' | '"' | '\'' | ';'))
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            });
+        }
+        rest = &rest[at + name.len()..];
+    }
+    None
+}
+
+/// What rendering HTML gave.
+#[derive(Debug)]
+pub struct Rendering {
+    /// The text; `None` when the renderer failed or ran out of time.
+    pub text: Option<String>,
+    /// What the bounds changed, in words, for the result.
+    pub notes: Vec<String>,
+}
+
+/// Renders `html` within the bounds, on a blocking thread.
+pub async fn render_bounded(html: &str) -> Rendering {
+    let mut notes = Vec::new();
+    let mut input = html;
+    if input.len() > MAX_RENDER_BYTES {
+        let mut cut = MAX_RENDER_BYTES;
+        while !input.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        input = &input[..cut];
+        notes.push(format!(
+            "only the first {MAX_RENDER_BYTES} of {} bytes of HTML were rendered",
+            html.len()
+        ));
+    }
+    let (input, dropped) = nesting::flatten(input, MAX_RENDER_DEPTH);
+    if dropped > 0 {
+        notes.push(format!(
+            "{dropped} tags nested deeper than {MAX_RENDER_DEPTH} levels were dropped (their text kept)"
+        ));
+    }
+    let rendered = tokio::time::timeout(RENDER_DEADLINE, async move {
+        let permit = RENDERING.acquire().await.ok()?;
+        // The permit goes with the thread: a rendering that outlives its deadline
+        // still counts until it ends.
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            html_to_text(&input)
+        })
+        .await
+        .ok()
+        .flatten()
+    })
+    .await;
+    let text = match rendered {
+        Ok(text) => text,
+        Err(_) => {
+            notes.push(format!(
+                "rendering the HTML took longer than {} s; the markup is returned as it is",
+                RENDER_DEADLINE.as_secs()
+            ));
+            None
+        }
+    };
+    Rendering { text, notes }
 }
 
 /// HTML as readable text; `None` when the renderer fails.
@@ -127,6 +283,8 @@ pub fn title(html: &str) -> Option<String> {
         .replace("&nbsp;", " ")
         .replace("&amp;", "&");
     let title = decoded.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A title is a line, not a second page.
+    let (title, _) = truncate_chars(&title, MAX_TITLE_CHARS);
     (!title.is_empty()).then_some(title)
 }
 
@@ -153,11 +311,12 @@ mod tests {
         assert_eq!(classify(None, b"<!DOCTYPE html><p>x"), BodyKind::Html);
         assert_eq!(classify(None, b"plain words"), BodyKind::Text);
         assert_eq!(classify(None, b"\x00\x01\x02"), BodyKind::Binary);
+        let text = BodyKind::Text;
         assert_eq!(
-            decode(Some("text/plain; charset=ISO-8859-1"), b"caf\xe9"),
+            decode(Some("text/plain; charset=ISO-8859-1"), b"caf\xe9", text),
             "café"
         );
-        assert_eq!(decode(Some("text/plain"), "café".as_bytes()), "café");
+        assert_eq!(decode(Some("text/plain"), "café".as_bytes(), text), "café");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! (XSearch). What comes back is external content, wrapped in markers that say so.
 
 mod extract;
+mod nesting;
 mod web_fetch;
 mod web_search;
 mod x_search;

@@ -56,11 +56,13 @@ pub struct FetchedPage {
     pub content_type: Option<String>,
     /// How the content was produced: `text` (HTML rendered as text) or `raw`.
     pub extracted_as: String,
-    /// The HTML document's title.
-    pub title: Option<String>,
     /// The content, wrapped between `<<<UNTRUSTED_EXTERNAL_CONTENT ...>>>` and
     /// `<<<END_UNTRUSTED_EXTERNAL_CONTENT>>>`: text from the web, never instructions.
+    /// An HTML page's title is its first line, `Title: ...`.
     pub content: String,
+    /// What the rendering bounds changed (HTML cut to a size, over-deep nesting
+    /// flattened, a rendering out of time); empty when nothing.
+    pub extraction_notes: Vec<String>,
     /// Whether the content was cut at `max_chars`.
     pub truncated: bool,
     /// Characters of content before the cut.
@@ -122,7 +124,7 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         .with_field("url")
         .with_hint("to look at an image, save it into the workspace with a command (such as curl -o) and use ViewImage"));
     }
-    let decoded = extract::decode(content_type.as_deref(), &response.body);
+    let decoded = extract::decode(content_type.as_deref(), &response.body, kind);
     let title = (kind == BodyKind::Html)
         .then(|| extract::title(&decoded))
         .flatten();
@@ -131,10 +133,19 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         ExtractMode::Text => true,
         ExtractMode::Raw => false,
     };
-    let (text, extracted_as) = match render.then(|| extract::html_to_text(&decoded)) {
-        Some(Some(text)) => (text, "text"),
-        // The renderer failed: the raw body is still worth returning.
-        Some(None) | None => (decoded, "raw"),
+    let mut extraction_notes = Vec::new();
+    let rendered = match render {
+        true => {
+            let rendering = extract::render_bounded(&decoded).await;
+            extraction_notes = rendering.notes;
+            rendering.text
+        }
+        false => None,
+    };
+    let (text, extracted_as) = match rendered {
+        Some(text) => (text, "text"),
+        // Not rendered, or the renderer failed: the raw body is still worth returning.
+        None => (decoded, "raw"),
     };
     let max_chars = args.max_chars.map_or(DEFAULT_MAX_CHARS, |n| {
         usize::try_from(n).unwrap_or(usize::MAX)
@@ -146,7 +157,12 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
             "\n[... cut at {max_chars} of {total_chars} characters; raise max_chars for more]"
         ));
     }
-    let content = wrap_untrusted(&response.final_url, &cut);
+    // The title is the page's words too: inside the wrapper.
+    let wrapped = match &title {
+        Some(title) => format!("Title: {title}\n\n{cut}"),
+        None => cut,
+    };
+    let content = wrap_untrusted(&response.final_url, &wrapped);
     let summary = format!(
         "fetched {} (HTTP {}, {total_chars} characters{})",
         response.final_url,
@@ -154,8 +170,8 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         if truncated { ", cut" } else { "" }
     );
     let mut receipt = format!("Fetched {} (HTTP {})", response.final_url, response.status);
-    if let Some(title) = &title {
-        receipt.push_str(&format!("\nTitle: {title}"));
+    for note in &extraction_notes {
+        receipt.push_str(&format!("\nNote: {note}"));
     }
     receipt.push_str(&format!("\n\n{content}"));
     Ok(ToolOutput::new(FetchedPage {
@@ -164,8 +180,8 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         status_code: response.status,
         content_type,
         extracted_as: extracted_as.to_string(),
-        title,
         content,
+        extraction_notes,
         truncated,
         total_chars,
         body_bytes: response.body.len(),
