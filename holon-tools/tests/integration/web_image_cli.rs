@@ -5,9 +5,16 @@ use std::process::{Command, Output};
 use crate::local_http::{Reply, serve};
 use serde_json::{Value, json};
 
-const SETTINGS: [&str; 10] = [
+const SETTINGS: [&str; 17] = [
     "HOLON_SEARCH_URL",
     "HOLON_WEB_ALLOW_PRIVATE",
+    "HOLON_WEB_PROXY_FROM_ENV",
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
     "HOLON_IMAGE_API_BASE",
     "HOLON_IMAGE_API_KEY",
     "HOLON_IMAGE_MODEL",
@@ -134,4 +141,59 @@ async fn search_and_image_providers_come_from_the_environment() {
         .find(|s| s.path() == "/v1/images/generations")
         .unwrap();
     assert_eq!(request.header("authorization"), Some("Bearer cli-key"));
+}
+
+#[tokio::test]
+async fn the_environments_proxy_is_used_only_when_the_operator_opts_in() {
+    let target = serve(|_, _| Reply::html("<p>direct page</p>")).await;
+    // A forward proxy gets the absolute URL as its request target.
+    let proxy = serve(|_, _| Reply::html("<p>via proxy</p>")).await;
+    let proxy_env = || {
+        vec![
+            ("HTTP_PROXY", format!("http://{}", proxy.addr)),
+            ("HOLON_WEB_ALLOW_PRIVATE", "true".to_string()),
+        ]
+    };
+    let input = json!({ "url": target.url("/page") });
+    let content = |envelope: &Value| {
+        envelope["structured"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+
+    let (output, direct) = holon(call("WebFetch", input.clone()), proxy_env()).await;
+    assert_eq!(output.status.code(), Some(0), "{direct}");
+    assert!(content(&direct).contains("direct page"), "{direct}");
+    assert!(
+        proxy.requests().is_empty(),
+        "the proxy was used without the opt-in"
+    );
+
+    let mut args = vec!["--web-proxy-from-env".to_string()];
+    args.extend(call("WebFetch", input.clone()));
+    let (output, proxied) = holon(args, proxy_env()).await;
+    assert_eq!(output.status.code(), Some(0), "{proxied}");
+    assert!(content(&proxied).contains("via proxy"), "{proxied}");
+    assert_eq!(proxy.requests()[0].target, target.url("/page"));
+    assert_eq!(
+        target.requests().len(),
+        1,
+        "only the direct fetch reached the target"
+    );
+
+    // Through a proxy the gate still checks a name before handing it over.
+    let env = vec![
+        ("HTTP_PROXY", format!("http://{}", proxy.addr)),
+        ("HOLON_WEB_PROXY_FROM_ENV", "true".to_string()),
+    ];
+    let named = json!({ "url": format!("http://localhost:{}/", target.addr.port()) });
+    let (output, refused) = holon(call("WebFetch", named), env).await;
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(refused["error"]["kind"], "address_refused", "{refused}");
+    assert_eq!(
+        proxy.requests().len(),
+        1,
+        "the refused name went to the proxy"
+    );
 }
