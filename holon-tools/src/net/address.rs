@@ -71,83 +71,40 @@ pub fn non_public_reason(ip: IpAddr) -> Option<&'static str> {
 /// names its own source. Stricter than the registry where it marks a few anycast
 /// services inside a block as globally reachable (192.0.0.9, 192.0.0.10): they are
 /// not web servers.
+#[rustfmt::skip]
 const V4_REFUSED: &[(Ipv4Addr, u8, &str)] = &[
     // RFC 8190 / RFC 919: limited broadcast (inside 240.0.0.0/4, named first).
-    (
-        Ipv4Addr::new(255, 255, 255, 255),
-        32,
-        "the broadcast address",
-    ),
+    (Ipv4Addr::new(255, 255, 255, 255), 32, "the broadcast address"),
     // RFC 791 §3.2, RFC 1122 §3.2.1.3: "this network", 0.0.0.0/32 "this host".
-    (
-        Ipv4Addr::new(0, 0, 0, 0),
-        8,
-        "an unspecified (0.0.0.0/8) address",
-    ),
+    (Ipv4Addr::new(0, 0, 0, 0), 8, "an unspecified (0.0.0.0/8) address"),
     // RFC 1918: private-use.
-    (
-        Ipv4Addr::new(10, 0, 0, 0),
-        8,
-        "a private (RFC 1918) address",
-    ),
+    (Ipv4Addr::new(10, 0, 0, 0), 8, "a private (RFC 1918) address"),
     // RFC 6598: shared address space (carrier-grade NAT).
-    (
-        Ipv4Addr::new(100, 64, 0, 0),
-        10,
-        "a shared (carrier-grade NAT, 100.64.0.0/10) address",
-    ),
+    (Ipv4Addr::new(100, 64, 0, 0), 10, "a shared (carrier-grade NAT, 100.64.0.0/10) address"),
     // RFC 1122 §3.2.1.3: loopback.
     (Ipv4Addr::new(127, 0, 0, 0), 8, "a loopback address"),
     // RFC 3927: link-local (cloud metadata services live here).
     (Ipv4Addr::new(169, 254, 0, 0), 16, "a link-local address"),
     // RFC 1918: private-use.
-    (
-        Ipv4Addr::new(172, 16, 0, 0),
-        12,
-        "a private (RFC 1918) address",
-    ),
+    (Ipv4Addr::new(172, 16, 0, 0), 12, "a private (RFC 1918) address"),
     // RFC 6890 §2.2.2: IETF protocol assignments (DS-Lite RFC 6333, NAT64 discovery
     // RFC 7050, PCP and TURN anycast RFC 7723 / RFC 8155).
-    (
-        Ipv4Addr::new(192, 0, 0, 0),
-        24,
-        "an IETF protocol assignment (192.0.0.0/24)",
-    ),
+    (Ipv4Addr::new(192, 0, 0, 0), 24, "an IETF protocol assignment (192.0.0.0/24)"),
     // RFC 5737: documentation (TEST-NET-1).
     (Ipv4Addr::new(192, 0, 2, 0), 24, "a documentation address"),
     // RFC 7526: the deprecated 6to4 relay anycast prefix.
-    (
-        Ipv4Addr::new(192, 88, 99, 0),
-        24,
-        "a deprecated 6to4 relay anycast (192.88.99.0/24) address",
-    ),
+    (Ipv4Addr::new(192, 88, 99, 0), 24, "a deprecated 6to4 relay anycast (192.88.99.0/24) address"),
     // RFC 1918: private-use.
-    (
-        Ipv4Addr::new(192, 168, 0, 0),
-        16,
-        "a private (RFC 1918) address",
-    ),
+    (Ipv4Addr::new(192, 168, 0, 0), 16, "a private (RFC 1918) address"),
     // RFC 2544: benchmarking.
-    (
-        Ipv4Addr::new(198, 18, 0, 0),
-        15,
-        "a benchmarking address (198.18.0.0/15)",
-    ),
+    (Ipv4Addr::new(198, 18, 0, 0), 15, "a benchmarking address (198.18.0.0/15)"),
     // RFC 5737: documentation (TEST-NET-2, TEST-NET-3).
-    (
-        Ipv4Addr::new(198, 51, 100, 0),
-        24,
-        "a documentation address",
-    ),
+    (Ipv4Addr::new(198, 51, 100, 0), 24, "a documentation address"),
     (Ipv4Addr::new(203, 0, 113, 0), 24, "a documentation address"),
     // RFC 5771 (IANA multicast registry): multicast is never a web server.
     (Ipv4Addr::new(224, 0, 0, 0), 4, "a multicast address"),
     // RFC 1112 §4: reserved for future use.
-    (
-        Ipv4Addr::new(240, 0, 0, 0),
-        4,
-        "a reserved (240.0.0.0/4) address",
-    ),
+    (Ipv4Addr::new(240, 0, 0, 0), 4, "a reserved (240.0.0.0/4) address"),
 ];
 
 /// What an IPv6 prefix means for the policy.
@@ -165,116 +122,45 @@ enum V6Rule {
 /// Special-Purpose Address Registry (RFC 6890) and IPv6 Address Space registry;
 /// each entry names its own. 2001::/23 is refused whole: the few globally reachable
 /// assignments inside it (PCP/TURN anycast, AMT, AS112, ORCHIDv2) are not web servers.
+#[rustfmt::skip]
 const V6_RULES: &[(Ipv6Addr, u8, V6Rule)] = &[
     // RFC 4291 §2.5.2: the unspecified address.
-    (
-        Ipv6Addr::UNSPECIFIED,
-        128,
-        V6Rule::Refuse("the unspecified address (::)"),
-    ),
+    (Ipv6Addr::UNSPECIFIED, 128, V6Rule::Refuse("the unspecified address (::)")),
     // RFC 4291 §2.5.3: loopback.
-    (
-        Ipv6Addr::LOCALHOST,
-        128,
-        V6Rule::Refuse("a loopback address"),
-    ),
+    (Ipv6Addr::LOCALHOST, 128, V6Rule::Refuse("a loopback address")),
     // RFC 4291 §2.5.5.2: IPv4-mapped, ::ffff:0:0/96.
-    (
-        Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, 0, 0),
-        96,
-        V6Rule::Low32,
-    ),
+    (Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, 0, 0), 96, V6Rule::Low32),
     // RFC 4291 §2.5.5.1: IPv4-compatible, deprecated: no host should answer there.
-    (
-        Ipv6Addr::UNSPECIFIED,
-        96,
-        V6Rule::Refuse("a deprecated IPv4-compatible (::/96) address"),
-    ),
+    (Ipv6Addr::UNSPECIFIED, 96, V6Rule::Refuse("a deprecated IPv4-compatible (::/96) address")),
     // RFC 6052: the well-known NAT64 prefix; the translator reaches the IPv4 address.
-    (
-        Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0),
-        96,
-        V6Rule::Low32,
-    ),
+    (Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0), 96, V6Rule::Low32),
     // RFC 8215: local-use IPv4/IPv6 translation, an operator's own network.
-    (
-        Ipv6Addr::new(0x64, 0xff9b, 1, 0, 0, 0, 0, 0),
-        48,
-        V6Rule::Refuse("a local-use NAT64 (64:ff9b:1::/48) address"),
-    ),
+    (Ipv6Addr::new(0x64, 0xff9b, 1, 0, 0, 0, 0, 0), 48, V6Rule::Refuse("a local-use NAT64 (64:ff9b:1::/48) address")),
     // RFC 6666: discard-only.
-    (
-        Ipv6Addr::new(0x100, 0, 0, 0, 0, 0, 0, 0),
-        64,
-        V6Rule::Refuse("a discard-only (100::/64) address"),
-    ),
+    (Ipv6Addr::new(0x100, 0, 0, 0, 0, 0, 0, 0), 64, V6Rule::Refuse("a discard-only (100::/64) address")),
     // RFC 9780: the dummy IPv6 prefix.
-    (
-        Ipv6Addr::new(0x100, 0, 0, 1, 0, 0, 0, 0),
-        64,
-        V6Rule::Refuse("a dummy-prefix (100:0:0:1::/64) address"),
-    ),
+    (Ipv6Addr::new(0x100, 0, 0, 1, 0, 0, 0, 0), 64, V6Rule::Refuse("a dummy-prefix (100:0:0:1::/64) address")),
     // RFC 4380: Teredo (inside 2001::/23, named first).
-    (
-        Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0),
-        32,
-        V6Rule::Refuse("a Teredo tunnel address"),
-    ),
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 32, V6Rule::Refuse("a Teredo tunnel address")),
     // RFC 2928, RFC 6890 §2.2.3: IETF protocol assignments (benchmarking RFC 5180,
     // ORCHID RFC 4843 / RFC 7343, ...).
-    (
-        Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0),
-        23,
-        V6Rule::Refuse("an IETF protocol assignment (2001::/23)"),
-    ),
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 23, V6Rule::Refuse("an IETF protocol assignment (2001::/23)")),
     // RFC 3849: documentation.
-    (
-        Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0),
-        32,
-        V6Rule::Refuse("a documentation address"),
-    ),
+    (Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32, V6Rule::Refuse("a documentation address")),
     // RFC 3056: 6to4; the relay reaches the IPv4 address.
-    (
-        Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0),
-        16,
-        V6Rule::SixToFour,
-    ),
+    (Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0), 16, V6Rule::SixToFour),
     // RFC 9637: documentation.
-    (
-        Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0),
-        20,
-        V6Rule::Refuse("a documentation address"),
-    ),
+    (Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20, V6Rule::Refuse("a documentation address")),
     // RFC 9602: segment routing (SRv6) SIDs, not globally reachable.
-    (
-        Ipv6Addr::new(0x5f00, 0, 0, 0, 0, 0, 0, 0),
-        16,
-        V6Rule::Refuse("a segment-routing (5f00::/16) address"),
-    ),
+    (Ipv6Addr::new(0x5f00, 0, 0, 0, 0, 0, 0, 0), 16, V6Rule::Refuse("a segment-routing (5f00::/16) address")),
     // RFC 4193: unique-local.
-    (
-        Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0),
-        7,
-        V6Rule::Refuse("a unique-local (fc00::/7) address"),
-    ),
+    (Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0), 7, V6Rule::Refuse("a unique-local (fc00::/7) address")),
     // RFC 4291 §2.5.6: link-local.
-    (
-        Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0),
-        10,
-        V6Rule::Refuse("a link-local address"),
-    ),
+    (Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10, V6Rule::Refuse("a link-local address")),
     // RFC 3879: site-local, deprecated but still routed inside some sites.
-    (
-        Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 0),
-        10,
-        V6Rule::Refuse("a site-local (fec0::/10) address"),
-    ),
+    (Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 0), 10, V6Rule::Refuse("a site-local (fec0::/10) address")),
     // RFC 4291 §2.7: multicast.
-    (
-        Ipv6Addr::new(0xff00, 0, 0, 0, 0, 0, 0, 0),
-        8,
-        V6Rule::Refuse("a multicast address"),
-    ),
+    (Ipv6Addr::new(0xff00, 0, 0, 0, 0, 0, 0, 0), 8, V6Rule::Refuse("a multicast address")),
 ];
 
 fn v4_reason(ip: Ipv4Addr) -> Option<&'static str> {
