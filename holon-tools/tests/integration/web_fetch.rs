@@ -540,7 +540,7 @@ async fn deeply_nested_html_is_flattened_and_rendered() {
 #[tokio::test]
 async fn large_html_is_rendered_from_a_bounded_prefix() {
     // 4 MiB of paragraphs (5 MiB took 1.47 GB and 43 s to render before): only the
-    // first MiB reaches the renderer, and the result says so.
+    // first 512 KiB reach the renderer, and the result says so.
     let large = format!(
         "<html><body>{}</body></html>",
         "<p>word</p>".repeat((4 << 20) / 11)

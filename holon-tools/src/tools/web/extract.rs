@@ -10,9 +10,9 @@ use tokio::sync::Semaphore;
 
 use super::nesting;
 
-/// Bytes of HTML given to the renderer at most (its memory grows with them: about
-/// 300 bytes per element).
-pub const MAX_RENDER_BYTES: usize = 1 << 20;
+/// Bytes of HTML given to the renderer at most. Its memory grows with them: 1 MiB
+/// of dense paragraphs peaked at 251 MiB (benches/web_extract_bounds.rs).
+pub const MAX_RENDER_BYTES: usize = 512 << 10;
 
 /// Elements nested deeper than this are flattened before rendering (the renderer's
 /// time grows with depth times size).
