@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use holon_core::{FamilyPolicy, Registry};
 
+use crate::process_gate::ResourceLimits;
 use crate::runtime::{Runtime, RuntimeConfig};
 
 pub use export::ExportFormat;
@@ -57,6 +58,24 @@ pub struct Cli {
         env = "HOLON_TASK_LOG_RETENTION_DAYS"
     )]
     pub task_log_retention_days: Option<u32>,
+
+    /// The resource limits of the commands ExecCommand and ExecCommandBatch run, as
+    /// key=value pairs changing the defaults: nproc (processes a command may add to
+    /// those of its user), fsize (largest file written), core (core dump size), as
+    /// (address space of a process), cpu (CPU seconds of a process); a number, sizes
+    /// with K, M or G, or `none` [default: nproc=1024,fsize=4G,core=0,as=none,cpu=none].
+    #[arg(long, global = true, value_name = "LIST", env = "HOLON_COMMAND_LIMITS", value_parser = parse_limits)]
+    pub command_limits: Option<ResourceLimits>,
+
+    /// The most MiB one log file of a command keeps: its first and last halves, and a
+    /// note of the cut between them [default: 64].
+    #[arg(
+        long,
+        global = true,
+        value_name = "MIB",
+        env = "HOLON_TASK_LOG_CAP_MIB"
+    )]
+    pub task_log_cap_mib: Option<u64>,
 
     /// The web and image tools' options.
     #[command(flatten)]
@@ -179,6 +198,10 @@ pub enum Command {
     },
 }
 
+fn parse_limits(list: &str) -> Result<ResourceLimits, String> {
+    ResourceLimits::parse(list).map_err(|error| error.to_string())
+}
+
 fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
     FamilyPolicy::parse_list(list).map_err(|error| error.to_string())
 }
@@ -279,6 +302,22 @@ fn with_runtime(
     if let Some(days) = cli.task_log_retention_days {
         config.task_log_retention =
             (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60));
+    }
+    if let Some(limits) = cli.command_limits {
+        config.commands.limits = limits;
+    }
+    if let Some(mib) = cli.task_log_cap_mib {
+        config.commands.log_cap_bytes = mib.saturating_mul(1 << 20);
+    }
+    // Commands get their limits from this very binary's helper mode.
+    match std::env::current_exe() {
+        Ok(exe) => config.commands.limiter = Some(exe),
+        Err(error) => {
+            eprintln!(
+                "holon-tools: cannot find this program's own path ({error}), which sets the resource limits of commands"
+            );
+            return ExitCode::FAILURE;
+        }
     }
     cli.services.apply(&mut config);
     let runtime = match Runtime::open(config) {

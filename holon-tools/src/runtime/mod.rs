@@ -33,10 +33,26 @@ pub use tasks::TaskManager;
 pub use workspace::{PathEscape, WorkspaceRoots};
 
 use crate::net::TlsTrust;
+use crate::process_gate::{HiddenEnv, LauncherConfig};
 use crate::tools::model::catalog::{CatalogError, ModelCatalog};
 
 /// The file name of the store inside the state directory.
 pub const STORE_FILE_NAME: &str = "state.sqlite3";
+
+/// The variable holding the bearer token of `serve --http`.
+pub const MCP_TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
+
+/// Adds every credential the runtime reads to `hidden`: `HOLON_*_API_KEY` (the image
+/// and xAI keys and any later one), the MCP server's token, and each provider's
+/// `credential_env` in `catalog`.
+fn hide_credentials(hidden: &mut HiddenEnv, catalog: &ModelCatalog) {
+    hidden
+        .hide_pattern("HOLON_", "_API_KEY")
+        .hide(MCP_TOKEN_ENV);
+    for provider in catalog.providers() {
+        hidden.hide(provider.credential_env.clone());
+    }
+}
 
 /// The file name of a user's model catalog override inside the state directory.
 pub const CATALOG_OVERRIDE_FILE_NAME: &str = "model-catalog.json";
@@ -84,6 +100,9 @@ pub struct RuntimeConfig {
     /// How long the logs of an ended task are kept: older ones are removed when the
     /// runtime opens (default 14 days; `None` keeps them forever).
     pub task_log_retention: Option<Duration>,
+    /// How commands are started: resource limits, the limits helper, log cap, and
+    /// variables to hide besides the credentials the runtime reads (always hidden).
+    pub commands: LauncherConfig,
 }
 
 impl RuntimeConfig {
@@ -99,6 +118,7 @@ impl RuntimeConfig {
             images: ImageConfig::default(),
             ca_file: None,
             task_log_retention: Some(DEFAULT_TASK_LOG_RETENTION),
+            commands: LauncherConfig::default(),
         }
     }
 
@@ -204,11 +224,6 @@ impl Runtime {
             &config.workspace_root,
             config.state_dir.as_deref(),
         )?;
-        let tasks = TaskManager::open(
-            Arc::clone(&store),
-            config.state_dir.as_deref(),
-            config.task_log_retention,
-        )?;
         let override_file = config.model_catalog.clone().or_else(|| {
             config
                 .state_dir
@@ -218,6 +233,14 @@ impl Runtime {
         });
         let catalog =
             ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;
+        let mut commands = config.commands.clone();
+        hide_credentials(&mut commands.hidden_env, &catalog);
+        let tasks = TaskManager::open(
+            Arc::clone(&store),
+            config.state_dir.as_deref(),
+            config.task_log_retention,
+            commands,
+        )?;
         let media = MediaDir::new(config.images.media_dir.clone().or_else(|| {
             config
                 .state_dir

@@ -26,6 +26,7 @@ pub use task::{ExitDetails, KillOnDrop, STOP_GRACE, StopCause, Task};
 pub use types::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
 
 use super::{RuntimeError, Store, StoreError};
+use crate::process_gate::{Launcher, LauncherConfig};
 use records::StoredTask;
 
 /// The folder under the state directory (or the scratch directory) holding task logs.
@@ -34,6 +35,7 @@ pub const TASKS_DIR_NAME: &str = "tasks";
 /// The runtime's tasks: the live ones it started, and the store's record of all.
 pub struct TaskManager {
     store: Arc<Store>,
+    launcher: Launcher,
     logs_root: PathBuf,
     /// Holds the logs of an in-memory runtime; removed with it.
     _scratch: Option<tempfile::TempDir>,
@@ -46,11 +48,13 @@ impl TaskManager {
     /// Opens the manager: logs under `<state_dir>/tasks/` (a scratch directory when the
     /// state is in memory), every task the store lists as running by a process that is
     /// gone is marked `interrupted`, and the logs of tasks that ended longer than
-    /// `log_retention` ago are removed (their records stay).
+    /// `log_retention` ago are removed (their records stay). Commands are started
+    /// by the process gate configured by `launcher`.
     pub(crate) fn open(
         store: Arc<Store>,
         state_dir: Option<&Path>,
         log_retention: Option<Duration>,
+        launcher: LauncherConfig,
     ) -> Result<Self, RuntimeError> {
         let (scratch, base) = match state_dir {
             Some(dir) => (None, dir.to_path_buf()),
@@ -77,11 +81,17 @@ impl TaskManager {
         }
         Ok(Self {
             store,
+            launcher: Launcher::new(launcher),
             logs_root,
             _scratch: scratch,
             live: Mutex::new(HashMap::new()),
             cursors: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The process gate the tasks are started through.
+    pub fn launcher(&self) -> &Launcher {
+        &self.launcher
     }
 
     /// The folder holding one sub-folder of logs per task.
@@ -130,9 +140,9 @@ impl TaskManager {
             stdout: dir.join("stdout.log"),
             stderr: (kind == TaskKind::Command).then(|| dir.join("stderr.log")),
         };
-        let files = task::open_logs(&logs)?;
+        let files = task::open_logs(&self.launcher, &logs)?;
         let workers = process::workers(files.len())?;
-        let spawned = process::spawn(&spec)?;
+        let spawned = process::spawn(&self.launcher, &spec)?;
         if let Err(error) = records::set_pid(&self.store, row, spawned.pid) {
             // The pid is a convenience of the record; the task runs without it.
             eprintln!("holon-tools: task {}: {error}", task_id(row));

@@ -21,6 +21,7 @@ mod exec_command;
 mod export;
 mod generate_image;
 mod memory;
+mod process_gate;
 mod serve;
 mod serve_cancel;
 mod task_control_cli;

@@ -193,6 +193,8 @@ pub enum TaskError {
     },
     /// The store failed.
     Store(StoreError),
+    /// The process gate could not start the command or create its logs.
+    Launch(crate::process_gate::LaunchError),
 }
 
 impl std::fmt::Display for TaskError {
@@ -206,11 +208,18 @@ impl std::fmt::Display for TaskError {
                 "the logs of `{task_id}` were removed by the log retention (at {at_ms} ms since the Unix epoch)"
             ),
             Self::Store(error) => error.fmt(f),
+            Self::Launch(error) => error.fmt(f),
         }
     }
 }
 
 impl std::error::Error for TaskError {}
+
+impl From<crate::process_gate::LaunchError> for TaskError {
+    fn from(error: crate::process_gate::LaunchError) -> Self {
+        Self::Launch(error)
+    }
+}
 
 impl From<StoreError> for TaskError {
     fn from(error: StoreError) -> Self {
