@@ -126,6 +126,10 @@ pub enum Command {
         /// The capability families the calls may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
+        /// The longest line read, in bytes; a longer one is answered with
+        /// `session_line_too_long` and dropped, and the session goes on.
+        #[arg(long, value_name = "BYTES", default_value_t = call::DEFAULT_MAX_LINE_BYTES)]
+        max_line_bytes: usize,
     },
     /// Print the model-facing tools in the form a model API takes (the request's
     /// `tools`) or, for `mcp`, the result of `tools/list`.
@@ -235,9 +239,12 @@ pub fn run(cli: Cli) -> ExitCode {
         } => with_runtime(&cli, |runtime| {
             call::call(runtime, *families, name, input.as_deref(), *json)
         }),
-        Command::Session { families } => {
-            with_runtime(&cli, |runtime| call::session(runtime, *families))
-        }
+        Command::Session {
+            families,
+            max_line_bytes,
+        } => with_runtime(&cli, |runtime| {
+            call::session(runtime, *families, *max_line_bytes)
+        }),
         Command::Export {
             format,
             families,

@@ -270,3 +270,79 @@ fn a_repeated_key_is_refused_by_call_and_session_and_nothing_runs() {
         "the last `cmd` must not run"
     );
 }
+
+/// Runs `holon-tools session ARGS` with `input` on stdin, byte for byte, and returns
+/// the envelopes it wrote.
+fn session_bytes(args: &[&str], input: &[u8]) -> Vec<Value> {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = holon_command(dir.path())
+        .arg("session")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: the session answers while it reads.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_line_of_invalid_utf8_is_answered_and_the_session_goes_on() {
+    let mut input = b"{\"name\": \"Sleep\", \"input\": {\"duration_ms\": 1}}\n".to_vec();
+    input.extend_from_slice(b"{\"name\": \"Sl\xffeep\"}\n");
+    input.extend_from_slice(b"\xc3\x28\r\n");
+    input.extend_from_slice(
+        b"{\"name\": \"Sleep\", \"input\": {\"duration_ms\": 1}, \"call_id\": \"last\"}",
+    );
+    let lines = session_bytes(&[], &input);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0]["status"], "success");
+    for (line, at) in [(&lines[1], 12), (&lines[2], 0)] {
+        assert_eq!(line["error"]["kind"], "invalid_session_line", "{line}");
+        let message = line["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("byte {at} is not")), "{message}");
+    }
+    assert_eq!(lines[3]["status"], "success");
+    assert_eq!(lines[3]["call_id"], "last");
+}
+
+#[test]
+fn a_line_over_the_cap_is_refused_and_dropped_whole_and_the_session_goes_on() {
+    let call = r#"{"name": "Sleep", "input": {"duration_ms": 1}}"#;
+    let long = format!(
+        r#"{{"name": "Sleep", "input": {{"duration_ms": 1}}, "call_id": "{}"}}"#,
+        "x".repeat(300_000)
+    );
+    let input = format!("{call}\n{long}\n{call}\n");
+    let lines = session_bytes(&["--max-line-bytes", "1000"], input.as_bytes());
+    assert_eq!(
+        lines.len(),
+        3,
+        "one answer a line, none for the dropped rest: {lines:?}"
+    );
+    assert_eq!(lines[0]["status"], "success");
+    assert_eq!(lines[1]["error"]["kind"], "session_line_too_long");
+    let message = lines[1]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{} bytes", long.len())),
+        "{message}"
+    );
+    assert_eq!(lines[2]["status"], "success");
+    // A line at the cap is read.
+    let lines = session_bytes(
+        &["--max-line-bytes", &call.len().to_string()],
+        input.as_bytes(),
+    );
+    assert_eq!(lines[0]["status"], "success");
+}
