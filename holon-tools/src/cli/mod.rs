@@ -59,6 +59,27 @@ pub struct Cli {
     )]
     pub task_log_retention_days: Option<u32>,
 
+    /// Days the record of a tool call is kept in the store; 0 keeps them forever
+    /// [default: 30].
+    #[arg(
+        long,
+        global = true,
+        value_name = "DAYS",
+        env = "HOLON_EXECUTION_LOG_DAYS"
+    )]
+    pub execution_log_days: Option<u32>,
+
+    /// MiB the inputs of all recorded tool calls may hold; past that the oldest records
+    /// go. 0: no bound [default: 256]. A refused call keeps 2 KiB of its input, with its
+    /// size and SHA-1.
+    #[arg(
+        long,
+        global = true,
+        value_name = "MIB",
+        env = "HOLON_EXECUTION_LOG_MIB"
+    )]
+    pub execution_log_mib: Option<u64>,
+
     /// The resource limits of the commands ExecCommand and ExecCommandBatch run, as
     /// key=value pairs changing the defaults: nproc (processes a command may add to
     /// those of its user), fsize (largest file written), core (core dump size), as
@@ -309,6 +330,13 @@ fn with_runtime(
     if let Some(days) = cli.task_log_retention_days {
         config.task_log_retention =
             (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60));
+    }
+    if let Some(days) = cli.execution_log_days {
+        config.execution_retention.max_age =
+            (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60));
+    }
+    if let Some(mib) = cli.execution_log_mib {
+        config.execution_retention.max_input_bytes = (mib > 0).then(|| mib.saturating_mul(1 << 20));
     }
     if let Some(limits) = cli.command_limits {
         config.commands.limits = limits;

@@ -7,6 +7,7 @@
 pub mod agency;
 pub mod bindings;
 mod clock;
+pub mod execution_log;
 pub mod memory;
 mod migrations;
 pub mod services;
@@ -35,6 +36,7 @@ pub use workspace::{PathEscape, WorkspaceRoots};
 use crate::net::TlsTrust;
 use crate::process_gate::{HiddenEnv, LauncherConfig};
 use crate::tools::model::catalog::{CatalogError, ModelCatalog};
+use execution_log::ExecutionRetention;
 
 /// The file name of the store inside the state directory.
 pub const STORE_FILE_NAME: &str = "state.sqlite3";
@@ -100,6 +102,9 @@ pub struct RuntimeConfig {
     /// How long the logs of an ended task are kept: older ones are removed when the
     /// runtime opens (default 14 days; `None` keeps them forever).
     pub task_log_retention: Option<Duration>,
+    /// How long and how much of the execution log is kept (default 30 days, 256 MiB
+    /// of inputs); pruned when the runtime opens and as records are written.
+    pub execution_retention: ExecutionRetention,
     /// How commands are started: resource limits, the limits helper, log cap, and
     /// variables to hide besides the credentials the runtime reads (always hidden).
     pub commands: LauncherConfig,
@@ -119,6 +124,7 @@ impl RuntimeConfig {
             ca_file: None,
             task_log_retention: Some(DEFAULT_TASK_LOG_RETENTION),
             commands: LauncherConfig::default(),
+            execution_retention: ExecutionRetention::default(),
         }
     }
 
@@ -219,6 +225,9 @@ impl Runtime {
             }
             None => Store::in_memory().map_err(RuntimeError::Store)?,
         });
+        store
+            .set_execution_retention(config.execution_retention)
+            .map_err(RuntimeError::Store)?;
         let bindings = Bindings::open(
             Arc::clone(&store),
             &config.workspace_root,

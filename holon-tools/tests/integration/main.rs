@@ -18,6 +18,7 @@ mod apply_patch_vs_git;
 mod cancellation;
 mod cli;
 mod exec_command;
+mod execution_log;
 mod export;
 mod generate_image;
 mod memory;
