@@ -130,4 +130,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: "ALTER TABLE tool_executions ADD COLUMN input_bytes INTEGER;
               ALTER TABLE tool_executions ADD COLUMN input_sha1 TEXT;",
     },
+    Migration {
+        version: 9,
+        name: "the start time of a task's leader, to find it again after a crash",
+        sql: "ALTER TABLE tasks ADD COLUMN leader_started INTEGER;",
+    },
 ];

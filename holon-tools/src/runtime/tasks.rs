@@ -29,6 +29,9 @@ use super::{RuntimeError, Store, StoreError};
 use crate::process_gate::{Launcher, LauncherConfig};
 use records::StoredTask;
 
+/// How long TaskStop waits, after SIGKILL, for a lost runtime's task to be gone.
+const ORPHAN_KILL_WAIT: Duration = Duration::from_secs(10);
+
 /// The folder under the state directory (or the scratch directory) holding task logs.
 pub const TASKS_DIR_NAME: &str = "tasks";
 
@@ -143,7 +146,10 @@ impl TaskManager {
         let files = task::open_logs(&self.launcher, &logs)?;
         let workers = process::workers(files.len())?;
         let spawned = process::spawn(&self.launcher, &spec)?;
-        if let Err(error) = records::set_pid(&self.store, row, spawned.pid) {
+        // The start time tells the leader from a later process with its pid, for a
+        // runtime that finds the task again after this one was lost.
+        let started = group::start_time(spawned.pid);
+        if let Err(error) = records::set_pid(&self.store, row, spawned.pid, started) {
             // The pid is a convenience of the record; the task runs without it.
             eprintln!("holon-tools: task {}: {error}", task_id(row));
         }
@@ -199,7 +205,53 @@ impl TaskManager {
             task_id: task_id.to_string(),
         };
         let row = parse_task_id(task_id).ok_or_else(unknown)?;
-        records::load(&self.store, row)?.ok_or_else(unknown)
+        let task = records::load(&self.store, row)?.ok_or_else(unknown)?;
+        if task.orphaned() && !task.group_alive() {
+            records::mark_lost(
+                &self.store,
+                row,
+                task::now_ms(),
+                records::ORPHAN_ENDED_REASON,
+            )?;
+            return records::load(&self.store, row)?.ok_or_else(unknown);
+        }
+        Ok(task)
+    }
+
+    /// Stops a task a lost runtime started whose process group still runs: SIGTERM to
+    /// the group, SIGKILL after [`STOP_GRACE`], and the task is recorded `stopped`.
+    /// `None` when `task_id` is not such a task (it ended, or a runtime still open
+    /// runs it).
+    pub async fn stop_orphan(&self, task_id: &str) -> Result<Option<TaskInfo>, TaskError> {
+        let task = self.stored(task_id)?;
+        let Some(pgid) = task.pid().filter(|_| task.orphaned() && task.group_alive()) else {
+            return Ok(None);
+        };
+        let gone_within = async |limit: Duration| {
+            let deadline = tokio::time::Instant::now() + limit;
+            while task.group_alive() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            !task.group_alive()
+        };
+        process::signal_group(pgid, process::Signal::Term);
+        if !gone_within(STOP_GRACE).await {
+            process::signal_group(pgid, process::Signal::Kill);
+            gone_within(ORPHAN_KILL_WAIT).await;
+        }
+        let ending = records::Ending {
+            state: TaskState::Stopped,
+            exit: ExitDetails {
+                code: None,
+                signal: None,
+            },
+            ended_at_ms: task::now_ms(),
+            reason: Some(
+                "stopped by TaskStop after the runtime that started it was lost (its process group was signalled)",
+            ),
+        };
+        records::finish(&self.store, task.row, &ending)?;
+        Ok(Some(self.stored(task_id)?.info(&self.logs_root)))
     }
 
     /// The newest `limit` background tasks.
