@@ -40,7 +40,9 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
 
-    /// The state directory (store, model catalog override) [default: <workspace>/.holon].
+    /// The state directory (store, task logs, model catalog override, worktrees)
+    /// [default: $XDG_DATA_HOME/holon/workspaces/<name>-<hash of the workspace path>,
+    /// or ~/.local/share/holon/workspaces/...: outside the workspace].
     #[arg(long, global = true, value_name = "DIR", env = "HOLON_HOME")]
     pub state_dir: Option<PathBuf>,
 

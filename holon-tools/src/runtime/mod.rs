@@ -11,6 +11,7 @@ pub mod execution_log;
 pub mod memory;
 mod migrations;
 pub mod services;
+pub mod state_dir;
 mod store;
 pub mod tasks;
 mod workspace;
@@ -111,11 +112,17 @@ pub struct RuntimeConfig {
 }
 
 impl RuntimeConfig {
-    /// A runtime on `workspace_root` with its state in `<workspace_root>/.holon/`.
+    /// A runtime on `workspace_root` with its state outside the workspace, in the
+    /// user's data directory ([`state_dir::default_state_dir`]); in
+    /// `<workspace_root>/.holon/` only where the user has no data directory (neither
+    /// `XDG_DATA_HOME` nor `HOME` is set).
     pub fn new(workspace_root: impl Into<PathBuf>) -> Self {
         let workspace_root = workspace_root.into();
         Self {
-            state_dir: Some(workspace_root.join(".holon")),
+            state_dir: Some(
+                state_dir::default_state_dir(&workspace_root)
+                    .unwrap_or_else(|| workspace_root.join(".holon")),
+            ),
             workspace_root,
             model_catalog: None,
             credentials: Credentials::Environment,
