@@ -256,6 +256,8 @@ impl TaskManager {
 
     /// The newest `limit` background tasks.
     pub fn list(&self, limit: usize) -> Result<TaskListing, TaskError> {
+        // Tasks of a lost runtime whose processes have ended since are not running.
+        records::interrupt_lost(&self.store, task::now_ms())?;
         let (stored, total_count, running_count) = records::list_background(&self.store, limit)?;
         let live = lock(&self.live);
         let tasks = stored

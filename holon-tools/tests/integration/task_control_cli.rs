@@ -245,3 +245,38 @@ fn a_task_of_a_killed_runtime_whose_process_is_gone_is_reported_interrupted() {
         "{stop}"
     );
 }
+
+#[test]
+fn a_runtime_that_found_a_lost_task_running_sees_it_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = background_sleep_then_kill_the_runtime(dir.path());
+    let mut child = session(dir.path());
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str::<Value>(&answer).unwrap()
+    };
+    let before = ask(r#"{"name": "ListTasks", "input": {}}"#);
+    kill_group(pid);
+    let ended = gone(pid);
+    let after = ask(r#"{"name": "ListTasks", "input": {}}"#);
+    drop(stdin);
+    child.wait().unwrap();
+    assert!(ended);
+    assert_eq!(
+        before["structured"]["tasks"][0]["status"], "running",
+        "{before}"
+    );
+    let task = &after["structured"]["tasks"][0];
+    assert_eq!(task["status"], "interrupted", "{after}");
+    assert!(
+        task["reason"]
+            .as_str()
+            .unwrap()
+            .contains("its process is gone"),
+        "{task}"
+    );
+}
