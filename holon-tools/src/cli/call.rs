@@ -150,62 +150,54 @@ pub(crate) async fn session(
     let mut stdout = tokio::io::stdout();
     loop {
         let line = match next_line(&mut reader, &mut buffer, max_line_bytes).await {
-            Ok(Some(Line::Text(line))) => line,
-            Ok(Some(Line::NotUtf8 { valid_up_to })) => {
-                let result = refused_line(
-                    "invalid_session_line",
-                    format!(
-                        "the line is not UTF-8: byte {valid_up_to} is not part of a UTF-8 character"
-                    ),
-                );
-                if !answer(&mut stdout, &result).await {
-                    break;
-                }
-                continue;
-            }
-            Ok(Some(Line::TooLong { bytes })) => {
-                let result = refused_line(
-                    "session_line_too_long",
-                    format!(
-                        "the line has {bytes} bytes, more than the session reads ({max_line_bytes}); it was dropped"
-                    ),
-                );
-                if !answer(&mut stdout, &result).await {
-                    break;
-                }
-                continue;
-            }
+            Ok(Some(line)) => line,
             Ok(None) => break,
             Err(error) => {
                 eprintln!("holon-tools: cannot read stdin: {error}");
                 return ExitCode::FAILURE;
             }
         };
-        if line.trim().is_empty() {
-            continue;
-        }
-        // A line with a `host` field is a host command (publish_final, begin_turn, ...).
-        let result = if let Some(reply) = runtime.host_line(&line) {
-            reply
-        } else {
-            match serde_json::from_str::<SessionCall<'_>>(&line) {
-                Ok(call) => {
-                    let input = call.input.map_or("{}", RawValue::get);
-                    runtime
-                        .dispatch_text(policy, &call.name, input, call.call_id)
-                        .await
-                }
-                Err(error) => refused_line(
-                    "invalid_session_line",
-                    format!("the line is not a call: {error}"),
+        let result = match line {
+            Line::Text(line) if line.trim().is_empty() => continue,
+            Line::Text(line) => dispatch_line(&runtime, policy, &line).await,
+            Line::NotUtf8 { valid_up_to } => refused_line(
+                "invalid_session_line",
+                format!(
+                    "the line is not UTF-8: byte {valid_up_to} is not part of a UTF-8 character"
                 ),
-            }
+            ),
+            Line::TooLong { bytes } => refused_line(
+                "session_line_too_long",
+                format!(
+                    "the line has {bytes} bytes, more than the session reads ({max_line_bytes}); it was dropped"
+                ),
+            ),
         };
         if !answer(&mut stdout, &result).await {
             break;
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The answer to one line of text: a host command (a line with a `host` field, such
+/// as publish_final or begin_turn), else a call.
+async fn dispatch_line(runtime: &Arc<Runtime>, policy: FamilyPolicy, line: &str) -> ToolResult {
+    if let Some(reply) = runtime.host_line(line) {
+        return reply;
+    }
+    match serde_json::from_str::<SessionCall<'_>>(line) {
+        Ok(call) => {
+            let input = call.input.map_or("{}", RawValue::get);
+            runtime
+                .dispatch_text(policy, &call.name, input, call.call_id)
+                .await
+        }
+        Err(error) => refused_line(
+            "invalid_session_line",
+            format!("the line is not a call: {error}"),
+        ),
+    }
 }
 
 /// Writes `result` as one line; whether the reader is still there.

@@ -329,13 +329,15 @@ fn with_runtime(
         config.state_dir = Some(dir.clone());
     }
     config.model_catalog = cli.model_catalog.clone();
-    if let Some(days) = cli.task_log_retention_days {
-        config.task_log_retention =
-            (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60));
+    // 0 days: kept forever.
+    let days = |days: u32| {
+        (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60))
+    };
+    if let Some(kept) = cli.task_log_retention_days {
+        config.task_log_retention = days(kept);
     }
-    if let Some(days) = cli.execution_log_days {
-        config.execution_retention.max_age =
-            (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60));
+    if let Some(kept) = cli.execution_log_days {
+        config.execution_retention.max_age = days(kept);
     }
     if let Some(mib) = cli.execution_log_mib {
         config.execution_retention.max_input_bytes = (mib > 0).then(|| mib.saturating_mul(1 << 20));
