@@ -191,12 +191,12 @@ impl Task {
             .unwrap_or_else(|| self.started.elapsed())
     }
 
-    /// The file with its whole stdout (or terminal output).
+    /// The log of its stdout (or terminal output), capped by the process gate.
     pub fn stdout_log(&self) -> &std::path::Path {
         &self.logs.stdout
     }
 
-    /// The file with its whole stderr; none for a terminal task.
+    /// The log of its stderr, capped the same way; none for a terminal task.
     pub fn stderr_log(&self) -> Option<&std::path::Path> {
         self.logs.stderr.as_deref()
     }
