@@ -77,9 +77,11 @@ fn summarize(latencies: &[Duration]) -> (f64, f64) {
 }
 
 fn server(binary: &str, workspace: &Path, args: &[&str]) -> Child {
+    // The state next to the workspace, not in the user's data directory.
     Command::new(binary)
         .arg("--workspace")
         .arg(workspace)
+        .env("HOLON_HOME", workspace.join(".holon"))
         .arg("serve")
         .args(args)
         .env("HOLON_MCP_TOKEN", TOKEN)

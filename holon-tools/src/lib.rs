@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod net;
+pub mod process_gate;
 pub mod runtime;
 pub mod tools;
 

@@ -70,12 +70,86 @@ struct SessionCall<'a> {
     call_id: Option<String>,
 }
 
-/// Reads calls from stdin, one JSON object a line, and writes one envelope a line.
-pub(crate) async fn session(runtime: Arc<Runtime>, policy: FamilyPolicy) -> ExitCode {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+/// The longest session line read by default: 16 MiB, room for a large patch.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
+
+/// One line of stdin as the session reads it.
+enum Line {
+    /// A line of UTF-8 text, without its line break.
+    Text(String),
+    /// A line that is not UTF-8: where the first invalid byte is.
+    NotUtf8 { valid_up_to: usize },
+    /// A line longer than the cap, discarded up to its line break: how long it was.
+    TooLong { bytes: u64 },
+}
+
+/// Reads the next line of `reader`, holding at most `max` bytes of it; `None` at the
+/// end of the input. The rest of a line over `max` is read and dropped.
+async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buffer: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<Line>> {
+    buffer.clear();
+    let mut length: u64 = 0;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            if length == 0 {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, found) = match available.iter().position(|byte| *byte == b'\n') {
+            Some(at) => (at, true),
+            None => (available.len(), false),
+        };
+        length += take as u64;
+        if length <= max as u64 {
+            buffer.extend_from_slice(&available[..take]);
+        }
+        reader.consume(take + usize::from(found));
+        if found {
+            break;
+        }
+    }
+    if length > max as u64 {
+        return Ok(Some(Line::TooLong { bytes: length }));
+    }
+    if buffer.last() == Some(&b'\r') {
+        buffer.pop();
+    }
+    Ok(Some(match String::from_utf8(std::mem::take(buffer)) {
+        Ok(text) => Line::Text(text),
+        Err(error) => Line::NotUtf8 {
+            valid_up_to: error.utf8_error().valid_up_to(),
+        },
+    }))
+}
+
+/// The answer to a line that is not a call.
+fn refused_line(kind: &'static str, message: String) -> ToolResult {
+    ToolResult::from_error(
+        Arc::from(""),
+        ToolError::new(ToolErrorKind::new(kind), message).with_hint(
+            r#"send one JSON object a line: {"name": "Sleep", "input": {"duration_ms": 10}}"#,
+        ),
+    )
+}
+
+/// Reads calls from stdin, one JSON object a line of at most `max_line_bytes`, and
+/// writes one envelope a line. A line that is not UTF-8, not a call, or too long is
+/// answered with an error envelope, and the session goes on.
+pub(crate) async fn session(
+    runtime: Arc<Runtime>,
+    policy: FamilyPolicy,
+    max_line_bytes: usize,
+) -> ExitCode {
+    let mut reader = BufReader::new(tokio::io::stdin());
+    let mut buffer = Vec::new();
     let mut stdout = tokio::io::stdout();
     loop {
-        let line = match lines.next_line().await {
+        let line = match next_line(&mut reader, &mut buffer, max_line_bytes).await {
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(error) => {
@@ -83,42 +157,58 @@ pub(crate) async fn session(runtime: Arc<Runtime>, policy: FamilyPolicy) -> Exit
                 return ExitCode::FAILURE;
             }
         };
-        if line.trim().is_empty() {
-            continue;
-        }
-        // A line with a `host` field is a host command (publish_final, begin_turn, ...).
-        let result = if let Some(reply) = runtime.host_line(&line) {
-            reply
-        } else {
-            match serde_json::from_str::<SessionCall<'_>>(&line) {
-                Ok(call) => {
-                    let input = call.input.map_or("{}", RawValue::get);
-                    runtime
-                        .dispatch_text(policy, &call.name, input, call.call_id)
-                        .await
-                }
-                Err(error) => ToolResult::from_error(
-                    Arc::from(""),
-                    ToolError::new(
-                        ToolErrorKind::new("invalid_session_line"),
-                        format!("the line is not a call: {error}"),
-                    )
-                    .with_hint(r#"send one JSON object a line: {"name": "Sleep", "input": {"duration_ms": 10}}"#),
+        let result = match line {
+            Line::Text(line) if line.trim().is_empty() => continue,
+            Line::Text(line) => dispatch_line(&runtime, policy, &line).await,
+            Line::NotUtf8 { valid_up_to } => refused_line(
+                "invalid_session_line",
+                format!(
+                    "the line is not UTF-8: byte {valid_up_to} is not part of a UTF-8 character"
                 ),
-            }
+            ),
+            Line::TooLong { bytes } => refused_line(
+                "session_line_too_long",
+                format!(
+                    "the line has {bytes} bytes, more than the session reads ({max_line_bytes}); it was dropped"
+                ),
+            ),
         };
-        let mut text = match serde_json::to_string(&result) {
-            Ok(text) => text,
-            Err(error) => {
-                eprintln!("holon-tools: {error}");
-                return ExitCode::FAILURE;
-            }
-        };
-        text.push('\n');
-        if stdout.write_all(text.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
-            // The reader went away: nothing more to answer.
+        if !answer(&mut stdout, &result).await {
             break;
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The answer to one line of text: a host command (a line with a `host` field, such
+/// as publish_final or begin_turn), else a call.
+async fn dispatch_line(runtime: &Arc<Runtime>, policy: FamilyPolicy, line: &str) -> ToolResult {
+    if let Some(reply) = runtime.host_line(line) {
+        return reply;
+    }
+    match serde_json::from_str::<SessionCall<'_>>(line) {
+        Ok(call) => {
+            let input = call.input.map_or("{}", RawValue::get);
+            runtime
+                .dispatch_text(policy, &call.name, input, call.call_id)
+                .await
+        }
+        Err(error) => refused_line(
+            "invalid_session_line",
+            format!("the line is not a call: {error}"),
+        ),
+    }
+}
+
+/// Writes `result` as one line; whether the reader is still there.
+async fn answer(stdout: &mut tokio::io::Stdout, result: &ToolResult) -> bool {
+    let mut text = match serde_json::to_string(result) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return false;
+        }
+    };
+    text.push('\n');
+    stdout.write_all(text.as_bytes()).await.is_ok() && stdout.flush().await.is_ok()
 }

@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use holon_core::{FamilyPolicy, Registry};
 
+use crate::process_gate::ResourceLimits;
 use crate::runtime::{Runtime, RuntimeConfig};
 
 pub use export::ExportFormat;
@@ -39,7 +40,9 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
 
-    /// The state directory (store, model catalog override) [default: <workspace>/.holon].
+    /// The state directory (store, task logs, model catalog override, worktrees)
+    /// [default: $XDG_DATA_HOME/holon/workspaces/<name>-<hash of the workspace path>,
+    /// or ~/.local/share/holon/workspaces/...: outside the workspace].
     #[arg(long, global = true, value_name = "DIR", env = "HOLON_HOME")]
     pub state_dir: Option<PathBuf>,
 
@@ -57,6 +60,45 @@ pub struct Cli {
         env = "HOLON_TASK_LOG_RETENTION_DAYS"
     )]
     pub task_log_retention_days: Option<u32>,
+
+    /// Days the record of a tool call is kept in the store; 0 keeps them forever
+    /// [default: 30].
+    #[arg(
+        long,
+        global = true,
+        value_name = "DAYS",
+        env = "HOLON_EXECUTION_LOG_DAYS"
+    )]
+    pub execution_log_days: Option<u32>,
+
+    /// MiB the inputs of all recorded tool calls may hold; past that the oldest records
+    /// go. 0: no bound [default: 256]. A refused call keeps 2 KiB of its input, with its
+    /// size and SHA-1.
+    #[arg(
+        long,
+        global = true,
+        value_name = "MIB",
+        env = "HOLON_EXECUTION_LOG_MIB"
+    )]
+    pub execution_log_mib: Option<u64>,
+
+    /// The resource limits of the commands ExecCommand and ExecCommandBatch run, as
+    /// key=value pairs changing the defaults: nproc (processes a command may add to
+    /// those of its user), fsize (largest file written), core (core dump size), as
+    /// (address space of a process), cpu (CPU seconds of a process); a number, sizes
+    /// with K, M or G, or `none` [default: nproc=1024,fsize=4G,core=0,as=none,cpu=none].
+    #[arg(long, global = true, value_name = "LIST", env = "HOLON_COMMAND_LIMITS", value_parser = parse_limits)]
+    pub command_limits: Option<ResourceLimits>,
+
+    /// The most MiB one log file of a command keeps: its first and last halves, and a
+    /// note of the cut between them [default: 64].
+    #[arg(
+        long,
+        global = true,
+        value_name = "MIB",
+        env = "HOLON_TASK_LOG_CAP_MIB"
+    )]
+    pub task_log_cap_mib: Option<u64>,
 
     /// The web and image tools' options.
     #[command(flatten)]
@@ -107,6 +149,10 @@ pub enum Command {
         /// The capability families the calls may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
+        /// The longest line read, in bytes; a longer one is answered with
+        /// `session_line_too_long` and dropped, and the session goes on.
+        #[arg(long, value_name = "BYTES", default_value_t = call::DEFAULT_MAX_LINE_BYTES)]
+        max_line_bytes: usize,
     },
     /// Print the model-facing tools in the form a model API takes (the request's
     /// `tools`) or, for `mcp`, the result of `tools/list`.
@@ -179,6 +225,10 @@ pub enum Command {
     },
 }
 
+fn parse_limits(list: &str) -> Result<ResourceLimits, String> {
+    ResourceLimits::parse(list).map_err(|error| error.to_string())
+}
+
 fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
     FamilyPolicy::parse_list(list).map_err(|error| error.to_string())
 }
@@ -212,9 +262,12 @@ pub fn run(cli: Cli) -> ExitCode {
         } => with_runtime(&cli, |runtime| {
             call::call(runtime, *families, name, input.as_deref(), *json)
         }),
-        Command::Session { families } => {
-            with_runtime(&cli, |runtime| call::session(runtime, *families))
-        }
+        Command::Session {
+            families,
+            max_line_bytes,
+        } => with_runtime(&cli, |runtime| {
+            call::session(runtime, *families, *max_line_bytes)
+        }),
         Command::Export {
             format,
             families,
@@ -276,9 +329,34 @@ fn with_runtime(
         config.state_dir = Some(dir.clone());
     }
     config.model_catalog = cli.model_catalog.clone();
-    if let Some(days) = cli.task_log_retention_days {
-        config.task_log_retention =
-            (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60));
+    // 0 days: kept forever.
+    let days = |days: u32| {
+        (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60))
+    };
+    if let Some(kept) = cli.task_log_retention_days {
+        config.task_log_retention = days(kept);
+    }
+    if let Some(kept) = cli.execution_log_days {
+        config.execution_retention.max_age = days(kept);
+    }
+    if let Some(mib) = cli.execution_log_mib {
+        config.execution_retention.max_input_bytes = (mib > 0).then(|| mib.saturating_mul(1 << 20));
+    }
+    if let Some(limits) = cli.command_limits {
+        config.commands.limits = limits;
+    }
+    if let Some(mib) = cli.task_log_cap_mib {
+        config.commands.log_cap_bytes = mib.saturating_mul(1 << 20);
+    }
+    // Commands get their limits from this very binary's helper mode.
+    match std::env::current_exe() {
+        Ok(exe) => config.commands.limiter = Some(exe),
+        Err(error) => {
+            eprintln!(
+                "holon-tools: cannot find this program's own path ({error}), which sets the resource limits of commands"
+            );
+            return ExitCode::FAILURE;
+        }
     }
     cli.services.apply(&mut config);
     let runtime = match Runtime::open(config) {

@@ -124,4 +124,15 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         name: "when the log retention removed a task's logs",
         sql: "ALTER TABLE tasks ADD COLUMN logs_removed_at_ms INTEGER;",
     },
+    Migration {
+        version: 8,
+        name: "the size and hash of an execution's input when only an excerpt is kept",
+        sql: "ALTER TABLE tool_executions ADD COLUMN input_bytes INTEGER;
+              ALTER TABLE tool_executions ADD COLUMN input_sha1 TEXT;",
+    },
+    Migration {
+        version: 9,
+        name: "the start time of a task's leader, to find it again after a crash",
+        sql: "ALTER TABLE tasks ADD COLUMN leader_started INTEGER;",
+    },
 ];

@@ -7,9 +7,11 @@
 pub mod agency;
 pub mod bindings;
 mod clock;
+pub mod execution_log;
 pub mod memory;
 mod migrations;
 pub mod services;
+pub mod state_dir;
 mod store;
 pub mod tasks;
 mod workspace;
@@ -33,10 +35,27 @@ pub use tasks::TaskManager;
 pub use workspace::{PathEscape, WorkspaceRoots};
 
 use crate::net::{NetGate, TlsTrust};
+use crate::process_gate::{HiddenEnv, LauncherConfig};
 use crate::tools::model::catalog::{CatalogError, ModelCatalog};
+use execution_log::ExecutionRetention;
 
 /// The file name of the store inside the state directory.
 pub const STORE_FILE_NAME: &str = "state.sqlite3";
+
+/// The variable holding the bearer token of `serve --http`.
+pub const MCP_TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
+
+/// Adds every credential the runtime reads to `hidden`: `HOLON_*_API_KEY` (the image
+/// and xAI keys and any later one), the MCP server's token, and each provider's
+/// `credential_env` in `catalog`.
+fn hide_credentials(hidden: &mut HiddenEnv, catalog: &ModelCatalog) {
+    hidden
+        .hide_pattern("HOLON_", "_API_KEY")
+        .hide(MCP_TOKEN_ENV);
+    for provider in catalog.providers() {
+        hidden.hide(provider.credential_env.clone());
+    }
+}
 
 /// The file name of a user's model catalog override inside the state directory.
 pub const CATALOG_OVERRIDE_FILE_NAME: &str = "model-catalog.json";
@@ -84,14 +103,26 @@ pub struct RuntimeConfig {
     /// How long the logs of an ended task are kept: older ones are removed when the
     /// runtime opens (default 14 days; `None` keeps them forever).
     pub task_log_retention: Option<Duration>,
+    /// How long and how much of the execution log is kept (default 30 days, 256 MiB
+    /// of inputs); pruned when the runtime opens and as records are written.
+    pub execution_retention: ExecutionRetention,
+    /// How commands are started: resource limits, the limits helper, log cap, and
+    /// variables to hide besides the credentials the runtime reads (always hidden).
+    pub commands: LauncherConfig,
 }
 
 impl RuntimeConfig {
-    /// A runtime on `workspace_root` with its state in `<workspace_root>/.holon/`.
+    /// A runtime on `workspace_root` with its state outside the workspace, in the
+    /// user's data directory ([`state_dir::default_state_dir`]); in
+    /// `<workspace_root>/.holon/` only where the user has no data directory (neither
+    /// `XDG_DATA_HOME` nor `HOME` is set).
     pub fn new(workspace_root: impl Into<PathBuf>) -> Self {
         let workspace_root = workspace_root.into();
         Self {
-            state_dir: Some(workspace_root.join(".holon")),
+            state_dir: Some(
+                state_dir::default_state_dir(&workspace_root)
+                    .unwrap_or_else(|| workspace_root.join(".holon")),
+            ),
             workspace_root,
             model_catalog: None,
             credentials: Credentials::Environment,
@@ -99,6 +130,8 @@ impl RuntimeConfig {
             images: ImageConfig::default(),
             ca_file: None,
             task_log_retention: Some(DEFAULT_TASK_LOG_RETENTION),
+            commands: LauncherConfig::default(),
+            execution_retention: ExecutionRetention::default(),
         }
     }
 
@@ -199,15 +232,13 @@ impl Runtime {
             }
             None => Store::in_memory().map_err(RuntimeError::Store)?,
         });
+        store
+            .set_execution_retention(config.execution_retention)
+            .map_err(RuntimeError::Store)?;
         let bindings = Bindings::open(
             Arc::clone(&store),
             &config.workspace_root,
             config.state_dir.as_deref(),
-        )?;
-        let tasks = TaskManager::open(
-            Arc::clone(&store),
-            config.state_dir.as_deref(),
-            config.task_log_retention,
         )?;
         let override_file = config.model_catalog.clone().or_else(|| {
             config
@@ -218,6 +249,14 @@ impl Runtime {
         });
         let catalog =
             ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;
+        let mut commands = config.commands.clone();
+        hide_credentials(&mut commands.hidden_env, &catalog);
+        let tasks = TaskManager::open(
+            Arc::clone(&store),
+            config.state_dir.as_deref(),
+            config.task_log_retention,
+            commands,
+        )?;
         let media = MediaDir::new(config.images.media_dir.clone().or_else(|| {
             config
                 .state_dir

@@ -7,6 +7,9 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde::Serialize;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::execution_log::{self, ExecutionRetention};
 use super::migrations::MIGRATIONS;
 
 /// How long a statement waits for another connection's write lock before it fails.
@@ -82,8 +85,13 @@ pub struct ExecutionRecord {
     pub requested_name: String,
     /// The caller's call id.
     pub call_id: Option<String>,
-    /// The input as sent.
+    /// The input as sent; for a refused call with a long input, an excerpt of it
+    /// (see `input_sha1`).
     pub input_json: String,
+    /// The size of the input as sent, in bytes.
+    pub input_bytes: u64,
+    /// The SHA-1 of the input as sent when `input_json` holds only an excerpt.
+    pub input_sha1: Option<String>,
     /// `success`, `error` or `deferred`.
     pub status: String,
     /// The error kind, when it failed.
@@ -104,11 +112,21 @@ impl ExecutionRecord {
         started_at: std::time::SystemTime,
         elapsed: std::time::Duration,
     ) -> Self {
+        // A refused call's input is evidence of what was sent, not a payload to keep.
+        let (input_json, input_bytes, input_sha1) =
+            if result.status == holon_core::ToolStatus::Error {
+                super::execution_log::bound_refused_input(input_json)
+            } else {
+                let bytes = input_json.len() as u64;
+                (input_json, bytes, None)
+            };
         Self {
             tool_name: result.tool_name.to_string(),
             requested_name: requested_name.to_string(),
             call_id: result.call_id.clone(),
             input_json,
+            input_bytes,
+            input_sha1,
             status: result.status.as_str().to_string(),
             error_kind: result.error_kind().map(str::to_string),
             started_at_ms: super::clock::unix_ms(started_at),
@@ -144,9 +162,14 @@ fn enable_wal(connection: &Connection) -> rusqlite::Result<()> {
     }
 }
 
+/// How many records are written between two prunings of the execution log.
+const PRUNE_EVERY: u64 = 256;
+
 /// The runtime's durable state.
 pub struct Store {
     connection: Mutex<Connection>,
+    retention: Mutex<ExecutionRetention>,
+    written: AtomicU64,
 }
 
 impl Store {
@@ -204,6 +227,8 @@ impl Store {
         transaction.commit().map_err(sqlite(DOING))?;
         Ok(Self {
             connection: Mutex::new(connection),
+            retention: Mutex::new(ExecutionRetention::default()),
+            written: AtomicU64::new(0),
         })
     }
 
@@ -222,26 +247,49 @@ impl Store {
             .map_err(sqlite("reading the schema version"))
     }
 
-    /// Records one tool execution.
+    /// Sets how long and how much of the execution log is kept, and prunes it to that.
+    pub fn set_execution_retention(&self, retention: ExecutionRetention) -> Result<(), StoreError> {
+        *self
+            .retention
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = retention;
+        self.prune_executions().map(|_| ())
+    }
+
+    /// Removes the execution records the retention does not keep; how many.
+    pub fn prune_executions(&self) -> Result<usize, StoreError> {
+        let retention = *self
+            .retention
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        execution_log::prune(&self.connection(), &retention, super::clock::now_ms())
+    }
+
+    /// Records one tool execution; every so many records, prunes the log.
     pub fn record_execution(&self, record: &ExecutionRecord) -> Result<(), StoreError> {
         self.connection()
             .execute(
                 "INSERT INTO tool_executions
-                   (tool_name, requested_name, call_id, input_json, status, error_kind, started_at_ms, duration_us)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                   (tool_name, requested_name, call_id, input_json, input_bytes, input_sha1, status, error_kind, started_at_ms, duration_us)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     record.tool_name,
                     record.requested_name,
                     record.call_id,
                     record.input_json,
+                    i64::try_from(record.input_bytes).unwrap_or(i64::MAX),
+                    record.input_sha1,
                     record.status,
                     record.error_kind,
                     record.started_at_ms,
                     record.duration_us,
                 ],
             )
-            .map(|_| ())
-            .map_err(sqlite("recording a tool execution"))
+            .map_err(sqlite("recording a tool execution"))?;
+        if self.written.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            self.prune_executions()?;
+        }
+        Ok(())
     }
 
     /// The most recent executions, newest first.
@@ -249,7 +297,7 @@ impl Store {
         let connection = self.connection();
         let mut statement = connection
             .prepare(
-                "SELECT tool_name, requested_name, call_id, input_json, status, error_kind, started_at_ms, duration_us
+                "SELECT tool_name, requested_name, call_id, input_json, COALESCE(input_bytes, length(CAST(input_json AS BLOB))), input_sha1, status, error_kind, started_at_ms, duration_us
                  FROM tool_executions ORDER BY id DESC LIMIT ?1",
             )
             .map_err(sqlite("reading executions"))?;
@@ -260,10 +308,12 @@ impl Store {
                     requested_name: row.get(1)?,
                     call_id: row.get(2)?,
                     input_json: row.get(3)?,
-                    status: row.get(4)?,
-                    error_kind: row.get(5)?,
-                    started_at_ms: row.get(6)?,
-                    duration_us: row.get(7)?,
+                    input_bytes: u64::try_from(row.get::<_, i64>(4)?).unwrap_or_default(),
+                    input_sha1: row.get(5)?,
+                    status: row.get(6)?,
+                    error_kind: row.get(7)?,
+                    started_at_ms: row.get(8)?,
+                    duration_us: row.get(9)?,
                 })
             })
             .map_err(sqlite("reading executions"))?;
@@ -300,6 +350,8 @@ mod tests {
             requested_name: "Sleep".into(),
             call_id: Some("c1".into()),
             input_json: "{}".into(),
+            input_bytes: 2,
+            input_sha1: None,
             status: "success".into(),
             error_kind: None,
             started_at_ms: 1,

@@ -26,7 +26,11 @@ pub use task::{ExitDetails, KillOnDrop, STOP_GRACE, StopCause, Task};
 pub use types::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
 
 use super::{RuntimeError, Store, StoreError};
+use crate::process_gate::{Launcher, LauncherConfig};
 use records::StoredTask;
+
+/// How long TaskStop waits, after SIGKILL, for a lost runtime's task to be gone.
+const ORPHAN_KILL_WAIT: Duration = Duration::from_secs(10);
 
 /// The folder under the state directory (or the scratch directory) holding task logs.
 pub const TASKS_DIR_NAME: &str = "tasks";
@@ -34,6 +38,7 @@ pub const TASKS_DIR_NAME: &str = "tasks";
 /// The runtime's tasks: the live ones it started, and the store's record of all.
 pub struct TaskManager {
     store: Arc<Store>,
+    launcher: Launcher,
     logs_root: PathBuf,
     /// Holds the logs of an in-memory runtime; removed with it.
     _scratch: Option<tempfile::TempDir>,
@@ -46,11 +51,13 @@ impl TaskManager {
     /// Opens the manager: logs under `<state_dir>/tasks/` (a scratch directory when the
     /// state is in memory), every task the store lists as running by a process that is
     /// gone is marked `interrupted`, and the logs of tasks that ended longer than
-    /// `log_retention` ago are removed (their records stay).
+    /// `log_retention` ago are removed (their records stay). Commands are started
+    /// by the process gate configured by `launcher`.
     pub(crate) fn open(
         store: Arc<Store>,
         state_dir: Option<&Path>,
         log_retention: Option<Duration>,
+        launcher: LauncherConfig,
     ) -> Result<Self, RuntimeError> {
         let (scratch, base) = match state_dir {
             Some(dir) => (None, dir.to_path_buf()),
@@ -77,11 +84,17 @@ impl TaskManager {
         }
         Ok(Self {
             store,
+            launcher: Launcher::new(launcher),
             logs_root,
             _scratch: scratch,
             live: Mutex::new(HashMap::new()),
             cursors: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The process gate the tasks are started through.
+    pub fn launcher(&self) -> &Launcher {
+        &self.launcher
     }
 
     /// The folder holding one sub-folder of logs per task.
@@ -130,10 +143,13 @@ impl TaskManager {
             stdout: dir.join("stdout.log"),
             stderr: (kind == TaskKind::Command).then(|| dir.join("stderr.log")),
         };
-        let files = task::open_logs(&logs)?;
+        let files = task::open_logs(&self.launcher, &logs)?;
         let workers = process::workers(files.len())?;
-        let spawned = process::spawn(&spec)?;
-        if let Err(error) = records::set_pid(&self.store, row, spawned.pid) {
+        let spawned = process::spawn(&self.launcher, &spec)?;
+        // The start time tells the leader from a later process with its pid, for a
+        // runtime that finds the task again after this one was lost.
+        let started = group::start_time(spawned.pid);
+        if let Err(error) = records::set_pid(&self.store, row, spawned.pid, started) {
             // The pid is a convenience of the record; the task runs without it.
             eprintln!("holon-tools: task {}: {error}", task_id(row));
         }
@@ -189,11 +205,59 @@ impl TaskManager {
             task_id: task_id.to_string(),
         };
         let row = parse_task_id(task_id).ok_or_else(unknown)?;
-        records::load(&self.store, row)?.ok_or_else(unknown)
+        let task = records::load(&self.store, row)?.ok_or_else(unknown)?;
+        if task.orphaned() && !task.group_alive() {
+            records::mark_lost(
+                &self.store,
+                row,
+                task::now_ms(),
+                records::ORPHAN_ENDED_REASON,
+            )?;
+            return records::load(&self.store, row)?.ok_or_else(unknown);
+        }
+        Ok(task)
+    }
+
+    /// Stops a task a lost runtime started whose process group still runs: SIGTERM to
+    /// the group, SIGKILL after [`STOP_GRACE`], and the task is recorded `stopped`.
+    /// `None` when `task_id` is not such a task (it ended, or a runtime still open
+    /// runs it).
+    pub async fn stop_orphan(&self, task_id: &str) -> Result<Option<TaskInfo>, TaskError> {
+        let task = self.stored(task_id)?;
+        let Some(pgid) = task.pid().filter(|_| task.orphaned() && task.group_alive()) else {
+            return Ok(None);
+        };
+        let gone_within = async |limit: Duration| {
+            let deadline = tokio::time::Instant::now() + limit;
+            while task.group_alive() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            !task.group_alive()
+        };
+        process::signal_group(pgid, process::Signal::Term);
+        if !gone_within(STOP_GRACE).await {
+            process::signal_group(pgid, process::Signal::Kill);
+            gone_within(ORPHAN_KILL_WAIT).await;
+        }
+        let ending = records::Ending {
+            state: TaskState::Stopped,
+            exit: ExitDetails {
+                code: None,
+                signal: None,
+            },
+            ended_at_ms: task::now_ms(),
+            reason: Some(
+                "stopped by TaskStop after the runtime that started it was lost (its process group was signalled)",
+            ),
+        };
+        records::finish(&self.store, task.row, &ending)?;
+        Ok(Some(self.stored(task_id)?.info(&self.logs_root)))
     }
 
     /// The newest `limit` background tasks.
     pub fn list(&self, limit: usize) -> Result<TaskListing, TaskError> {
+        // Tasks of a lost runtime whose processes have ended since are not running.
+        records::interrupt_lost(&self.store, task::now_ms())?;
         let (stored, total_count, running_count) = records::list_background(&self.store, limit)?;
         let live = lock(&self.live);
         let tasks = stored

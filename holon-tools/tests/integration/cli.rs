@@ -135,21 +135,89 @@ fn call_prints_the_receipt_and_exits_by_outcome() {
     assert!(stderr(&output).contains("unknown capability family `core_agnt`"));
 }
 
-#[test]
-fn state_dir_defaults_under_the_workspace_and_can_move() {
-    let dir = tempfile::tempdir().unwrap();
-    let output = holon(dir.path(), &["call", "Sleep", r#"{"duration_ms": 1}"#]);
-    assert!(output.status.success());
-    assert!(dir.path().join(".holon/state.sqlite3").is_file());
+/// The files under `dir`, relative, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, found);
+            } else {
+                found.push(path.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, dir, &mut found);
+    found.sort();
+    found
+}
 
+#[test]
+fn state_dir_defaults_outside_the_workspace_under_the_data_dir_and_can_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("my project");
+    std::fs::create_dir(&workspace).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let run = |env: &[(&str, &Path)], args: &[&str]| {
+        let mut command = holon_command(&workspace);
+        command.env_remove("HOLON_HOME").env_remove("XDG_DATA_HOME");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.args(args).output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    let exec = ["call", "ExecCommand", r#"{"cmd": "echo hi"}"#];
+    run(&[("XDG_DATA_HOME", data.path())], &exec);
+    assert_eq!(
+        files_under(&workspace),
+        Vec::<String>::new(),
+        "nothing in the workspace"
+    );
+    let states = data.path().join("holon/workspaces");
+    let keys: Vec<_> = std::fs::read_dir(&states)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(keys[0].starts_with("my_project-"), "{keys:?}");
+    let state = states.join(&keys[0]);
+    assert!(state.join("state.sqlite3").is_file());
+    assert_eq!(
+        std::fs::read_to_string(state.join("tasks/task-1/stdout.log")).unwrap(),
+        "hi\n"
+    );
+
+    // Without XDG_DATA_HOME: ~/.local/share.
+    let home = tempfile::tempdir().unwrap();
+    run(&[("HOME", home.path())], &exec);
+    assert!(
+        home.path()
+            .join(".local/share/holon/workspaces")
+            .join(&keys[0])
+            .join("state.sqlite3")
+            .is_file()
+    );
+
+    // HOLON_HOME, then --state-dir, choose another.
     let elsewhere = tempfile::tempdir().unwrap();
-    let output = holon_command(dir.path())
-        .args(["call", "Sleep", r#"{"duration_ms": 1}"#])
-        .env("HOLON_HOME", elsewhere.path())
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    run(&[("HOLON_HOME", elsewhere.path())], &exec);
     assert!(elsewhere.path().join("state.sqlite3").is_file());
+    let chosen = tempfile::tempdir().unwrap();
+    let chosen_arg = chosen.path().to_str().unwrap();
+    run(
+        &[("HOLON_HOME", elsewhere.path())],
+        &[
+            "--state-dir",
+            chosen_arg,
+            "call",
+            "Sleep",
+            r#"{"duration_ms": 1}"#,
+        ],
+    );
+    assert!(chosen.path().join("state.sqlite3").is_file());
+    assert_eq!(files_under(&workspace), Vec::<String>::new());
 }
 
 #[test]
@@ -269,4 +337,80 @@ fn a_repeated_key_is_refused_by_call_and_session_and_nothing_runs() {
         !dir.path().join("m").exists(),
         "the last `cmd` must not run"
     );
+}
+
+/// Runs `holon-tools session ARGS` with `input` on stdin, byte for byte, and returns
+/// the envelopes it wrote.
+fn session_bytes(args: &[&str], input: &[u8]) -> Vec<Value> {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = holon_command(dir.path())
+        .arg("session")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: the session answers while it reads.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_line_of_invalid_utf8_is_answered_and_the_session_goes_on() {
+    let mut input = b"{\"name\": \"Sleep\", \"input\": {\"duration_ms\": 1}}\n".to_vec();
+    input.extend_from_slice(b"{\"name\": \"Sl\xffeep\"}\n");
+    input.extend_from_slice(b"\xc3\x28\r\n");
+    input.extend_from_slice(
+        b"{\"name\": \"Sleep\", \"input\": {\"duration_ms\": 1}, \"call_id\": \"last\"}",
+    );
+    let lines = session_bytes(&[], &input);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0]["status"], "success");
+    for (line, at) in [(&lines[1], 12), (&lines[2], 0)] {
+        assert_eq!(line["error"]["kind"], "invalid_session_line", "{line}");
+        let message = line["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("byte {at} is not")), "{message}");
+    }
+    assert_eq!(lines[3]["status"], "success");
+    assert_eq!(lines[3]["call_id"], "last");
+}
+
+#[test]
+fn a_line_over_the_cap_is_refused_and_dropped_whole_and_the_session_goes_on() {
+    let call = r#"{"name": "Sleep", "input": {"duration_ms": 1}}"#;
+    let long = format!(
+        r#"{{"name": "Sleep", "input": {{"duration_ms": 1}}, "call_id": "{}"}}"#,
+        "x".repeat(300_000)
+    );
+    let input = format!("{call}\n{long}\n{call}\n");
+    let lines = session_bytes(&["--max-line-bytes", "1000"], input.as_bytes());
+    assert_eq!(
+        lines.len(),
+        3,
+        "one answer a line, none for the dropped rest: {lines:?}"
+    );
+    assert_eq!(lines[0]["status"], "success");
+    assert_eq!(lines[1]["error"]["kind"], "session_line_too_long");
+    let message = lines[1]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{} bytes", long.len())),
+        "{message}"
+    );
+    assert_eq!(lines[2]["status"], "success");
+    // A line at the cap is read.
+    let lines = session_bytes(
+        &["--max-line-bytes", &call.len().to_string()],
+        input.as_bytes(),
+    );
+    assert_eq!(lines[0]["status"], "success");
 }

@@ -6,14 +6,15 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-/// `holon-tools --workspace WORKSPACE`, ignoring a state directory or model catalog
-/// set in the environment running the tests.
+/// `holon-tools --workspace WORKSPACE` with its state in `WORKSPACE/.holon` (through
+/// `HOLON_HOME`, so that a test's `--state-dir` still wins), never in the user's data
+/// directory, and ignoring a model catalog set in the environment running the tests.
 pub fn holon_command(workspace: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_holon-tools"));
     command
         .arg("--workspace")
         .arg(workspace)
-        .env_remove("HOLON_HOME")
+        .env("HOLON_HOME", workspace.join(".holon"))
         .env_remove("HOLON_MODEL_CATALOG");
     command
 }

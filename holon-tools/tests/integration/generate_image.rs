@@ -35,7 +35,7 @@ fn b64(bytes: &[u8]) -> String {
 /// A runtime whose state (and so media) directory is inside the workspace.
 fn runtime(images: ImageConfig) -> (tempfile::TempDir, Arc<Runtime>) {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = RuntimeConfig::new(dir.path());
+    let mut config = crate::support::config_with_state_in(dir.path());
     config.images = images;
     (dir, Runtime::open(config).unwrap())
 }

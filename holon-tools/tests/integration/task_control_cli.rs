@@ -21,6 +21,14 @@ fn json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// Whether no process has this id now (a zombie counts as gone).
+fn gone_now(pid: u64) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat[stat.rfind(')').unwrap() + 2..].starts_with('Z'),
+    }
+}
+
 /// Waits (bounded) until no process has this id. A zombie waiting for init to reap
 /// it counts as gone: nothing runs any more, and it is not this test's child.
 fn gone(pid: u64) -> bool {
@@ -134,10 +142,11 @@ fn a_session_runs_controls_and_stops_tasks() {
     assert!(gone(pid));
 }
 
-#[test]
-fn tasks_of_a_crashed_runtime_are_reported_interrupted() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = session(dir.path());
+/// Starts `sleep 300` as a background task of a `holon-tools session` on `dir`, then
+/// kills that runtime with SIGKILL: it cannot shut anything down. Returns the task's
+/// process group id.
+fn background_sleep_then_kill_the_runtime(dir: &Path) -> u64 {
+    let mut child = session(dir);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     writeln!(
@@ -155,23 +164,119 @@ fn tasks_of_a_crashed_runtime_are_reported_interrupted() {
     line.clear();
     stdout.read_line(&mut line).unwrap();
     let status: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        status["structured"]["task"]["status"], "running",
+        "{status}"
+    );
     let pid = status["structured"]["task"]["pid"].as_u64().unwrap();
-
-    // The runtime dies without shutting down: its task outlives it, unknown to anyone.
     child.kill().unwrap();
     child.wait().unwrap();
+    pid
+}
+
+fn kill_group(pgid: u64) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .status();
+}
+
+#[test]
+fn a_task_whose_runtime_was_killed_keeps_running_and_the_next_runtime_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = background_sleep_then_kill_the_runtime(dir.path());
+    let output = holon(
+        dir.path(),
+        &["call", "TaskStatus", r#"{"task_id": "task-1"}"#, "--json"],
+    );
+    let task = json(&output)["structured"]["task"].clone();
+    let alive_after_reopen = !gone_now(pid);
+    let output = holon(
+        dir.path(),
+        &["call", "TaskStop", r#"{"task_id": "task-1"}"#, "--json"],
+    );
+    let stop = json(&output)["structured"].clone();
+    let stopped_by_it = gone(pid);
+    // Clean up whatever is left before asserting.
+    kill_group(pid);
+    assert!(
+        alive_after_reopen,
+        "the runtime's end killed nothing: {task}"
+    );
+    assert_eq!(task["status"], "running", "{task}");
+    assert!(
+        task["reason"]
+            .as_str()
+            .unwrap()
+            .contains("TaskStop ends it"),
+        "{task}"
+    );
+    assert_eq!(stop["stopped"], true, "{stop}");
+    assert_eq!(stop["task"]["status"], "stopped", "{stop}");
+    assert!(stopped_by_it, "TaskStop killed its process group");
+}
+
+#[test]
+fn a_task_of_a_killed_runtime_whose_process_is_gone_is_reported_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = background_sleep_then_kill_the_runtime(dir.path());
+    kill_group(pid);
+    assert!(gone(pid));
     let output = holon(
         dir.path(),
         &["call", "TaskStatus", r#"{"task_id": "task-1"}"#, "--json"],
     );
     let task = &json(&output)["structured"]["task"];
-    // Clean up the orphan before asserting.
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .status();
     assert_eq!(task["status"], "interrupted", "{task}");
     assert!(
-        task["reason"].as_str().unwrap().contains("runtime"),
+        task["reason"]
+            .as_str()
+            .unwrap()
+            .contains("its process is gone"),
+        "{task}"
+    );
+    let output = holon(
+        dir.path(),
+        &["call", "TaskStop", r#"{"task_id": "task-1"}"#, "--json"],
+    );
+    let stop = &json(&output)["structured"];
+    assert_eq!(stop["stopped"], false, "{stop}");
+    assert!(
+        stop["reason"].as_str().unwrap().contains("already ended"),
+        "{stop}"
+    );
+}
+
+#[test]
+fn a_runtime_that_found_a_lost_task_running_sees_it_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = background_sleep_then_kill_the_runtime(dir.path());
+    let mut child = session(dir.path());
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str::<Value>(&answer).unwrap()
+    };
+    let before = ask(r#"{"name": "ListTasks", "input": {}}"#);
+    kill_group(pid);
+    let ended = gone(pid);
+    let after = ask(r#"{"name": "ListTasks", "input": {}}"#);
+    drop(stdin);
+    child.wait().unwrap();
+    assert!(ended);
+    assert_eq!(
+        before["structured"]["tasks"][0]["status"], "running",
+        "{before}"
+    );
+    let task = &after["structured"]["tasks"][0];
+    assert_eq!(task["status"], "interrupted", "{after}");
+    assert!(
+        task["reason"]
+            .as_str()
+            .unwrap()
+            .contains("its process is gone"),
         "{task}"
     );
 }

@@ -1,6 +1,6 @@
 //! The web and image settings reach the tools from the CLI's flags and environment.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::local_http::{Reply, serve};
 use serde_json::{Value, json};
@@ -29,8 +29,7 @@ const SETTINGS: [&str; 17] = [
 async fn holon(args: Vec<String>, env: Vec<(&'static str, String)>) -> (Output, Value) {
     let output = tokio::task::spawn_blocking(move || {
         let workspace = tempfile::tempdir().unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_holon-tools"));
-        command.arg("--workspace").arg(workspace.path());
+        let mut command = crate::cli_support::holon_command(workspace.path());
         for name in SETTINGS {
             command.env_remove(name);
         }

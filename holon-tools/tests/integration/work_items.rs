@@ -268,7 +268,7 @@ async fn completion_waits_for_the_turns_report() {
 #[tokio::test]
 async fn work_items_persist_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let config = holon_tools::runtime::RuntimeConfig::new(dir.path());
+    let config = crate::support::config_with_state_in(dir.path());
     {
         let rt = holon_tools::runtime::Runtime::open(config.clone()).unwrap();
         ok(&gated(&rt, "CreateWorkItem", json!({"objective": "survive"})).await);

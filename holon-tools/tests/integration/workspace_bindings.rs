@@ -3,7 +3,7 @@
 
 use crate::workspace_support::{Fixture, call_with};
 use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_tools::runtime::Runtime;
 use serde_json::{Value, json};
 
 fn add_file(path: &str, line: &str) -> String {
@@ -347,7 +347,10 @@ async fn bindings_and_the_active_root_survive_a_restart() {
     let home = fx.home();
     drop(fx.runtime);
 
-    let reopened = Runtime::open(RuntimeConfig::new(fx.dir.path().join("home"))).unwrap();
+    let reopened = Runtime::open(crate::support::config_with_state_in(
+        fx.dir.path().join("home"),
+    ))
+    .unwrap();
     assert_eq!(reopened.workspace_roots().active(), other.join("sub"));
     assert_eq!(reopened.workspace_roots().active_root(), other);
     let state = call_with(
@@ -368,7 +371,10 @@ async fn bindings_and_the_active_root_survive_a_restart() {
     // A workspace whose directory vanished is reported missing; home takes over.
     drop(reopened);
     std::fs::remove_dir_all(&other).unwrap();
-    let reopened = Runtime::open(RuntimeConfig::new(fx.dir.path().join("home"))).unwrap();
+    let reopened = Runtime::open(crate::support::config_with_state_in(
+        fx.dir.path().join("home"),
+    ))
+    .unwrap();
     assert_eq!(reopened.workspace_roots().active_root(), home);
     let state = call_with(
         &reopened,

@@ -90,7 +90,7 @@ pub(crate) fn record(
         if let Some(row) = written_by_handler(&conn, result).map_err(doing)? {
             conn.execute(
                 "UPDATE tool_executions SET requested_name = ?2, call_id = ?3, input_json = ?4,
-                        started_at_ms = ?5, duration_us = ?6
+                        started_at_ms = ?5, duration_us = ?6, input_bytes = ?7, input_sha1 = ?8
                  WHERE id = ?1",
                 params![
                     row,
@@ -98,7 +98,9 @@ pub(crate) fn record(
                     record.call_id,
                     record.input_json,
                     record.started_at_ms,
-                    record.duration_us
+                    record.duration_us,
+                    i64::try_from(record.input_bytes).unwrap_or(i64::MAX),
+                    record.input_sha1,
                 ],
             )
             .map_err(doing)?;

@@ -42,6 +42,28 @@ pub(super) fn still_running(pgid: u32, recorded: &[Member]) -> bool {
     })
 }
 
+/// When the process `pid` started (clock ticks after boot); none when it is gone.
+pub(super) fn start_time(pid: u32) -> Option<u64> {
+    read_stat(pid).map(|stat| stat.member.started)
+}
+
+/// Whether the process group a task's leader `pgid`, started at `leader_started`,
+/// made is still there: the leader itself (same pid and start time, still leading
+/// its group), or, when it has exited, a process of the group that started no
+/// earlier than it. A group id is not reused while a member of the group lives, and
+/// a later group with that id would have its leader, a process with that pid but
+/// another start time.
+pub(super) fn task_group_alive(pgid: u32, leader_started: u64) -> bool {
+    match read_stat(pgid) {
+        Some(other) if other.member.started != leader_started => false,
+        Some(leader) if leader.alive && leader.pgid == pgid => true,
+        // The leader exited (or left its group): what it started may still run.
+        _ => members(pgid)
+            .iter()
+            .any(|member| member.started >= leader_started),
+    }
+}
+
 /// What `/proc/<pid>/stat` says of a process.
 struct Stat {
     member: Member,

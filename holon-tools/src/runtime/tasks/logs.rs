@@ -21,7 +21,7 @@ pub struct OutputPreview {
     /// How many bytes of stderr the preview covers, cut or not.
     pub stderr_bytes: u64,
     /// How many bytes were cut out in all; 0 when both previews are whole. The logs
-    /// always hold everything.
+    /// hold more (up to their cap).
     pub cut_bytes: u64,
 }
 
@@ -108,7 +108,7 @@ fn read_cut(window: &Window<'_>, share: usize, stream: &str) -> (String, u64) {
         text.push('\n');
     }
     text.push_str(&format!(
-        "[... {cut} bytes of {stream} cut here; its log file holds all of it ...]\n"
+        "[... {cut} bytes of {stream} cut here; its log file holds more ...]\n"
     ));
     text.push_str(&String::from_utf8_lossy(&tail));
     (text, cut)

@@ -5,18 +5,18 @@
 //! The threads are started before the process, so that a process never runs without
 //! the pumps that drain its output and the reaper that collects its exit status.
 
-use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc::{Sender, channel};
 
-use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use portable_pty::{MasterPty, PtySize, native_pty_system};
 
 use super::group;
 use super::task::{ExitDetails, Task};
 use super::{LaunchSpec, TaskError};
+use crate::process_gate::{CappedLog, Launcher};
 use crate::runtime::Store;
 
 /// The signal number of SIGKILL.
@@ -95,26 +95,23 @@ fn shell_args(spec: &LaunchSpec) -> Vec<&str> {
     args
 }
 
-/// Starts the shell for `spec`, as the leader of a new process group (a new session
-/// under a terminal).
-pub(super) fn spawn(spec: &LaunchSpec) -> Result<Spawned, TaskError> {
+/// Starts the shell for `spec` through the process gate, as the leader of a new
+/// process group (a new session under a terminal).
+pub(super) fn spawn(launcher: &Launcher, spec: &LaunchSpec) -> Result<Spawned, TaskError> {
     let spawn_error = |source| TaskError::Spawn {
         program: spec.shell.clone(),
         source,
     };
     if spec.tty {
-        spawn_terminal(spec).map_err(spawn_error)
+        spawn_terminal(launcher, spec).map_err(spawn_error)
     } else {
-        spawn_pipes(spec).map_err(spawn_error)
+        spawn_pipes(launcher, spec).map_err(spawn_error)
     }
 }
 
-fn spawn_pipes(spec: &LaunchSpec) -> io::Result<Spawned> {
-    let mut command = Command::new(&spec.shell);
+fn spawn_pipes(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned> {
+    let mut command = launcher.command(&spec.shell, &shell_args(spec), &spec.workdir)?;
     command
-        .args(shell_args(spec))
-        .current_dir(&spec.workdir)
-        .process_group(0)
         .stdin(if spec.accepts_input {
             Stdio::piped()
         } else {
@@ -140,16 +137,11 @@ fn spawn_pipes(spec: &LaunchSpec) -> io::Result<Spawned> {
     })
 }
 
-fn spawn_terminal(spec: &LaunchSpec) -> io::Result<Spawned> {
+fn spawn_terminal(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned> {
     let pair = native_pty_system()
         .openpty(TERMINAL_SIZE)
         .map_err(into_io)?;
-    let mut builder = CommandBuilder::new(&spec.shell);
-    builder.args(shell_args(spec));
-    builder.cwd(&spec.workdir);
-    if std::env::var_os("TERM").is_none() {
-        builder.env("TERM", "xterm-256color");
-    }
+    let builder = launcher.terminal_command(&spec.shell, &shell_args(spec), &spec.workdir)?;
     let child = pair.slave.spawn_command(builder).map_err(into_io)?;
     // Only the child may hold the terminal's slave side: the output reaches its end
     // when the last process using the terminal is gone.
@@ -183,7 +175,7 @@ fn into_io(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> io::Er
 }
 
 /// One output stream to copy into its log.
-pub(super) type PumpJob = (Box<dyn Read + Send>, File, Arc<Task>);
+pub(super) type PumpJob = (Box<dyn Read + Send>, CappedLog, Arc<Task>);
 
 /// A process to reap, and where to report its exit.
 pub(super) type ReapJob = (Child, Arc<Task>, Arc<Store>);
@@ -220,9 +212,10 @@ fn worker<T: Send + 'static>(name: &str, body: fn(T)) -> Result<Sender<T>, TaskE
     Ok(sender)
 }
 
-/// Copies a stream into its log until the stream ends. Only one chunk is ever in
-/// memory, whatever the process prints. When the log cannot be written (a full disk),
-/// the stream is still drained so that the process is never blocked on it.
+/// Copies a stream into its log until the stream ends, then ends the log (the note
+/// of a cut and the kept tail, when the stream went past the cap). Only one chunk is
+/// ever in memory, whatever the process prints. When the log cannot be written (a
+/// full disk), the stream is still drained so that the process is never blocked on it.
 fn pump((mut from, mut to, task): PumpJob) {
     let mut chunk = vec![0u8; CHUNK_BYTES];
     let mut log_ok = true;
@@ -238,6 +231,12 @@ fn pump((mut from, mut to, task): PumpJob) {
             Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
             // A terminal reports EIO once its last user is gone: that is its end.
             Err(_) => break,
+        }
+    }
+    if log_ok {
+        let path = to.path().display().to_string();
+        if let Err(error) = to.finish() {
+            eprintln!("holon-tools: cannot finish the log {path}: {error}");
         }
     }
     task.on_stream_closed();

@@ -9,10 +9,16 @@ use super::task::ExitDetails;
 use super::{LaunchSpec, TaskInfo, TaskKind, TaskState, logs, task_id};
 use crate::runtime::{Store, StoreError};
 
-const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms";
+const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms, owner_pid, leader_started";
 
 /// Why a task reported running by the store is not, when a runtime opens.
 const LOST_REASON: &str = "the runtime that ran it stopped before it ended; its process is gone";
+
+/// Why a task of a lost runtime is still reported running.
+const ORPHAN_REASON: &str = "the runtime that started it was lost (killed or crashed), but its process group still runs; TaskStop ends it";
+
+/// Why a task of a lost runtime ended without anyone seeing how.
+pub(super) const ORPHAN_ENDED_REASON: &str = "the runtime that started it was lost, and its process group has ended since; how it ended is not known";
 
 fn sqlite(doing: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
     move |source| StoreError::Sqlite {
@@ -52,9 +58,30 @@ pub(super) struct StoredTask {
     started_at_ms: u64,
     ended_at_ms: Option<u64>,
     logs_removed_at_ms: Option<u64>,
+    owner_pid: i64,
+    /// When the leader started (`/proc/<pid>/stat` field 22), when recorded.
+    leader_started: Option<u64>,
 }
 
 impl StoredTask {
+    /// Whether the store lists it running but the runtime that ran it is gone.
+    pub(super) fn orphaned(&self) -> bool {
+        self.state == TaskState::Running && !process_alive(self.owner_pid)
+    }
+
+    /// Whether the process group of an orphaned task still runs.
+    pub(super) fn group_alive(&self) -> bool {
+        match (self.pid, self.leader_started) {
+            (Some(pid), Some(started)) => super::group::task_group_alive(pid, started),
+            _ => false,
+        }
+    }
+
+    /// Its process group id, when recorded.
+    pub(super) fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
     fn from_row(row: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(Self {
             row: row.get(0)?,
@@ -72,6 +99,8 @@ impl StoredTask {
             started_at_ms: to_u64(row.get(10)?),
             ended_at_ms: row.get::<_, Option<i64>>(11)?.map(to_u64),
             logs_removed_at_ms: row.get::<_, Option<i64>>(12)?.map(to_u64),
+            owner_pid: row.get(13)?,
+            leader_started: row.get::<_, Option<i64>>(14)?.map(to_u64),
         })
     }
 
@@ -109,8 +138,12 @@ impl StoredTask {
             stderr_log: stderr_log.map(|path| path.display().to_string()),
             reason: self.reason.clone().or_else(|| {
                 (self.state == TaskState::Running).then(|| {
-                    "started by another runtime that is still open; only it can control the task"
-                        .to_string()
+                    if self.orphaned() {
+                        ORPHAN_REASON.to_string()
+                    } else {
+                        "started by another runtime that is still open; only it can control the task"
+                            .to_string()
+                    }
                 })
             }),
             logs_removed_at_unix_ms: self.logs_removed_at_ms,
@@ -155,13 +188,18 @@ pub(super) fn delete(store: &Store, row: i64) -> Result<(), StoreError> {
         .map_err(sqlite("forgetting a task that did not start"))
 }
 
-/// Records the process id of a task's leader.
-pub(super) fn set_pid(store: &Store, row: i64, pid: u32) -> Result<(), StoreError> {
+/// Records the process id of a task's leader and when it started.
+pub(super) fn set_pid(
+    store: &Store,
+    row: i64,
+    pid: u32,
+    started: Option<u64>,
+) -> Result<(), StoreError> {
     store
         .connection()
         .execute(
-            "UPDATE tasks SET pid = ?2 WHERE id = ?1",
-            params![row, i64::from(pid)],
+            "UPDATE tasks SET pid = ?2, leader_started = ?3 WHERE id = ?1",
+            params![row, i64::from(pid), started.map(to_i64)],
         )
         .map(|_| ())
         .map_err(sqlite("recording a task's process id"))
@@ -196,32 +234,53 @@ pub(super) fn finish(store: &Store, row: i64, ending: &Ending<'_>) -> Result<(),
         .map_err(sqlite("recording how a task ended"))
 }
 
-/// Marks every task recorded as running by a process that is gone as interrupted;
-/// returns how many there were. Tasks of a runtime in a process still alive (a
-/// `holon-tools session` next to a `holon-tools call`) are left to it.
+/// Marks every task recorded as running by a process that is gone as interrupted,
+/// unless its process group still runs (the runtime was killed, its commands were
+/// not): that task stays running, and TaskStop can end it. Returns how many were
+/// marked. Tasks of a runtime in a process still alive (a `holon-tools session` next
+/// to a `holon-tools call`) are left to it.
 pub(super) fn interrupt_lost(store: &Store, now_ms: u64) -> Result<usize, StoreError> {
-    let connection = store.connection();
-    let owners = connection
-        .prepare("SELECT DISTINCT owner_pid FROM tasks WHERE state = 'running'")
-        .and_then(|mut statement| {
-            statement
-                .query_map([], |row| row.get::<_, i64>(0))?
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .map_err(sqlite("finding the tasks of previous runtimes"))?;
+    let running = {
+        let connection = store.connection();
+        let mut statement = connection
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM tasks WHERE state = 'running'"
+            ))
+            .map_err(sqlite("finding the tasks of previous runtimes"))?;
+        statement
+            .query_map([], StoredTask::from_row)
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(sqlite("finding the tasks of previous runtimes"))?
+    };
     let mut lost = 0;
-    for owner in owners.into_iter().filter(|owner| !process_alive(*owner)) {
-        lost += connection
-            .execute(
-                "UPDATE tasks SET state = 'interrupted', ended_at_ms = ?1, reason = ?2
-                 WHERE state = 'running' AND owner_pid = ?3",
-                params![to_i64(now_ms), LOST_REASON, owner],
-            )
-            .map_err(sqlite(
-                "marking the tasks of a previous runtime as interrupted",
-            ))?;
+    for task in running
+        .iter()
+        .filter(|task| task.orphaned() && !task.group_alive())
+    {
+        mark_lost(store, task.row, now_ms, LOST_REASON)?;
+        lost += 1;
     }
     Ok(lost)
+}
+
+/// Records that the running task `row` of a lost runtime ended, for `reason`.
+pub(super) fn mark_lost(
+    store: &Store,
+    row: i64,
+    now_ms: u64,
+    reason: &str,
+) -> Result<(), StoreError> {
+    store
+        .connection()
+        .execute(
+            "UPDATE tasks SET state = 'interrupted', ended_at_ms = ?1, reason = ?2
+             WHERE state = 'running' AND id = ?3",
+            params![to_i64(now_ms), reason, row],
+        )
+        .map(|_| ())
+        .map_err(sqlite(
+            "marking the task of a previous runtime as interrupted",
+        ))
 }
 
 /// Whether a process with id `pid` exists.

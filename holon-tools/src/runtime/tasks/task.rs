@@ -14,6 +14,7 @@ use super::group::Member;
 use super::logs::{self, OutputPreview};
 use super::process::{Spawned, Workers};
 use super::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskState, lock, records};
+use crate::process_gate::{CappedLog, Launcher};
 use crate::runtime::Store;
 
 mod control;
@@ -108,7 +109,7 @@ impl Task {
     pub(super) fn start(
         identity: Identity,
         logs: Logs,
-        files: Vec<std::fs::File>,
+        files: Vec<CappedLog>,
         spawned: Spawned,
         workers: Workers,
         store: Arc<Store>,
@@ -190,12 +191,12 @@ impl Task {
             .unwrap_or_else(|| self.started.elapsed())
     }
 
-    /// The file with its whole stdout (or terminal output).
+    /// The log of its stdout (or terminal output), capped by the process gate.
     pub fn stdout_log(&self) -> &std::path::Path {
         &self.logs.stdout
     }
 
-    /// The file with its whole stderr; none for a terminal task.
+    /// The log of its stderr, capped the same way; none for a terminal task.
     pub fn stderr_log(&self) -> Option<&std::path::Path> {
         self.logs.stderr.as_deref()
     }
@@ -327,16 +328,12 @@ impl Task {
     }
 }
 
-/// Creates a task's log files (stdout, then stderr when it has one).
-pub(super) fn open_logs(logs: &Logs) -> Result<Vec<std::fs::File>, TaskError> {
-    std::iter::once(&logs.stdout)
-        .chain(logs.stderr.as_ref())
-        .map(|path| {
-            std::fs::File::create(path).map_err(|source| TaskError::Io {
-                doing: format!("creating the log {}", path.display()),
-                source,
-            })
-        })
+/// Creates a task's log files (stdout, then stderr when it has one), capped by the
+/// launcher.
+pub(super) fn open_logs(launcher: &Launcher, logs: &Logs) -> Result<Vec<CappedLog>, TaskError> {
+    std::iter::once((&logs.stdout, "stdout"))
+        .chain(logs.stderr.as_ref().map(|path| (path, "stderr")))
+        .map(|(path, stream)| Ok(launcher.create_log(path, stream)?))
         .collect()
 }
 

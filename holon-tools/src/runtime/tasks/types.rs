@@ -136,13 +136,13 @@ pub struct TaskInfo {
     pub ended_at_unix_ms: Option<u64>,
     /// How long it ran (so far, while running), in milliseconds.
     pub duration_ms: u64,
-    /// Bytes written to stdout (for a terminal task, the terminal's output) so far.
+    /// Bytes in its stdout log (for a terminal task, the terminal's output) so far.
     pub stdout_bytes: u64,
-    /// Bytes written to stderr so far (always 0 for a terminal task).
+    /// Bytes in its stderr log so far (always 0 for a terminal task).
     pub stderr_bytes: u64,
-    /// The file holding the whole stdout (or terminal output).
+    /// The log of its stdout (or terminal output) (past the log cap, 64 MiB by default, its first and last halves around a note of the cut).
     pub stdout_log: String,
-    /// The file holding the whole stderr; absent for a terminal task.
+    /// The log of its stderr, capped the same way; absent for a terminal task.
     pub stderr_log: Option<String>,
     /// Why it ended the way it did, when that is not plain from the exit status.
     pub reason: Option<String>,
@@ -193,6 +193,8 @@ pub enum TaskError {
     },
     /// The store failed.
     Store(StoreError),
+    /// The process gate could not start the command or create its logs.
+    Launch(crate::process_gate::LaunchError),
 }
 
 impl std::fmt::Display for TaskError {
@@ -206,11 +208,18 @@ impl std::fmt::Display for TaskError {
                 "the logs of `{task_id}` were removed by the log retention (at {at_ms} ms since the Unix epoch)"
             ),
             Self::Store(error) => error.fmt(f),
+            Self::Launch(error) => error.fmt(f),
         }
     }
 }
 
 impl std::error::Error for TaskError {}
+
+impl From<crate::process_gate::LaunchError> for TaskError {
+    fn from(error: crate::process_gate::LaunchError) -> Self {
+        Self::Launch(error)
+    }
+}
 
 impl From<StoreError> for TaskError {
     fn from(error: StoreError) -> Self {

@@ -36,7 +36,7 @@ pub fn task_error(error: TaskError, shell_field: &str) -> ToolError {
         .with_hint(format!(
             "TaskStatus still reports how `{task_id}` ended; its output is gone, so run the command again if you need it"
         )),
-        TaskError::Io { .. } | TaskError::Store(_) => ToolError::new(
+        TaskError::Io { .. } | TaskError::Store(_) | TaskError::Launch(_) => ToolError::new(
             ToolErrorKind::new("task_state_failed"),
             format!("the runtime could not keep the task's state: {error}"),
         )

@@ -134,9 +134,9 @@ pub struct ExecCommandResult {
     pub task_handle: Option<TaskHandle>,
     /// What it printed before it was promoted, cut to `max_output_tokens`.
     pub initial_output_preview: Option<OutputPreview>,
-    /// The file holding its whole stdout (for a terminal, everything it showed).
+    /// The log of its stdout (for a terminal, what it showed) (past the log cap, 64 MiB by default, its first and last halves around a note of the cut).
     pub stdout_log: String,
-    /// The file holding its whole stderr; absent for a terminal.
+    /// The log of its stderr, capped the same way; absent for a terminal.
     pub stderr_log: Option<String>,
     /// How long it had run when this result was made, in milliseconds.
     pub duration_ms: u64,

@@ -104,9 +104,9 @@ pub struct BatchItemResult {
     pub output_preview: Option<OutputPreview>,
     /// How long it ran, in milliseconds.
     pub duration_ms: u64,
-    /// The file holding its whole stdout.
+    /// The log of its stdout (past the log cap, 64 MiB by default, its first and last halves around a note of the cut).
     pub stdout_log: Option<String>,
-    /// The file holding its whole stderr.
+    /// The log of its stderr, capped the same way.
     pub stderr_log: Option<String>,
     /// Why it failed to start, or was skipped.
     pub error: Option<String>,

@@ -33,7 +33,9 @@ pub struct TaskStopResult {
 /// process is gone and reaped, with the task's final status (`stopped`) and exit
 /// status. When the task already ended, processes it left running in its group (a
 /// server started with `&`) are killed; if there are none, nothing happens and
-/// `stopped` is false. The task's output stays readable with TaskOutput.
+/// `stopped` is false. A task whose runtime was lost (killed) while its processes
+/// kept running is stopped the same way. The task's output stays readable with
+/// TaskOutput.
 #[holon_tool(family = CoreAgent, annotations(destructive, idempotent, open_world = false))]
 async fn task_stop(
     rt: &Runtime,
@@ -41,6 +43,21 @@ async fn task_stop(
 ) -> Result<ToolOutput<TaskStopResult>, ToolError> {
     let task_id = args.task_id.0;
     let Some(task) = rt.tasks().live_task(&task_id) else {
+        // A task of a runtime that was killed, whose processes still run.
+        if let Some(info) = rt
+            .tasks()
+            .stop_orphan(&task_id)
+            .await
+            .map_err(|error| task_error(error, "shell"))?
+        {
+            let summary = format!("stopped {}, left by a lost runtime", info.task_id);
+            return Ok(ToolOutput::new(TaskStopResult {
+                stopped: true,
+                task: info,
+                reason: None,
+            })
+            .with_summary(summary));
+        }
         let task = rt
             .tasks()
             .info(&task_id)

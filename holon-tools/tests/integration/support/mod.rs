@@ -9,6 +9,16 @@ use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_tools::runtime::{Runtime, RuntimeConfig};
 use serde_json::Value;
 
+/// A runtime on `workspace` whose state is on disk in `<workspace>/.holon`, named
+/// explicitly: by default it would be in the user's data directory, which tests must
+/// not touch.
+pub fn config_with_state_in(workspace: impl Into<std::path::PathBuf>) -> RuntimeConfig {
+    let workspace = workspace.into();
+    let mut config = RuntimeConfig::new(&workspace);
+    config.state_dir = Some(workspace.join(".holon"));
+    config
+}
+
 /// A fresh runtime whose state is in memory.
 pub fn runtime() -> Arc<Runtime> {
     Runtime::open(RuntimeConfig::in_memory(std::env::temp_dir())).unwrap()

@@ -9,11 +9,14 @@ use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_tools::runtime::{Runtime, RuntimeConfig};
 use serde_json::Value;
 
-/// A runtime on a fresh workspace (kept alive by the returned guard).
+/// A runtime on a fresh workspace (kept alive by the returned guard), whose commands
+/// run under the resource limits set by the `holon-tools` binary, as the CLI's do.
 pub fn runtime() -> (Arc<Runtime>, tempfile::TempDir) {
     let workspace = tempfile::tempdir().unwrap();
     std::fs::create_dir(workspace.path().join("sub")).unwrap();
-    let runtime = Runtime::open(RuntimeConfig::in_memory(workspace.path())).unwrap();
+    let mut config = RuntimeConfig::in_memory(workspace.path());
+    config.commands.limiter = Some(env!("CARGO_BIN_EXE_holon-tools").into());
+    let runtime = Runtime::open(config).unwrap();
     (runtime, workspace)
 }
 

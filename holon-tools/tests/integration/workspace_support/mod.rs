@@ -31,7 +31,10 @@ impl Fixture {
     pub fn on_disk() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("home")).unwrap();
-        let runtime = Runtime::open(RuntimeConfig::new(dir.path().join("home"))).unwrap();
+        let runtime = Runtime::open(crate::support::config_with_state_in(
+            dir.path().join("home"),
+        ))
+        .unwrap();
         Self { dir, runtime }
     }
 

@@ -1,0 +1,276 @@
+//! Resource limits of commands, and the helper mode that applies them.
+//!
+//! A limit must be in place before the command runs, and the workspace forbids
+//! `unsafe` (so no `pre_exec` hook between fork and exec). Setting it from the parent
+//! with `prlimit` right after the spawn races with whatever the command forks first.
+//! So the gate starts our own binary in its helper mode,
+//! `holon-tools __holon-limits <limits> -- <program> <args>...`: it sets the limits
+//! on itself (inherited across exec) and execs the program, which then starts under
+//! them. Process group, environment, working directory and open files pass through
+//! the exec unchanged.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::process::ExitCode;
+
+use rustix::process::{Resource, Rlimit};
+
+/// The first argument that selects the helper mode.
+pub const LIMITS_HELPER_ARG: &str = "__holon-limits";
+
+/// The default headroom of `RLIMIT_NPROC`: processes (threads) a command may add to
+/// those its user runs when it starts. The kernel counts every process of the user,
+/// so a fixed number would fail on a busy desktop and be loose on an idle server.
+pub const DEFAULT_PROCESS_HEADROOM: u64 = 1024;
+
+/// The default `RLIMIT_FSIZE`: 4 GiB, above any file a build writes, below a disk.
+pub const DEFAULT_FILE_SIZE_BYTES: u64 = 4 << 30;
+
+/// The limits a command runs under; `None` leaves a limit as the runtime has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResourceLimits {
+    /// `RLIMIT_NPROC`: how many processes beyond those of its user at launch.
+    pub process_headroom: Option<u64>,
+    /// `RLIMIT_FSIZE`: the largest file it may write, in bytes.
+    pub file_size_bytes: Option<u64>,
+    /// `RLIMIT_CORE`: the largest core dump, in bytes (0: none).
+    pub core_bytes: Option<u64>,
+    /// `RLIMIT_AS`: the most address space of one process, in bytes.
+    pub address_space_bytes: Option<u64>,
+    /// `RLIMIT_CPU`: the most CPU time of one process, in seconds.
+    pub cpu_seconds: Option<u64>,
+}
+
+impl Default for ResourceLimits {
+    /// 1024 processes of headroom, files up to 4 GiB, no core dumps; address space and
+    /// CPU time as the runtime has them.
+    fn default() -> Self {
+        Self {
+            process_headroom: Some(DEFAULT_PROCESS_HEADROOM),
+            file_size_bytes: Some(DEFAULT_FILE_SIZE_BYTES),
+            core_bytes: Some(0),
+            address_space_bytes: None,
+            cpu_seconds: None,
+        }
+    }
+}
+
+/// A limits list that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the command limits `{text}` cannot be read: {problem}; write them as a comma-separated list of key=value with keys nproc, fsize, core, as, cpu and values a number (sizes may end in K, M or G) or `none`, e.g. `nproc=1024,fsize=4G,core=0,as=none,cpu=none`"
+)]
+pub struct LimitsError {
+    /// The text as given.
+    pub text: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+const KEYS: [&str; 5] = ["nproc", "fsize", "core", "as", "cpu"];
+
+impl ResourceLimits {
+    fn slot(&mut self, key: &str) -> Option<&mut Option<u64>> {
+        Some(match key {
+            "nproc" => &mut self.process_headroom,
+            "fsize" => &mut self.file_size_bytes,
+            "core" => &mut self.core_bytes,
+            "as" => &mut self.address_space_bytes,
+            "cpu" => &mut self.cpu_seconds,
+            _ => return None,
+        })
+    }
+
+    fn get(&self, key: &str) -> Option<u64> {
+        match key {
+            "nproc" => self.process_headroom,
+            "fsize" => self.file_size_bytes,
+            "core" => self.core_bytes,
+            "as" => self.address_space_bytes,
+            _ => self.cpu_seconds,
+        }
+    }
+
+    /// The defaults changed by `text`, a list such as `fsize=1G,cpu=600,as=none`.
+    pub fn parse(text: &str) -> Result<Self, LimitsError> {
+        let error = |problem: String| LimitsError {
+            text: text.to_string(),
+            problem,
+        };
+        let mut limits = Self::default();
+        for item in text
+            .split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+        {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| error(format!("`{item}` has no `=`")))?;
+            let slot = limits
+                .slot(key.trim())
+                .ok_or_else(|| error(format!("`{}` is not a limit", key.trim())))?;
+            *slot = parse_value(value.trim())
+                .ok_or_else(|| error(format!("`{}` is not a number or `none`", value.trim())))?;
+        }
+        Ok(limits)
+    }
+
+    /// The list [`ResourceLimits::parse`] reads back as these limits.
+    pub fn to_arg(&self) -> String {
+        KEYS.iter()
+            .map(|key| match self.get(key) {
+                Some(value) => format!("{key}={value}"),
+                None => format!("{key}=none"),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Sets the limits on this process (and so on what it execs). A limit above the
+    /// hard limit the process has is lowered to it: a limit can only tighten.
+    pub fn apply_to_self(&self) -> std::io::Result<()> {
+        let settings = [
+            (
+                Resource::Nproc,
+                self.process_headroom
+                    .map(|headroom| user_processes().saturating_add(headroom)),
+            ),
+            (Resource::Fsize, self.file_size_bytes),
+            (Resource::Core, self.core_bytes),
+            (Resource::As, self.address_space_bytes),
+            (Resource::Cpu, self.cpu_seconds),
+        ];
+        for (resource, value) in settings {
+            let Some(value) = value else { continue };
+            let hard = rustix::process::getrlimit(resource).maximum;
+            let value = hard.map_or(value, |hard| value.min(hard));
+            rustix::process::setrlimit(
+                resource,
+                Rlimit {
+                    current: Some(value),
+                    maximum: Some(value),
+                },
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn parse_value(value: &str) -> Option<Option<u64>> {
+    if value == "none" {
+        return Some(None);
+    }
+    let (digits, shift) = match value.as_bytes().last()? {
+        b'K' | b'k' => (&value[..value.len() - 1], 10),
+        b'M' | b'm' => (&value[..value.len() - 1], 20),
+        b'G' | b'g' => (&value[..value.len() - 1], 30),
+        _ => (value, 0),
+    };
+    let number: u64 = digits.parse().ok()?;
+    number.checked_mul(1u64 << shift).map(Some)
+}
+
+/// How many processes (threads: the kernel counts those) the real user of this
+/// process runs, from `/proc`; 0 where there is none.
+fn user_processes() -> u64 {
+    let uid = rustix::process::getuid().as_raw().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_some_and(|name| name.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("status")).ok())
+        .filter_map(|status| {
+            let field = |name: &str| {
+                status
+                    .lines()
+                    .find_map(|line| line.strip_prefix(name))
+                    .and_then(|rest| rest.split_whitespace().next())
+            };
+            (field("Uid:")? == uid).then(|| field("Threads:")?.parse::<u64>().ok())?
+        })
+        .sum()
+}
+
+/// The helper mode, when this process was started in it: applies the limits and
+/// execs the command, returning only if that failed. `None` when the first argument
+/// is not [`LIMITS_HELPER_ARG`]. Call it first thing in `main`.
+pub fn helper_main() -> Option<ExitCode> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next()? != LIMITS_HELPER_ARG {
+        return None;
+    }
+    Some(run_helper(args.collect()))
+}
+
+/// Exit status of the helper when it cannot run the command (as a shell's 126).
+const HELPER_FAILED: u8 = 126;
+
+/// `<limits> -- <program> <args>...`: sets the limits, then execs the program.
+fn run_helper(args: Vec<OsString>) -> ExitCode {
+    let fail = |message: String| {
+        eprintln!("holon-tools {LIMITS_HELPER_ARG}: {message}");
+        ExitCode::from(HELPER_FAILED)
+    };
+    let [limits, separator, program, rest @ ..] = args.as_slice() else {
+        return fail("expected `<limits> -- <program> [<args>...]`".to_string());
+    };
+    if separator != "--" {
+        return fail("expected `--` after the limits".to_string());
+    }
+    let limits = match limits.to_str().map(ResourceLimits::parse) {
+        Some(Ok(limits)) => limits,
+        Some(Err(error)) => return fail(error.to_string()),
+        None => return fail("the limits are not UTF-8".to_string()),
+    };
+    if let Err(error) = limits.apply_to_self() {
+        return fail(format!("cannot set the resource limits: {error}"));
+    }
+    let error = std::process::Command::new(program).args(rest).exec();
+    fail(format!(
+        "cannot run `{}`: {error}",
+        program.to_string_lossy()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limits_list_reads_back_and_refuses_what_it_does_not_know() {
+        let limits = ResourceLimits::parse("fsize=1G, cpu=600,as=none,nproc=64k").unwrap();
+        assert_eq!(limits.file_size_bytes, Some(1 << 30));
+        assert_eq!(limits.cpu_seconds, Some(600));
+        assert_eq!(limits.address_space_bytes, None);
+        assert_eq!(limits.process_headroom, Some(64 << 10));
+        assert_eq!(limits.core_bytes, Some(0), "a default kept");
+        assert_eq!(ResourceLimits::parse(&limits.to_arg()).unwrap(), limits);
+        assert_eq!(
+            ResourceLimits::parse("").unwrap(),
+            ResourceLimits::default()
+        );
+        for bad in [
+            "fsize",
+            "rss=1",
+            "cpu=ten",
+            "fsize=99999999999999G",
+            "core=-1",
+        ] {
+            let error = ResourceLimits::parse(bad).unwrap_err();
+            assert!(error.to_string().contains("nproc, fsize"), "{error}");
+        }
+    }
+
+    #[test]
+    fn counts_the_processes_of_this_user() {
+        // This test's own threads are among them.
+        assert!(user_processes() >= 1);
+    }
+}

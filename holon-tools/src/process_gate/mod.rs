@@ -1,0 +1,207 @@
+//! The process gate: the one place where commands are started. Every command
+//! ExecCommand, ExecCommandBatch and the task tools run is built here, and gets
+//!
+//! - an environment built from the operator's variables minus every credential the
+//!   runtime reads ([`HiddenEnv`]),
+//! - resource limits (`RLIMIT_NPROC`, `RLIMIT_FSIZE`, `RLIMIT_CORE`, optional
+//!   `RLIMIT_AS` and `RLIMIT_CPU`, see [`ResourceLimits`]), set by a helper mode of our
+//!   own binary that execs the command ([`limits`]),
+//! - its own process group (a new session under a terminal),
+//! - log files of bounded size ([`CappedLog`]: head and tail kept, the cut noted).
+//!
+//! The module depends on nothing in `tools::` and has its own errors, so that it can
+//! move into a runtime crate of its own.
+
+mod environment;
+pub mod limits;
+mod log_cap;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub use environment::HiddenEnv;
+pub use limits::{LIMITS_HELPER_ARG, LimitsError, ResourceLimits};
+pub use log_cap::{CappedLog, DEFAULT_LOG_CAP_BYTES};
+
+/// Why a command could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The operating system refused to start the program (or the limits helper).
+    #[error("cannot start `{program}`: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A log file could not be created or finished.
+    #[error("failed while {doing}: {source}")]
+    Log {
+        /// What the gate was doing.
+        doing: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// `program` as a path to an executable file: itself when it names a path (has a
+/// `/`), else the first match in the directories of `path`.
+fn find_program(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |candidate: &Path| {
+        std::fs::metadata(candidate)
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let candidate = PathBuf::from(program);
+        return executable(&candidate).then_some(candidate);
+    }
+    std::env::split_paths(path?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| executable(candidate))
+}
+
+/// How the gate starts commands.
+#[derive(Debug, Clone)]
+pub struct LauncherConfig {
+    /// The limits every command runs under.
+    pub limits: ResourceLimits,
+    /// The executable whose [`LIMITS_HELPER_ARG`] mode applies `limits` and then execs
+    /// the command (the `holon-tools` binary). `None` runs commands without resource
+    /// limits: the workspace forbids `unsafe`, so a limit cannot be set in the child
+    /// between fork and exec, and setting it from the parent after the spawn races
+    /// with what the command forks first.
+    pub limiter: Option<PathBuf>,
+    /// The variables commands never see.
+    pub hidden_env: HiddenEnv,
+    /// The most bytes one log file of a command keeps (head and tail).
+    pub log_cap_bytes: u64,
+}
+
+impl Default for LauncherConfig {
+    fn default() -> Self {
+        Self {
+            limits: ResourceLimits::default(),
+            limiter: None,
+            hidden_env: HiddenEnv::default(),
+            log_cap_bytes: DEFAULT_LOG_CAP_BYTES,
+        }
+    }
+}
+
+/// Builds the commands of the runtime's tasks.
+#[derive(Debug, Clone)]
+pub struct Launcher {
+    config: LauncherConfig,
+}
+
+impl Launcher {
+    /// A launcher with `config`.
+    pub fn new(config: LauncherConfig) -> Self {
+        Self { config }
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &LauncherConfig {
+        &self.config
+    }
+
+    /// The environment a command gets: the operator's variables as they are now,
+    /// less the hidden ones.
+    pub fn environment(&self) -> Vec<(OsString, OsString)> {
+        self.config.hidden_env.filter(std::env::vars_os())
+    }
+
+    /// The program and arguments that run `program args` under the limits. Through
+    /// the helper, `program` is looked up on the command's `PATH` first, so that a
+    /// missing one is a spawn error (`NotFound`) as without it, not a failed exec.
+    fn argv(
+        &self,
+        program: &str,
+        args: &[&str],
+        environment: &[(OsString, OsString)],
+    ) -> std::io::Result<(OsString, Vec<OsString>)> {
+        let Some(limiter) = &self.config.limiter else {
+            return Ok((
+                OsString::from(program),
+                args.iter().map(OsString::from).collect(),
+            ));
+        };
+        let path = environment
+            .iter()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.as_os_str());
+        let resolved = find_program(program, path).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("`{program}` is not an executable file or on PATH"),
+            )
+        })?;
+        let mut argv = vec![
+            OsString::from(LIMITS_HELPER_ARG),
+            OsString::from(self.config.limits.to_arg()),
+            OsString::from("--"),
+            resolved.into_os_string(),
+        ];
+        argv.extend(args.iter().map(OsString::from));
+        Ok((limiter.as_os_str().to_owned(), argv))
+    }
+
+    /// `program args` in `workdir` as the leader of a new process group, with the
+    /// gate's environment and limits; stdio is left to the caller.
+    pub fn command(
+        &self,
+        program: &str,
+        args: &[&str],
+        workdir: &Path,
+    ) -> std::io::Result<Command> {
+        use std::os::unix::process::CommandExt;
+        let environment = self.environment();
+        let (program, argv) = self.argv(program, args, &environment)?;
+        let mut command = Command::new(program);
+        command
+            .args(argv)
+            .current_dir(workdir)
+            .env_clear()
+            .envs(environment)
+            .process_group(0);
+        Ok(command)
+    }
+
+    /// `program args` for a pseudo-terminal (which makes it a session leader), with
+    /// the gate's environment and limits; `TERM` is set when the operator has none.
+    pub fn terminal_command(
+        &self,
+        program: &str,
+        args: &[&str],
+        workdir: &Path,
+    ) -> std::io::Result<portable_pty::CommandBuilder> {
+        let environment = self.environment();
+        let (program, argv) = self.argv(program, args, &environment)?;
+        let mut builder = portable_pty::CommandBuilder::new(program);
+        builder.args(argv);
+        builder.cwd(workdir);
+        builder.env_clear();
+        let has_term = environment.iter().any(|(name, _)| name == "TERM");
+        for (name, value) in environment {
+            builder.env(name, value);
+        }
+        if !has_term {
+            builder.env("TERM", "xterm-256color");
+        }
+        Ok(builder)
+    }
+
+    /// Creates a log file of the gate's size cap at `path`.
+    pub fn create_log(&self, path: &Path, stream: &str) -> Result<CappedLog, LaunchError> {
+        CappedLog::create(path, stream, self.config.log_cap_bytes).map_err(|source| {
+            LaunchError::Log {
+                doing: format!("creating the log {}", path.display()),
+                source,
+            }
+        })
+    }
+}

@@ -1,0 +1,134 @@
+//! The process gate on real commands: what their environment hides, the resource
+//! limits they run under, and the cap on their log files.
+
+use holon_tools::runtime::{Runtime, RuntimeConfig};
+use serde_json::{Value, json};
+
+use crate::cli_support::holon_command;
+use crate::task_support::{call, text};
+
+/// The structured result of `holon-tools call ExecCommand INPUT` run with `env` added
+/// to its environment and `flags` before the command. The CLI itself starts with
+/// core dumps allowed (the soft limit raised to the hard one), so that a command's
+/// `ulimit -c` of 0 is the gate's doing.
+fn exec_through_cli(flags: &[&str], env: &[(&str, &str)], input: Value) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let cli = holon_command(dir.path());
+    let mut command = std::process::Command::new("sh");
+    command
+        .args(["-c", r#"ulimit -S -c "$(ulimit -H -c)" && exec "$0" "$@""#])
+        .arg(cli.get_program())
+        .args(cli.get_args())
+        .args(flags)
+        .args(["call", "--json", "ExecCommand", &input.to_string()]);
+    for (name, value) in cli.get_envs() {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    let envelope: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    envelope["structured"].clone()
+}
+
+#[test]
+fn commands_see_the_operators_variables_but_no_credential_the_runtime_reads() {
+    let result = exec_through_cli(
+        &[],
+        &[
+            ("HOLON_XAI_API_KEY", "xai-secret"),
+            ("HOLON_IMAGE_API_KEY", "image-secret"),
+            ("HOLON_MCP_TOKEN", "mcp-secret"),
+            // A provider's credential_env in the embedded catalog.
+            ("OPENAI_API_KEY", "openai-secret"),
+            ("HOLON_PROC_TEST_PLAIN", "visible"),
+        ],
+        json!({"cmd": "env"}),
+    );
+    let stdout = text(&result["output_preview"]["stdout"]);
+    assert_eq!(result["exit_status"], 0, "{result}");
+    assert!(stdout.contains("HOLON_PROC_TEST_PLAIN=visible"), "{stdout}");
+    assert!(stdout.contains("PATH="), "{stdout}");
+    for secret in ["xai-secret", "image-secret", "mcp-secret", "openai-secret"] {
+        assert!(!stdout.contains(secret), "{secret} leaked: {stdout}");
+    }
+}
+
+#[test]
+fn commands_run_without_core_dumps_and_under_the_operators_limits() {
+    let result = exec_through_cli(
+        &[],
+        &[],
+        json!({"cmd": "ulimit -H -c; ulimit -c; ulimit -f"}),
+    );
+    // bash and dash print `ulimit -f` in 512-byte (bash: 1024-byte) blocks.
+    let stdout = text(&result["output_preview"]["stdout"]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[..2],
+        ["0", "0"],
+        "no core dump, not even raised: {result}"
+    );
+    assert_ne!(lines.get(2), Some(&"unlimited"), "{result}");
+
+    let result = exec_through_cli(
+        &["--command-limits", "core=none,fsize=1M,cpu=7"],
+        &[],
+        json!({"cmd": "ulimit -t; head -c 2000000 /dev/zero > big; echo status $?; wc -c < big"}),
+    );
+    let stdout = text(&result["output_preview"]["stdout"]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "7", "{result}");
+    // Writing past RLIMIT_FSIZE kills the writer (SIGXFSZ): the file stops at 1 MiB.
+    assert_ne!(lines[1], "status 0", "{result}");
+    assert_eq!(lines[2].trim(), "1048576", "{result}");
+}
+
+#[test]
+fn a_limits_list_the_gate_cannot_read_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon_command(dir.path())
+        .args(["--command-limits", "fsize=lots", "call", "Sleep", "{}"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`lots` is not a number or `none`"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn a_command_writing_past_the_log_cap_leaves_its_head_a_note_and_its_tail() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut config = RuntimeConfig::in_memory(workspace.path());
+    config.commands.log_cap_bytes = 1000;
+    let runtime = Runtime::open(config).unwrap();
+    let envelope = call(&runtime, "ExecCommand", json!({"cmd": "seq 1 100000"})).await;
+    let result = &envelope["structured"];
+    assert_eq!(result["exit_status"], 0, "{envelope}");
+    let log = std::fs::read_to_string(text(&result["stdout_log"])).unwrap();
+    let whole: String = (1..=100_000).map(|n| format!("{n}\n")).collect();
+    assert!(log.len() < 1000 + 200, "{} bytes", log.len());
+    assert!(whole.starts_with(&log[..500]), "the head: {log}");
+    assert!(whole.ends_with(&log[log.len() - 500..]), "the tail: {log}");
+    let cut = whole.len() - 1000;
+    assert!(
+        log.contains(&format!("[... holon-tools: {cut} bytes of stdout cut here")),
+        "{log}"
+    );
+    let folder = std::path::Path::new(text(&result["stdout_log"]))
+        .parent()
+        .unwrap();
+    let files: Vec<_> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(files.len(), 2, "stdout.log and stderr.log only: {files:?}");
+}
