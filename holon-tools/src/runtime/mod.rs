@@ -7,6 +7,7 @@
 pub mod agency;
 pub mod bindings;
 mod clock;
+pub mod fs_gate;
 pub mod memory;
 mod migrations;
 pub mod services;
