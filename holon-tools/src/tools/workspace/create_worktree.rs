@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use holon_core::prelude::*;
 
 use super::errors::{error, io_error, store_error, unknown_workspace};
-use super::git;
+use super::{git, worktree_place};
 use crate::runtime::Runtime;
 use crate::runtime::bindings::{ActiveRoot, BindingState, WorktreeBinding, now_ms};
 
@@ -153,6 +153,11 @@ fn create_worktree(
                 .with_field("branch")
                 .with_hint("work on it in the workspace itself (SwitchWorkspace), or create the worktree on another branch"));
             }
+            let worktrees = rt
+                .bindings()
+                .worktrees_dir()
+                .map_err(|e| io_error("preparing the worktrees directory", &repo, &e))?;
+            worktree_place::ensure_allowed(&worktrees, &state, &holder.path, "branch")?;
             reused = true;
             adopted = Some(holder.path.clone());
         }
@@ -180,6 +185,10 @@ fn create_worktree(
                 )?;
             } else {
                 git::add_worktree_on_new_branch(&repo, &path, &args.branch, &base_commit)?;
+            }
+            if let Err(refused) = worktree_place::ensure_allowed(&dir, &state, &path, "branch") {
+                let _ = git::git(&repo, &["worktree", "remove", "--force", &path_text]);
+                return Err(refused);
             }
             path.canonicalize().unwrap_or(path)
         }

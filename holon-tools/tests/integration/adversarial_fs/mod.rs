@@ -1,12 +1,13 @@
 //! Hostile filesystems under the tools: a directory swapped with a symlink to the
 //! outside while they run, symlinks planted at staging names, a FIFO where a file
-//! should be, and patches aimed at `.git` and the
+//! should be, a worktree record pointing at `/`, and patches aimed at `.git` and the
 //! state directory. Each of these leaked or hung before the filesystem gate.
 
 mod fifo;
 mod protected;
 mod staging;
 mod swap_race;
+mod worktree_record;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
