@@ -4,7 +4,9 @@
 //! without following a symlink, so a directory swapped for a symlink mid-walk is
 //! never entered.
 
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use crate::runtime::fs_gate::{DirHandle, EntryKind, FsError, NotRegular, RelPath, RootDir};
 
@@ -56,9 +58,26 @@ pub fn walk(root: &RootDir, skip: &[PathBuf]) -> Walk {
     let Ok(top) = root.open_dir_nofollow(&RelPath::default(), None) else {
         return walk;
     };
-    let mut pending: Vec<(DirHandle, String)> = vec![(top, String::new())];
+    // Subdirectories are opened when their turn comes, from their parent's handle:
+    // only the handles along the current branch stay open, however wide the tree.
+    let mut pending: Vec<(Arc<DirHandle>, OsString, String)> = Vec::new();
+    let mut next = Some((Arc::new(top), String::new()));
     let mut dirs_read = 0;
-    while let Some((dir, rel_dir)) = pending.pop() {
+    loop {
+        let (dir, rel_dir) = match next.take() {
+            Some(first) => first,
+            None => {
+                let Some((parent, name, rel)) = pending.pop() else {
+                    break;
+                };
+                // Opened without following: a symlink swapped in since the listing
+                // is refused here.
+                let Ok(child) = parent.child_dir(&name, None) else {
+                    continue;
+                };
+                (Arc::new(child), rel)
+            }
+        };
         if dirs_read >= MAX_DIRS_PER_ROOT {
             walk.truncated = true;
             break;
@@ -83,11 +102,7 @@ pub fn walk(root: &RootDir, skip: &[PathBuf]) -> Walk {
                     if SKIPPED_DIRS.contains(&text) || skip.contains(&root.path().join(&rel)) {
                         continue;
                     }
-                    // Opened without following: a symlink swapped in since the listing
-                    // is refused here.
-                    if let Ok(child) = dir.child_dir(&name, None) {
-                        subdirs.push((child, rel));
-                    }
+                    subdirs.push((Arc::clone(&dir), name, rel));
                 }
                 EntryKind::File if is_markdown(text) => {
                     if info.size > MAX_FILE_BYTES {

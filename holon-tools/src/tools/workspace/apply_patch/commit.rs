@@ -75,6 +75,8 @@ pub(super) fn commit(
 ) -> Result<(), ApplyError> {
     let mut created: Vec<Created> = Vec::new();
     let mut staged: Vec<(&Target, DirHandle, Staged)> = Vec::new();
+    // One handle per directory, however many files the patch writes in it.
+    let mut dirs: BTreeMap<(usize, RelPath), DirHandle> = BTreeMap::new();
     let staging = (|| {
         for (target, (on_disk, planned)) in &files {
             let Some(state) = planned else { continue };
@@ -85,14 +87,25 @@ pub(super) fn commit(
                 continue;
             }
             let (parent, _) = target.split();
-            let mut made = Vec::new();
-            let dir =
-                roots.dirs()[target.root].create_dirs_nofollow(&parent, Some(policy), &mut made);
-            created.extend(made.into_iter().map(|rel| Created {
-                root: target.root,
-                rel,
-            }));
-            let dir = dir.map_err(gate(target))?;
+            let key = (target.root, parent);
+            let dir = match dirs.get(&key) {
+                Some(dir) => dir.clone(),
+                None => {
+                    let mut made = Vec::new();
+                    let dir = roots.dirs()[target.root].create_dirs_nofollow(
+                        &key.1,
+                        Some(policy),
+                        &mut made,
+                    );
+                    created.extend(made.into_iter().map(|rel| Created {
+                        root: target.root,
+                        rel,
+                    }));
+                    let dir = dir.map_err(gate(target))?;
+                    dirs.insert(key, dir.clone());
+                    dir
+                }
+            };
             let file = stage(&dir, state).map_err(|error| ApplyError::Io {
                 path: target.shown(),
                 error,
@@ -101,6 +114,7 @@ pub(super) fn commit(
         }
         Ok(())
     })();
+    drop(dirs);
     if let Err(error) = staging {
         drop(staged);
         remove_created(roots, &created);
@@ -196,5 +210,65 @@ fn remove_empty_parents(roots: &WorkspaceRoots, target: &Target) {
             break;
         }
         dir = Some(parent);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    use super::*;
+
+    fn target(rel: &str) -> Target {
+        Target {
+            root: 0,
+            rel: RelPath::normalize(Path::new(rel)).unwrap(),
+        }
+    }
+
+    fn state(text: &str, mode: Option<u32>) -> FileState {
+        FileState {
+            bytes: text.as_bytes().to_vec(),
+            mode,
+            exec: mode.is_some_and(|m| m & 0o111 != 0),
+        }
+    }
+
+    #[test]
+    fn a_failure_after_renames_puts_everything_back() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.sh"), "old\n").unwrap();
+        std::fs::set_permissions(dir.path().join("a.sh"), PermissionsExt::from_mode(0o750))
+            .unwrap();
+        let roots = WorkspaceRoots::new([dir.path().to_path_buf()]).unwrap();
+        let mut files = Files::new();
+        files.insert(
+            target("a.sh"),
+            (
+                Some(state("old\n", Some(0o750))),
+                Some(state("new\n", Some(0o750))),
+            ),
+        );
+        files.insert(target("c/d/new.txt"), (None, Some(state("x\n", None))));
+        // Planned as a deletion, but gone from disk: removing it fails after the
+        // renames were done.
+        files.insert(target("gone.txt"), (Some(state("g\n", Some(0o644))), None));
+        let error = commit(&roots, &WritePolicy::default(), files).unwrap_err();
+        assert!(matches!(error, ApplyError::Io { .. }), "{error:?}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.sh")).unwrap(),
+            "old\n"
+        );
+        let mode = std::fs::metadata(dir.path().join("a.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o750);
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["a.sh"], "no new file, directory or stage is left");
     }
 }
