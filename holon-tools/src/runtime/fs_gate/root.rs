@@ -413,3 +413,100 @@ impl DirHandle {
         &self.dir
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(text: &str) -> RelPath {
+        RelPath::normalize(Path::new(text)).unwrap()
+    }
+
+    #[test]
+    fn reads_resolve_beneath_the_root_and_only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root_path, outside) = (dir.path().join("root"), dir.path().join("outside"));
+        std::fs::create_dir_all(root_path.join("sub")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(root_path.join("sub/a.txt"), "inside").unwrap();
+        std::fs::write(outside.join("a.txt"), "outside").unwrap();
+        std::os::unix::fs::symlink("sub", root_path.join("in")).unwrap();
+        std::os::unix::fs::symlink("../outside", root_path.join("out")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root_path.join("pipe"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let root = RootDir::open(&root_path).unwrap();
+
+        assert_eq!(
+            root.read_beneath(&rel("in/a.txt"), 100).unwrap().bytes,
+            b"inside"
+        );
+        assert!(matches!(
+            root.read_beneath(&rel("out/a.txt"), 100),
+            Err(FsError::Escapes { .. })
+        ));
+        assert!(matches!(
+            root.read_nofollow(&rel("in/a.txt"), 100),
+            Err(FsError::ThroughSymlink { .. })
+        ));
+        assert!(matches!(
+            root.read_nofollow(&rel("out/a.txt"), 100),
+            Err(FsError::Escapes { .. })
+        ));
+        assert_eq!(
+            root.read_nofollow(&rel("sub/a.txt"), 100).unwrap().bytes,
+            b"inside"
+        );
+        for read in [
+            root.read_beneath(&rel("pipe"), 100),
+            root.read_nofollow(&rel("pipe"), 100),
+        ] {
+            assert!(matches!(
+                read,
+                Err(FsError::NotRegular {
+                    kind: NotRegular::Fifo,
+                    ..
+                })
+            ));
+        }
+        assert!(matches!(
+            root.read_nofollow(&rel("sub/a.txt"), 3),
+            Err(FsError::TooLarge { size: 6, .. })
+        ));
+        assert!(matches!(
+            root.read_nofollow(&rel("sub/missing"), 3),
+            Err(FsError::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn a_write_walk_refuses_the_state_directory_by_identity() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("state/inner")).unwrap();
+        let root = RootDir::open(dir.path()).unwrap();
+        let policy = WritePolicy::new(Some(&dir.path().join("state")));
+        for path in ["state", "state/inner", "state/inner/new/deeper"] {
+            let mut created = Vec::new();
+            assert!(
+                matches!(
+                    root.create_dirs_nofollow(&rel(path), Some(&policy), &mut created),
+                    Err(FsError::Protected {
+                        why: Protection::StateDir,
+                        ..
+                    })
+                ),
+                "{path}"
+            );
+            assert!(created.is_empty(), "{path}: {created:?}");
+        }
+        let mut created = Vec::new();
+        root.create_dirs_nofollow(&rel("other/new"), Some(&policy), &mut created)
+            .unwrap();
+        assert_eq!(created, [rel("other"), rel("other/new")]);
+    }
+}
