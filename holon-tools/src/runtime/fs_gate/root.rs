@@ -230,7 +230,7 @@ impl RootDir {
 /// Whether cap-std refused a path for leading outside its root (a custom error, as
 /// opposed to an `EACCES` from the kernel).
 fn is_escape(error: &std::io::Error) -> bool {
-    error.kind() == std::io::ErrorKind::PermissionDenied && error.raw_os_error().is_none()
+    (error.kind() == std::io::ErrorKind::PermissionDenied && error.raw_os_error().is_none())
         || error.raw_os_error() == Some(Errno::XDEV.raw_os_error())
 }
 
