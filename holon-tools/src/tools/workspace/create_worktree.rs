@@ -83,7 +83,9 @@ pub struct WorktreeCreated {
 /// becomes an execution root with an id of its own and, unless `activate` is false,
 /// the active one: relative paths and commands then work in it. Remove it with
 /// RemoveWorktree when done. Errors: `not_a_git_repository`, `invalid_branch_name`,
-/// `unknown_base_ref`, `branch_exists`, `branch_checked_out`.
+/// `unknown_base_ref`, `branch_exists`, `branch_checked_out`, and
+/// `worktree_outside_allowed` when git lists the branch's worktree outside the
+/// runtime's worktree directory and every bound workspace.
 #[holon_tool(family = LocalEnvironment, annotations(open_world = false))]
 fn create_worktree(
     rt: &Runtime,

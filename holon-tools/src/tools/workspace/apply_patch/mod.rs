@@ -108,9 +108,9 @@ pub struct PatchApplied {
 /// `whitespace_tolerant_hunks`. A hunk that does not match fails with the file, the
 /// hunk number and the nearest match, and nothing is written. Paths must stay
 /// inside the workspace: `..`, absolute paths and symlinks that lead out are refused,
-/// and, as `git apply` does, a path beyond a symlink (`path_through_symlink`). `.git`
-/// directories and the runtime's state directory are never written (`protected_path`);
-/// FIFOs, sockets and devices are `not_a_regular_file`.
+/// and, as `git apply` does, a path beyond a symlink (`path_through_symlink`). Writes
+/// into `.git` directories and the runtime's state directory are refused
+/// (`protected_path`), and so are FIFOs, sockets and devices (`not_a_regular_file`).
 // `keep_doc_sections`: the format block above is for the model too.
 #[holon_tool(
     family = LocalEnvironment,
