@@ -8,6 +8,7 @@ pub mod agency;
 pub mod bindings;
 mod clock;
 pub mod execution_log;
+pub mod fs_gate;
 pub mod memory;
 mod migrations;
 pub mod services;

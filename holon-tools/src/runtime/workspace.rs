@@ -1,34 +1,11 @@
 //! Confinement to the workspace roots: every path a tool touches must resolve inside
-//! one of them, after `..` is applied and symlinks are followed.
+//! one of them. Each root is held open ([`RootDir`]); files are reached through the
+//! filesystem gate beneath those handles ([`WorkspaceRoots::locate`]).
 
 use std::path::{Component, Path, PathBuf};
 
-/// Why a path was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathEscape {
-    /// The path is absolute where only workspace-relative paths are accepted.
-    Absolute,
-    /// `..` climbs above the root.
-    ClimbsOut,
-    /// The path (or a symlink along it) resolves outside every workspace root.
-    Outside(PathBuf),
-}
-
-impl std::fmt::Display for PathEscape {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Absolute => {
-                f.write_str("it is absolute; give a path relative to the workspace root")
-            }
-            Self::ClimbsOut => f.write_str("its `..` components climb out of the workspace"),
-            Self::Outside(resolved) => write!(
-                f,
-                "it resolves to {}, outside the workspace roots (a symlink may point out)",
-                resolved.display()
-            ),
-        }
-    }
-}
+pub use super::fs_gate::PathEscape;
+use super::fs_gate::{RelPath, RootDir};
 
 /// The workspace roots a runtime confines tools to, canonicalized once, and the
 /// working directory relative paths resolve against.
@@ -36,6 +13,8 @@ impl std::fmt::Display for PathEscape {
 pub struct WorkspaceRoots {
     /// Never empty; the first is the active root.
     roots: Vec<PathBuf>,
+    /// The roots' directory handles, in the same order.
+    dirs: Vec<RootDir>,
     /// A directory inside the active root chosen with SwitchWorkspace's `cwd`.
     working_dir: Option<PathBuf>,
 }
@@ -44,10 +23,11 @@ impl WorkspaceRoots {
     /// Roots from existing directories, the first being the active one; each is
     /// canonicalized. No root at all is an `InvalidInput` error.
     pub fn new(roots: impl IntoIterator<Item = PathBuf>) -> std::io::Result<Self> {
-        let roots = roots
+        let dirs = roots
             .into_iter()
-            .map(|root| root.canonicalize())
+            .map(|root| RootDir::open(&root))
             .collect::<Result<Vec<_>, _>>()?;
+        let roots: Vec<PathBuf> = dirs.iter().map(|dir| dir.path().to_path_buf()).collect();
         if roots.is_empty() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -56,6 +36,7 @@ impl WorkspaceRoots {
         }
         Ok(Self {
             roots,
+            dirs,
             working_dir: None,
         })
     }
@@ -72,6 +53,11 @@ impl WorkspaceRoots {
             Ok(canonical) => Err((self, PathEscape::Outside(canonical))),
             Err(_) => Err((self, PathEscape::Outside(dir.to_path_buf()))),
         }
+    }
+
+    /// The roots' directory handles; the first is the active one.
+    pub fn dirs(&self) -> &[RootDir] {
+        &self.dirs
     }
 
     /// The canonical roots; the first is the active one.
@@ -95,6 +81,39 @@ impl WorkspaceRoots {
     /// Whether `path` (already canonical) lies inside a root.
     pub fn contains(&self, path: &Path) -> bool {
         self.roots.iter().any(|root| path.starts_with(root))
+    }
+
+    /// The index of the root (in [`WorkspaceRoots::dirs`]) and the path beneath it
+    /// that `requested` names (relative to
+    /// the working directory, or absolute when `allow_absolute`), `.` and `..` applied
+    /// lexically. Nothing is opened: the gate resolves the path beneath the handle,
+    /// where the kernel refuses a symlink that leads out.
+    pub fn locate(
+        &self,
+        requested: &Path,
+        allow_absolute: bool,
+    ) -> Result<(usize, RelPath), PathEscape> {
+        if requested.is_absolute() && !allow_absolute {
+            return Err(PathEscape::Absolute);
+        }
+        let joined = self.active().join(requested);
+        let lexical = normalize(&joined).ok_or(PathEscape::ClimbsOut)?;
+        let beneath = |path: &Path| {
+            self.dirs.iter().enumerate().find_map(|(index, dir)| {
+                let rest = path.strip_prefix(dir.path()).ok()?;
+                Some((index, RelPath::normalize(rest)?))
+            })
+        };
+        if let Some(found) = beneath(&lexical) {
+            return Ok(found);
+        }
+        if !requested.is_absolute() {
+            return Err(PathEscape::ClimbsOut);
+        }
+        // An absolute path spelled through a symlinked prefix (`/tmp` -> `/private/tmp`):
+        // named by its canonical form, then opened beneath the handle all the same.
+        let resolved = resolve_existing_prefix(&lexical);
+        beneath(&resolved).ok_or(PathEscape::Outside(resolved))
     }
 
     /// Resolves `requested` (relative to the active root, or absolute when
@@ -207,6 +226,34 @@ mod tests {
             roots.resolve(Path::new("escape/file"), false),
             Err(PathEscape::Outside(_))
         ));
+    }
+
+    #[test]
+    fn locate_names_a_root_and_a_path_beneath_it_without_opening_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        let roots = WorkspaceRoots::new([dir.path().to_path_buf()]).unwrap();
+        let root = roots.active_root().to_path_buf();
+        let located = |path: &str, absolute: bool| {
+            roots
+                .locate(Path::new(path), absolute)
+                .map(|(index, rel)| (index, rel.to_path_buf()))
+        };
+        assert_eq!(
+            located("a/./b/../c.md", false),
+            Ok((0, PathBuf::from("a/c.md")))
+        );
+        assert_eq!(located("../x", false), Err(PathEscape::ClimbsOut));
+        assert_eq!(located("/etc/passwd", false), Err(PathEscape::Absolute));
+        assert!(matches!(
+            located("/etc/passwd", true),
+            Err(PathEscape::Outside(_))
+        ));
+        let inside = root.join("a/b/x.png");
+        assert_eq!(
+            located(&inside.to_string_lossy(), true),
+            Ok((0, PathBuf::from("a/b/x.png")))
+        );
     }
 
     #[test]

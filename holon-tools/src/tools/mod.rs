@@ -2,6 +2,7 @@
 //! `#[holon_tool]` and registers itself; nothing here lists them.
 
 pub mod agent;
+mod fs_errors;
 pub mod image;
 pub mod memory;
 pub mod model;

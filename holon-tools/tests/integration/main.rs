@@ -9,6 +9,7 @@ mod support;
 mod task_support;
 mod workspace_support;
 
+mod adversarial_fs;
 mod agent_cli;
 mod agents;
 mod apply_patch;

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::chunk::chunks;
-use super::walk::{FoundFile, walk};
+use super::walk::{FoundFile, Walk, read_file, walk};
+use crate::runtime::fs_gate::{RelPath, RootDir};
 use crate::runtime::{Store, StoreError};
 
 /// A file modified less than this long before it was indexed is hashed again at the
@@ -220,7 +221,11 @@ struct Changed {
 pub fn sync_root(store: &Store, root: &Path, skip: &[PathBuf]) -> Result<SyncStats, StoreError> {
     const DOING: &str = "updating the memory index";
     let root_text = root.to_string_lossy().into_owned();
-    let found = walk(root, skip);
+    // A root that cannot be opened has no files now.
+    let root_dir = RootDir::open(root).ok();
+    let found = root_dir
+        .as_ref()
+        .map_or_else(Walk::default, |dir| walk(dir, skip));
     let stored = stored_sources(&store.connection(), WORKSPACE, &root_text)?;
     let mut changed = Vec::new();
     let mut touched = Vec::new();
@@ -235,7 +240,10 @@ pub fn sync_root(store: &Store, root: &Path, skip: &[PathBuf]) -> Result<SyncSta
         if fresh {
             continue;
         }
-        let Ok(bytes) = std::fs::read(root.join(&file.rel_path)) else {
+        let Some(bytes) = root_dir.as_ref().and_then(|dir| {
+            let rel = RelPath::normalize(Path::new(&file.rel_path))?;
+            read_file(dir, &rel).ok()
+        }) else {
             continue;
         };
         let hash = content_hash(&bytes);

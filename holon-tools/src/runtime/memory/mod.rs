@@ -21,5 +21,5 @@ pub use notes::{MemoryNote, NoteError, is_valid_note_id};
 pub use search::{Hit, HitSource, MAX_QUERY_TERMS, SNIPPET_MARKS, fts_query, search};
 pub use walk::{
     FoundFile, MAX_DIRS_PER_ROOT, MAX_FILE_BYTES, MAX_FILES_PER_ROOT, NotIndexed, SKIPPED_DIRS,
-    Walk, indexed_file, is_markdown, walk,
+    Walk, is_markdown, read_indexed, walk,
 };

@@ -1,8 +1,14 @@
 //! Which files of a workspace root the memory index covers, and a bounded walk that
-//! finds them with their size and modification time (a stat each, no reads).
+//! finds them with their size and modification time (a stat each, no reads). The
+//! walk and every read go through the filesystem gate: directory handles opened
+//! without following a symlink, so a directory swapped for a symlink mid-walk is
+//! never entered.
 
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::sync::Arc;
+
+use crate::runtime::fs_gate::{DirHandle, EntryKind, FsError, NotRegular, RelPath, RootDir};
 
 /// Directories never walked into, wherever they are.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "target", ".holon", "node_modules"];
@@ -44,70 +50,77 @@ pub fn is_markdown(name: &str) -> bool {
         .is_some_and(|ext| ext.eq_ignore_ascii_case("md") || ext.eq_ignore_ascii_case("markdown"))
 }
 
-/// Nanoseconds since the Unix epoch of `metadata`'s modification time (0 if unknown).
-pub fn mtime_ns(metadata: &std::fs::Metadata) -> i64 {
-    metadata
-        .modified()
-        .ok()
-        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-}
-
 /// Finds the Markdown files under `root`: regular files only (symlinks are never
 /// followed), not inside [`SKIPPED_DIRS`] or the directories of `skip`, at most
 /// [`MAX_FILE_BYTES`] each, [`MAX_FILES_PER_ROOT`] in all.
-pub fn walk(root: &Path, skip: &[PathBuf]) -> Walk {
+pub fn walk(root: &RootDir, skip: &[PathBuf]) -> Walk {
     let mut walk = Walk::default();
-    let mut pending = vec![(root.to_path_buf(), String::new())];
+    let Ok(top) = root.open_dir_nofollow(&RelPath::default(), None) else {
+        return walk;
+    };
+    // Subdirectories are opened when their turn comes, from their parent's handle:
+    // only the handles along the current branch stay open, however wide the tree.
+    let mut pending: Vec<(Arc<DirHandle>, OsString, String)> = Vec::new();
+    let mut next = Some((Arc::new(top), String::new()));
     let mut dirs_read = 0;
-    while let Some((dir, rel_dir)) = pending.pop() {
+    loop {
+        let (dir, rel_dir) = match next.take() {
+            Some(first) => first,
+            None => {
+                let Some((parent, name, rel)) = pending.pop() else {
+                    break;
+                };
+                // Opened without following: a symlink swapped in since the listing
+                // is refused here.
+                let Ok(child) = parent.child_dir(&name, None) else {
+                    continue;
+                };
+                (Arc::new(child), rel)
+            }
+        };
         if dirs_read >= MAX_DIRS_PER_ROOT {
             walk.truncated = true;
             break;
         }
         dirs_read += 1;
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(entries) = dir.entries() else {
             continue;
         };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|entry| entry.file_name());
         // Directories are pushed in reverse so that they are popped in name order.
         let mut subdirs = Vec::new();
-        for entry in entries {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            let Ok(file_type) = entry.file_type() else {
+        for (name, info) in entries {
+            let Some(text) = name.to_str() else {
                 continue;
             };
             let rel = if rel_dir.is_empty() {
-                name.clone()
+                text.to_string()
             } else {
-                format!("{rel_dir}/{name}")
+                format!("{rel_dir}/{text}")
             };
-            if file_type.is_dir() {
-                let path = entry.path();
-                if !SKIPPED_DIRS.contains(&name.as_str()) && !skip.contains(&path) {
-                    subdirs.push((path, rel));
+            match info.kind {
+                EntryKind::Dir => {
+                    if SKIPPED_DIRS.contains(&text) || skip.contains(&root.path().join(&rel)) {
+                        continue;
+                    }
+                    subdirs.push((Arc::clone(&dir), name, rel));
                 }
-            } else if file_type.is_file() && is_markdown(&name) {
-                let Ok(metadata) = entry.metadata() else {
-                    continue;
-                };
-                if metadata.len() > MAX_FILE_BYTES {
-                    continue;
+                EntryKind::File if is_markdown(text) => {
+                    if info.size > MAX_FILE_BYTES {
+                        continue;
+                    }
+                    if walk.files.len() >= MAX_FILES_PER_ROOT {
+                        walk.truncated = true;
+                        pending.clear();
+                        subdirs.clear();
+                        break;
+                    }
+                    walk.files.push(FoundFile {
+                        rel_path: rel,
+                        mtime_ns: info.mtime_ns,
+                        size: info.size,
+                    });
                 }
-                if walk.files.len() >= MAX_FILES_PER_ROOT {
-                    walk.truncated = true;
-                    pending.clear();
-                    subdirs.clear();
-                    break;
-                }
-                walk.files.push(FoundFile {
-                    rel_path: rel,
-                    mtime_ns: mtime_ns(&metadata),
-                    size: metadata.len(),
-                });
+                _ => {}
             }
         }
         pending.extend(subdirs.into_iter().rev());
@@ -129,6 +142,10 @@ pub enum NotIndexed {
     Missing,
     /// Larger than [`MAX_FILE_BYTES`].
     TooLarge(u64),
+    /// A FIFO, socket or device.
+    NotRegular(NotRegular),
+    /// Reading it failed.
+    Unreadable(String),
 }
 
 impl std::fmt::Display for NotIndexed {
@@ -146,14 +163,17 @@ impl std::fmt::Display for NotIndexed {
                 f,
                 "it has {size} bytes; files over {MAX_FILE_BYTES} bytes are not indexed"
             ),
+            Self::NotRegular(kind) => write!(f, "it is {kind}, not a regular file"),
+            Self::Unreadable(why) => write!(f, "reading it failed: {why}"),
         }
     }
 }
 
-/// Checks that `rel_path` under `root` is a file the walk would index, and returns its
-/// full path. The same rules as [`walk`]: relative, no `..`, no skipped directory,
-/// no symlink anywhere along the way, Markdown, a regular file within the size bound.
-pub fn indexed_file(root: &Path, rel_path: &str, skip: &[PathBuf]) -> Result<PathBuf, NotIndexed> {
+/// Reads `rel_path` under `root` if it is a file the walk would index. The same
+/// rules as [`walk`]: relative, no `..`, no skipped directory, no symlink anywhere
+/// along the way, Markdown, a regular file within the size bound; checked on the
+/// handles the bytes are read from.
+pub fn read_indexed(root: &Path, rel_path: &str, skip: &[PathBuf]) -> Result<Vec<u8>, NotIndexed> {
     let relative = Path::new(rel_path);
     let mut full = root.to_path_buf();
     for component in relative.components() {
@@ -176,29 +196,36 @@ pub fn indexed_file(root: &Path, rel_path: &str, skip: &[PathBuf]) -> Result<Pat
             _ => return Err(NotIndexed::Escapes),
         }
     }
-    if full == root {
+    let rel = RelPath::normalize(relative).ok_or(NotIndexed::Escapes)?;
+    if rel.is_root() || !is_markdown(rel_path) {
         return Err(NotIndexed::NotMarkdown);
     }
-    if !is_markdown(rel_path) {
-        return Err(NotIndexed::NotMarkdown);
-    }
-    let metadata = std::fs::symlink_metadata(&full).map_err(|_| NotIndexed::Missing)?;
-    if !metadata.is_file() {
-        return Err(NotIndexed::Excluded(
-            "it is a symlink or not a regular file".to_string(),
-        ));
-    }
-    // A symlinked directory along the way would lead elsewhere: the canonical path
-    // must be the lexical one.
-    if full.canonicalize().ok().as_deref() != Some(full.as_path()) {
-        return Err(NotIndexed::Excluded(
+    let root = RootDir::open(root).map_err(|_| NotIndexed::Missing)?;
+    read_file(&root, &rel)
+}
+
+/// Reads an indexed file through the gate, no symlink followed.
+pub(super) fn read_file(root: &RootDir, rel: &RelPath) -> Result<Vec<u8>, NotIndexed> {
+    match root.read_nofollow(rel, MAX_FILE_BYTES) {
+        Ok(file) => Ok(file.bytes),
+        Err(FsError::NotFound { .. }) => Err(NotIndexed::Missing),
+        Err(FsError::TooLarge { size, .. }) => Err(NotIndexed::TooLarge(size)),
+        Err(FsError::NotRegular {
+            kind: NotRegular::Symlink,
+            ..
+        }) => Err(NotIndexed::Excluded("it is a symlink".to_string())),
+        Err(FsError::NotRegular {
+            kind: NotRegular::Directory,
+            ..
+        }) => Err(NotIndexed::Excluded("it is a directory".to_string())),
+        Err(FsError::NotRegular { kind, .. }) => Err(NotIndexed::NotRegular(kind)),
+        Err(FsError::ThroughSymlink { .. } | FsError::Escapes { .. }) => Err(NotIndexed::Excluded(
             "a directory along its path is a symlink".to_string(),
-        ));
+        )),
+        Err(error @ (FsError::Protected { .. } | FsError::Io { .. })) => {
+            Err(NotIndexed::Unreadable(error.to_string()))
+        }
     }
-    if metadata.len() > MAX_FILE_BYTES {
-        return Err(NotIndexed::TooLarge(metadata.len()));
-    }
-    Ok(full)
 }
 
 #[cfg(test)]
@@ -225,40 +252,43 @@ mod tests {
         }
         std::fs::write(root.join("big.md"), vec![b'a'; MAX_FILE_BYTES as usize + 1]).unwrap();
         let skip = vec![root.join("state")];
-        let found: Vec<String> = walk(&root, &skip)
+        let found: Vec<String> = walk(&RootDir::open(&root).unwrap(), &skip)
             .files
             .into_iter()
             .map(|f| f.rel_path)
             .collect();
         assert_eq!(found, ["README.md", "docs/guide.markdown"]);
 
-        assert!(indexed_file(&root, "docs/guide.markdown", &skip).is_ok());
         assert_eq!(
-            indexed_file(&root, "../x.md", &skip),
+            read_indexed(&root, "docs/guide.markdown", &skip),
+            Ok(b"# t\n".to_vec())
+        );
+        assert_eq!(
+            read_indexed(&root, "../x.md", &skip),
             Err(NotIndexed::Escapes)
         );
         assert_eq!(
-            indexed_file(&root, "/etc/x.md", &skip),
+            read_indexed(&root, "/etc/x.md", &skip),
             Err(NotIndexed::Escapes)
         );
         assert_eq!(
-            indexed_file(&root, "docs/notes.txt", &skip),
+            read_indexed(&root, "docs/notes.txt", &skip),
             Err(NotIndexed::NotMarkdown)
         );
         assert_eq!(
-            indexed_file(&root, "nope.md", &skip),
+            read_indexed(&root, "nope.md", &skip),
             Err(NotIndexed::Missing)
         );
         assert!(matches!(
-            indexed_file(&root, "big.md", &skip),
+            read_indexed(&root, "big.md", &skip),
             Err(NotIndexed::TooLarge(_))
         ));
         assert!(matches!(
-            indexed_file(&root, "target/y.md", &skip),
+            read_indexed(&root, "target/y.md", &skip),
             Err(NotIndexed::Excluded(_))
         ));
         assert!(matches!(
-            indexed_file(&root, "state/inside.md", &skip),
+            read_indexed(&root, "state/inside.md", &skip),
             Err(NotIndexed::Excluded(_))
         ));
     }

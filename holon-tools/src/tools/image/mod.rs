@@ -6,11 +6,12 @@ mod generate_image;
 mod provider;
 mod view_image;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use holon_core::prelude::*;
 
 use crate::runtime::Runtime;
+use crate::runtime::fs_gate::{RelPath, RootDir};
 use decode::ImageProblem;
 
 pub use generate_image::{
@@ -18,19 +19,26 @@ pub use generate_image::{
 };
 pub use view_image::{ImageView, ViewImageArgs};
 
-/// Resolves `path` (relative to the workspace root, or absolute) inside the workspace
-/// or the media directory, where GenerateImage saves its files.
-fn resolve_image_path(rt: &Runtime, path: &str, field: &str) -> Result<PathBuf, ToolError> {
+/// The root handle and the path beneath it that `path` (relative to the workspace
+/// root, or absolute) names inside the workspace or the media directory, where
+/// GenerateImage saves its files. Nothing is opened yet: the gate reads beneath the
+/// handle.
+fn locate_image(rt: &Runtime, path: &str, field: &str) -> Result<(RootDir, RelPath), ToolError> {
     let requested = Path::new(path);
-    let escape = match rt.workspace_roots().resolve(requested, true) {
-        Ok(resolved) => return Ok(resolved),
+    let roots = rt.workspace_roots();
+    let escape = match roots.locate(requested, true) {
+        Ok((index, rel)) => return Ok((roots.dirs()[index].clone(), rel)),
         Err(escape) => escape,
     };
     if requested.is_absolute()
-        && let Ok(canonical) = requested.canonicalize()
-        && rt.media().contains(&canonical)
+        && let Some(media) = rt.media().existing()
+        && let Some(rel) = requested
+            .strip_prefix(&media)
+            .ok()
+            .and_then(RelPath::normalize)
+        && let Ok(root) = RootDir::open(&media)
     {
-        return Ok(canonical);
+        return Ok((root, rel));
     }
     Err(ToolError::new(
         ToolErrorKind::new("path_outside_workspace"),

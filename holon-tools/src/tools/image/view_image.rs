@@ -1,13 +1,12 @@
 //! `ViewImage`: put an image file in front of the model.
 
-use std::path::PathBuf;
-
 use base64::Engine as _;
 use holon_core::prelude::*;
 
 use super::decode::{self, Probe};
-use super::{display_path, image_error, resolve_image_path};
+use super::{display_path, image_error, locate_image};
 use crate::runtime::Runtime;
+use crate::runtime::fs_gate::{FsError, RelPath, RootDir};
 
 /// The longest side of an image as the model receives it, in pixels; larger images
 /// are downscaled.
@@ -75,10 +74,10 @@ pub struct ImageView {
     annotations(read_only, idempotent, open_world = false)
 )]
 async fn view_image(rt: &Runtime, args: ViewImageArgs) -> Result<ToolOutput<ImageView>, ToolError> {
-    let resolved = resolve_image_path(rt, &args.path, "path")?;
-    let file = display_path(rt, &resolved);
+    let (root, rel) = locate_image(rt, &args.path, "path")?;
+    let file = display_path(rt, &root.path().join(rel.to_path_buf()));
     let path = args.path.clone();
-    let loaded = tokio::task::spawn_blocking(move || load(resolved, &path))
+    let loaded = tokio::task::spawn_blocking(move || load(&root, &rel, &path))
         .await
         .map_err(|error| {
             ToolError::new(
@@ -143,41 +142,29 @@ struct Loaded {
     sent: Sent,
 }
 
-fn load(resolved: PathBuf, path: &str) -> Result<Loaded, ToolError> {
-    let io_error = |error: std::io::Error| {
-        let (kind, hint) = match error.kind() {
-            std::io::ErrorKind::NotFound => (
-                "file_not_found",
-                "check the path; list the directory to find the file",
-            ),
-            _ => ("image_io_error", "check the file's permissions"),
-        };
-        ToolError::new(
-            ToolErrorKind::new(kind),
-            format!("cannot read `{path}`: {error}"),
-        )
-        .with_field("path")
-        .with_hint(hint)
-    };
-    let metadata = std::fs::metadata(&resolved).map_err(io_error)?;
-    if !metadata.is_file() {
-        return Err(ToolError::new(
-            ToolErrorKind::new("not_a_file"),
-            format!("`{path}` is not a regular file"),
-        )
-        .with_field("path")
-        .with_hint("give the path of an image file, not a directory"));
-    }
-    let file_bytes = metadata.len();
-    if file_bytes > MAX_IMAGE_FILE_BYTES {
-        return Err(ToolError::new(
-            ToolErrorKind::new("image_too_large"),
-            format!("`{path}` has {file_bytes} bytes; ViewImage reads files of at most {MAX_IMAGE_FILE_BYTES} bytes"),
-        )
-        .with_field("path")
-        .with_hint("scale the image down first (for example with ImageMagick's `convert -resize 2048x2048`)"));
-    }
-    let bytes = std::fs::read(&resolved).map_err(io_error)?;
+fn load(root: &RootDir, rel: &RelPath, path: &str) -> Result<Loaded, ToolError> {
+    let file = root
+        .read_beneath(rel, MAX_IMAGE_FILE_BYTES)
+        .map_err(|error| match error {
+            FsError::TooLarge { size, .. } => ToolError::new(
+                ToolErrorKind::new("image_too_large"),
+                format!("`{path}` has {size} bytes; ViewImage reads files of at most {MAX_IMAGE_FILE_BYTES} bytes"),
+            )
+            .with_hint("scale the image down first (for example with ImageMagick's `convert -resize 2048x2048`)"),
+            FsError::Io { source, .. } => ToolError::new(
+                ToolErrorKind::new("image_io_error"),
+                format!("cannot read `{path}`: {source}"),
+            )
+            .with_hint("check the file's permissions"),
+            error => {
+                let mut refused = ToolError::from(error);
+                refused.message = format!("`{path}` cannot be viewed: {}", refused.message);
+                refused
+            }
+        })
+        .map_err(|error| error.with_field("path"))?;
+    let file_bytes = file.bytes.len() as u64;
+    let bytes = file.bytes;
     let what = format!("`{path}` cannot be viewed");
     let probe =
         decode::probe(&bytes).map_err(|problem| image_error(problem, &what, Some("path")))?;

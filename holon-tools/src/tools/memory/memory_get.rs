@@ -7,7 +7,7 @@ use super::memory_search::SourceKind;
 use super::source_ref::SourceRef;
 use super::{error, skipped_paths, store_error};
 use crate::runtime::Runtime;
-use crate::runtime::memory::{NotIndexed, indexed_file, is_valid_note_id};
+use crate::runtime::memory::{NotIndexed, is_valid_note_id, read_indexed};
 
 /// Characters returned when `max_chars` is not given.
 pub const DEFAULT_MAX_CHARS: usize = 20_000;
@@ -92,16 +92,8 @@ fn memory_get(rt: &Runtime, args: MemoryGetArgs) -> Result<ToolOutput<MemoryText
                 .with_field("source_ref")
                 .with_hint(hint));
             };
-            let path = indexed_file(root.path, rel_path, &skipped_paths(rt))
+            let bytes = read_indexed(root.path, rel_path, &skipped_paths(rt))
                 .map_err(|why| not_indexed(&args.source_ref, &why))?;
-            let bytes = std::fs::read(&path).map_err(|e| {
-                error(
-                    "source_unreadable",
-                    format!("reading `{rel_path}` failed: {e}"),
-                )
-                .with_field("source_ref")
-                .retryable()
-            })?;
             let body = String::from_utf8_lossy(&bytes).into_owned();
             (
                 SourceKind::Workspace,
@@ -203,12 +195,22 @@ fn not_indexed(shown: &str, why: &NotIndexed) -> ToolError {
             "refs name files inside their root; pass a `source_ref` exactly as MemorySearch returned it",
         ),
         NotIndexed::Missing => ("source_not_found", "the file may have moved: search again"),
+        NotIndexed::NotRegular(_) => (
+            "not_a_regular_file",
+            "MemoryGet reads regular files only, not FIFOs, sockets or devices",
+        ),
+        NotIndexed::Unreadable(_) => ("source_unreadable", "retry; check the file's permissions"),
         NotIndexed::Excluded(_) | NotIndexed::NotMarkdown | NotIndexed::TooLarge(_) => (
             "source_not_indexed",
             "MemoryGet reads indexed Markdown files only; read other files with a command",
         ),
     };
-    error(kind, format!("`{shown}` cannot be read: {why}"))
+    let error = error(kind, format!("`{shown}` cannot be read: {why}"))
         .with_field("source_ref")
-        .with_hint(hint)
+        .with_hint(hint);
+    if matches!(why, NotIndexed::Unreadable(_)) {
+        error.retryable()
+    } else {
+        error
+    }
 }

@@ -9,7 +9,7 @@ use holon_core::prelude::*;
 
 use super::create_worktree::fresh_location;
 use super::errors::{error, io_error, store_error};
-use super::git;
+use super::{git, worktree_place};
 use crate::runtime::Runtime;
 use crate::runtime::bindings::{BindingState, Bindings, BindingsEdit, WorktreeBinding, now_ms};
 
@@ -99,6 +99,12 @@ impl<'a> ChildWorktreePlan<'a> {
         }
         let (execution_root_id, path) = fresh_location(&self.state, &self.dir, agent_id);
         git::add_worktree_on_new_branch(&self.repo, &path, &branch, &self.base_commit)?;
+        if let Err(refused) = worktree_place::ensure_allowed(&self.dir, &self.state, &path, FIELD) {
+            let path_text = path.to_string_lossy();
+            let _ = git::git(&self.repo, &["worktree", "remove", "--force", &path_text]);
+            let _ = git::git(&self.repo, &["branch", "-D", &branch]);
+            return Err(refused);
+        }
         Ok(WorktreeBinding {
             execution_root_id,
             workspace_id: self.workspace_id.clone(),

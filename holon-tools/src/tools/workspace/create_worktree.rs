@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use holon_core::prelude::*;
 
 use super::errors::{error, io_error, store_error, unknown_workspace};
-use super::git;
+use super::{git, worktree_place};
 use crate::runtime::Runtime;
 use crate::runtime::bindings::{ActiveRoot, BindingState, WorktreeBinding, now_ms};
 
@@ -83,7 +83,9 @@ pub struct WorktreeCreated {
 /// becomes an execution root with an id of its own and, unless `activate` is false,
 /// the active one: relative paths and commands then work in it. Remove it with
 /// RemoveWorktree when done. Errors: `not_a_git_repository`, `invalid_branch_name`,
-/// `unknown_base_ref`, `branch_exists`, `branch_checked_out`.
+/// `unknown_base_ref`, `branch_exists`, `branch_checked_out`, and
+/// `worktree_outside_allowed` when git lists the branch's worktree outside the
+/// runtime's worktree directory and every bound workspace.
 #[holon_tool(family = LocalEnvironment, annotations(open_world = false))]
 fn create_worktree(
     rt: &Runtime,
@@ -153,6 +155,11 @@ fn create_worktree(
                 .with_field("branch")
                 .with_hint("work on it in the workspace itself (SwitchWorkspace), or create the worktree on another branch"));
             }
+            let worktrees = rt
+                .bindings()
+                .worktrees_dir()
+                .map_err(|e| io_error("preparing the worktrees directory", &repo, &e))?;
+            worktree_place::ensure_allowed(&worktrees, &state, &holder.path, "branch")?;
             reused = true;
             adopted = Some(holder.path.clone());
         }
@@ -180,6 +187,10 @@ fn create_worktree(
                 )?;
             } else {
                 git::add_worktree_on_new_branch(&repo, &path, &args.branch, &base_commit)?;
+            }
+            if let Err(refused) = worktree_place::ensure_allowed(&dir, &state, &path, "branch") {
+                let _ = git::git(&repo, &["worktree", "remove", "--force", &path_text]);
+                return Err(refused);
             }
             path.canonicalize().unwrap_or(path)
         }

@@ -14,6 +14,7 @@ mod get_workspace_state;
 mod git;
 mod remove_worktree;
 mod switch;
+mod worktree_place;
 
 pub use apply_patch::{ApplyPatchArgs, ChangedFile, PatchApplied};
 pub use attach::{AttachWorkspaceArgs, DetachWorkspaceArgs, WorkspaceAttached, WorkspaceDetached};

@@ -1,15 +1,15 @@
 //! Applying a parsed patch: every change is computed in memory first (bytes and
-//! modes), then staged in temporary files, then committed with renames; if any step
-//! fails, what was already committed is restored, so the workspace ends with all of
-//! the patch or none of it.
+//! modes), from files read through the filesystem gate; then `commit` writes them
+//! all or none.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::binary;
+use super::commit::{Files, Target, commit};
 use super::matcher::{self, Place};
 use super::model::{Action, BinaryPatch, Body, Chunk, FileChange, Op, Patch, Surface};
+use crate::runtime::fs_gate::{FsError, NotRegular, Protection, WritePolicy};
 use crate::runtime::{PathEscape, WorkspaceRoots};
 
 /// Diff lines kept for the preview of one file, at most.
@@ -36,19 +36,51 @@ pub(crate) enum ApplyError {
         hunk: usize,
         detail: String,
     },
+    /// A `.git` directory or the state directory.
+    Protected {
+        path: PathBuf,
+        why: Protection,
+    },
+    /// The file, or a directory on its way, is refused by the filesystem gate: a
+    /// symlink, a FIFO, a device...
+    Gate {
+        path: PathBuf,
+        error: FsError,
+    },
     Io {
         path: PathBuf,
         error: std::io::Error,
     },
 }
 
+impl ApplyError {
+    /// The gate's refusal of `path` (as the patch names it).
+    pub(super) fn from_gate(path: &Path, error: FsError) -> Self {
+        let path = path.to_path_buf();
+        match error {
+            FsError::Escapes { reason, .. } => Self::Outside { path, reason },
+            FsError::Protected { why, .. } => Self::Protected { path, why },
+            FsError::NotRegular {
+                kind: NotRegular::Directory,
+                ..
+            } => Self::NotText { path },
+            FsError::NotFound { .. } => Self::NotFound { path },
+            FsError::Io { source, .. } => Self::Io {
+                path,
+                error: source,
+            },
+            error => Self::Gate { path, error },
+        }
+    }
+}
+
 /// A file's bytes and permission bits.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct FileState {
-    bytes: Vec<u8>,
+pub(super) struct FileState {
+    pub(super) bytes: Vec<u8>,
     /// `None` for a file this patch creates: it gets the default mode.
-    mode: Option<u32>,
-    exec: bool,
+    pub(super) mode: Option<u32>,
+    pub(super) exec: bool,
 }
 
 /// What happened to one file.
@@ -72,54 +104,62 @@ pub(crate) struct Outcome {
 /// The workspace as the patch sees it: files read so far and their planned state.
 struct Plan<'r> {
     roots: &'r WorkspaceRoots,
+    policy: &'r WritePolicy,
     surface: Surface,
-    /// Resolved path -> (state on disk, planned state); `None` = no file.
-    files: BTreeMap<PathBuf, (Option<FileState>, Option<FileState>)>,
+    files: Files,
 }
 
 impl Plan<'_> {
-    fn resolve(&self, path: &Path) -> Result<PathBuf, ApplyError> {
-        self.roots
-            .resolve(path, false)
+    /// Where `path` is: beneath which root, at which path. `.git` is refused here;
+    /// the state directory while reading and writing, by identity.
+    fn resolve(&self, path: &Path) -> Result<Target, ApplyError> {
+        let (root, rel) = self
+            .roots
+            .locate(path, false)
             .map_err(|reason| ApplyError::Outside {
                 path: path.to_path_buf(),
                 reason,
-            })
+            })?;
+        if rel.has_git_component() {
+            return Err(ApplyError::Protected {
+                path: path.to_path_buf(),
+                why: Protection::Git,
+            });
+        }
+        if rel.is_root() {
+            return Err(ApplyError::NotText {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(Target { root, rel })
     }
 
-    /// The planned state of `resolved`, reading it from disk the first time.
-    fn current(&mut self, shown: &Path, resolved: &Path) -> Result<Option<FileState>, ApplyError> {
-        if let Some((_, planned)) = self.files.get(resolved) {
+    /// The planned state of `target`, reading it through the gate the first time.
+    fn current(&mut self, shown: &Path, target: &Target) -> Result<Option<FileState>, ApplyError> {
+        if let Some((_, planned)) = self.files.get(target) {
             return Ok(planned.clone());
         }
-        let io = |error| ApplyError::Io {
-            path: shown.to_path_buf(),
-            error,
-        };
-        let on_disk = match std::fs::metadata(resolved) {
-            Ok(meta) if meta.is_dir() => {
-                return Err(ApplyError::NotText {
-                    path: shown.to_path_buf(),
-                });
-            }
-            Ok(meta) => {
-                let mode = meta.permissions().mode();
-                Some(FileState {
-                    bytes: std::fs::read(resolved).map_err(io)?,
-                    mode: Some(mode),
-                    exec: mode & 0o111 != 0,
-                })
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(error) => return Err(io(error)),
+        let root = &self.roots.dirs()[target.root];
+        let (parent, name) = target.split();
+        let read = root
+            .open_dir_nofollow(&parent, Some(self.policy))
+            .and_then(|dir| dir.read_file(name, u64::MAX));
+        let on_disk = match read {
+            Ok(file) => Some(FileState {
+                bytes: file.bytes,
+                mode: Some(file.info.mode),
+                exec: file.info.mode & 0o111 != 0,
+            }),
+            Err(FsError::NotFound { .. }) => None,
+            Err(error) => return Err(ApplyError::from_gate(shown, error)),
         };
         self.files
-            .insert(resolved.to_path_buf(), (on_disk.clone(), on_disk.clone()));
+            .insert(target.clone(), (on_disk.clone(), on_disk.clone()));
         Ok(on_disk)
     }
 
-    fn set(&mut self, resolved: PathBuf, state: Option<FileState>) {
-        if let Some(entry) = self.files.get_mut(&resolved) {
+    fn set(&mut self, target: Target, state: Option<FileState>) {
+        if let Some(entry) = self.files.get_mut(&target) {
             entry.1 = state;
         }
     }
@@ -563,9 +603,14 @@ fn apply_body(
 }
 
 /// Plans every change, then commits them all or none. Returns what changed.
-pub(crate) fn apply(roots: &WorkspaceRoots, patch: &Patch) -> Result<Vec<Outcome>, ApplyError> {
+pub(crate) fn apply(
+    roots: &WorkspaceRoots,
+    policy: &WritePolicy,
+    patch: &Patch,
+) -> Result<Vec<Outcome>, ApplyError> {
     let mut plan = Plan {
         roots,
+        policy,
         surface: patch.surface,
         files: BTreeMap::new(),
     };
@@ -573,7 +618,7 @@ pub(crate) fn apply(roots: &WorkspaceRoots, patch: &Patch) -> Result<Vec<Outcome
     for change in &patch.changes {
         outcomes.push(plan_change(&mut plan, change)?);
     }
-    commit(roots.roots(), plan.files)?;
+    commit(roots, policy, plan.files)?;
     Ok(outcomes)
 }
 
@@ -683,144 +728,4 @@ fn plan_change(plan: &mut Plan<'_>, change: &FileChange) -> Result<Outcome, Appl
     };
     result.hunks = hunks;
     Ok(result)
-}
-
-/// The mode a file is written with: its own (or the default) with the exec bits
-/// set where it is readable, or cleared.
-fn mode_for(base: u32, exec: bool) -> u32 {
-    if exec {
-        base | ((base & 0o444) >> 2)
-    } else {
-        base & !0o111
-    }
-}
-
-fn write_file(path: &Path, state: &FileState) -> std::io::Result<()> {
-    std::fs::write(path, &state.bytes)?;
-    let base = match state.mode {
-        Some(mode) => mode,
-        None => std::fs::metadata(path)?.permissions().mode(),
-    };
-    std::fs::set_permissions(
-        path,
-        std::fs::Permissions::from_mode(mode_for(base, state.exec)),
-    )
-}
-
-/// Writes the plan: stage every new content next to its target, then rename and
-/// remove; on failure, undo what was done. Directories left empty by a delete or a
-/// move are removed, up to the workspace root.
-fn commit(
-    roots: &[PathBuf],
-    files: BTreeMap<PathBuf, (Option<FileState>, Option<FileState>)>,
-) -> Result<(), ApplyError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |error| ApplyError::Io { path, error }
-    };
-    let mut staged = Vec::new();
-    let mut created_dirs = Vec::new();
-    let stage = |staged: &mut Vec<(PathBuf, PathBuf)>,
-                 created_dirs: &mut Vec<PathBuf>|
-     -> Result<(), ApplyError> {
-        for (path, (on_disk, planned)) in &files {
-            let Some(state) = planned else { continue };
-            if on_disk
-                .as_ref()
-                .is_some_and(|old| old.bytes == state.bytes && old.exec == state.exec)
-            {
-                continue;
-            }
-            let parent = path.parent().unwrap_or(Path::new("."));
-            let mut missing = Vec::new();
-            let mut probe = parent.to_path_buf();
-            while !probe.exists() {
-                missing.push(probe.clone());
-                if !probe.pop() {
-                    break;
-                }
-            }
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
-            created_dirs.extend(missing.into_iter().rev());
-            // A short name: the target's own may already be near the 255-byte limit.
-            let temporary = parent.join(format!(
-                ".holon-patch-{}-{}",
-                std::process::id(),
-                staged.len()
-            ));
-            write_file(&temporary, state).map_err(io(&temporary))?;
-            staged.push((temporary, path.clone()));
-        }
-        Ok(())
-    };
-    if let Err(error) = stage(&mut staged, &mut created_dirs) {
-        for (temporary, _) in &staged {
-            let _ = std::fs::remove_file(temporary);
-        }
-        for dir in created_dirs.iter().rev() {
-            let _ = std::fs::remove_dir(dir);
-        }
-        return Err(error);
-    }
-    let mut done: Vec<&Path> = Vec::new();
-    let mut result = Ok(());
-    for (temporary, target) in &staged {
-        if let Err(error) = std::fs::rename(temporary, target) {
-            result = Err(ApplyError::Io {
-                path: target.clone(),
-                error,
-            });
-            break;
-        }
-        done.push(target);
-    }
-    let mut removed = Vec::new();
-    if result.is_ok() {
-        for (path, (on_disk, planned)) in &files {
-            if planned.is_none() && on_disk.is_some() {
-                if let Err(error) = std::fs::remove_file(path) {
-                    result = Err(ApplyError::Io {
-                        path: path.clone(),
-                        error,
-                    });
-                    break;
-                }
-                done.push(path);
-                removed.push(path);
-            }
-        }
-    }
-    if let Err(error) = result {
-        // Put back what was already changed, with its mode.
-        for path in done {
-            match files.get(path).and_then(|(on_disk, _)| on_disk.as_ref()) {
-                Some(original) => {
-                    let _ = write_file(path, original);
-                }
-                None => {
-                    let _ = std::fs::remove_file(path);
-                }
-            }
-        }
-        for (temporary, _) in &staged {
-            let _ = std::fs::remove_file(temporary);
-        }
-        for dir in created_dirs.iter().rev() {
-            let _ = std::fs::remove_dir(dir);
-        }
-        return Err(error);
-    }
-    for path in removed {
-        let mut dir = path.parent();
-        while let Some(current) = dir {
-            let inside = roots
-                .iter()
-                .any(|root| current.starts_with(root) && current != root);
-            if !inside || std::fs::remove_dir(current).is_err() {
-                break;
-            }
-            dir = current.parent();
-        }
-    }
-    Ok(())
 }

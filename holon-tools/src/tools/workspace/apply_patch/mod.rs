@@ -2,6 +2,7 @@
 
 mod apply;
 mod binary;
+mod commit;
 mod envelope;
 mod matcher;
 mod model;
@@ -10,6 +11,7 @@ mod unified;
 use holon_core::prelude::*;
 
 use crate::runtime::Runtime;
+use crate::runtime::fs_gate::WritePolicy;
 use apply::{ApplyError, Outcome};
 
 /// Lines of diff shown in the result, at most.
@@ -105,7 +107,10 @@ pub struct PatchApplied {
 /// format, Unicode dashes and quotes); the result lists such hunks in
 /// `whitespace_tolerant_hunks`. A hunk that does not match fails with the file, the
 /// hunk number and the nearest match, and nothing is written. Paths must stay
-/// inside the workspace: `..`, absolute paths and symlinks that lead out are refused.
+/// inside the workspace: `..`, absolute paths and symlinks that lead out are refused,
+/// and, as `git apply` does, a path beyond a symlink (`path_through_symlink`). Writes
+/// into `.git` directories and the runtime's state directory are refused
+/// (`protected_path`), and so are FIFOs, sockets and devices (`not_a_regular_file`).
 // `keep_doc_sections`: the format block above is for the model too.
 #[holon_tool(
     family = LocalEnvironment,
@@ -127,7 +132,8 @@ fn apply_patch(rt: &Runtime, args: ApplyPatchArgs) -> Result<ToolOutput<PatchApp
         .with_field("patch")
         .with_hint(hint)
     })?;
-    let outcomes = apply::apply(&rt.workspace_roots(), &patch).map_err(apply_error)?;
+    let policy = WritePolicy::new(rt.state_dir());
+    let outcomes = apply::apply(&rt.workspace_roots(), &policy, &patch).map_err(apply_error)?;
     let files: Vec<ChangedFile> = outcomes.iter().map(changed_file).collect();
     let diff_preview = preview(&outcomes);
     let receipt = receipt(&files, &diff_preview);
@@ -243,6 +249,17 @@ fn apply_error(error: ApplyError) -> ToolError {
         .with_field("patch")
         .with_details(serde_json::json!({ "path": display(&path), "hunk": hunk }))
         .with_hint("read the file again and rebuild the hunk from its current lines; nothing was written"),
+        ApplyError::Protected { path, why } => ToolError::new(
+            kind("protected_path"),
+            format!("the patch touches {}, which is refused: {why}", display(&path)),
+        )
+        .with_field("patch")
+        .with_hint("patch the project's own files; `.git` (config, hooks) and the runtime's state directory are off limits to tools; nothing was written"),
+        ApplyError::Gate { path, error } => {
+            let mut tool_error = ToolError::from(error);
+            tool_error.message = format!("the patch touches {}, which is refused: {}; nothing was written", display(&path), tool_error.message);
+            tool_error.with_field("patch")
+        }
         ApplyError::Io { path, error } => ToolError::new(
             kind("patch_io_error"),
             format!("writing {} failed: {error}; the workspace was restored", display(&path)),

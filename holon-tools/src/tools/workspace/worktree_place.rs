@@ -1,0 +1,37 @@
+//! Where a worktree may be bound: inside the runtime's worktree directory or a bound
+//! workspace, checked through the filesystem gate (the directory is opened and its
+//! ancestry compared by device and inode), never by the path git printed.
+
+use std::path::Path;
+
+use holon_core::prelude::*;
+
+use super::errors::{error, io_error};
+use crate::runtime::bindings::BindingState;
+use crate::runtime::fs_gate::is_beneath_any;
+
+/// Refuses `path` unless it is a directory inside `worktrees` (the runtime's
+/// worktree directory) or a bound workspace.
+pub(super) fn ensure_allowed(
+    worktrees: &Path,
+    state: &BindingState,
+    path: &Path,
+    field: &str,
+) -> Result<(), ToolError> {
+    let mut allowed: Vec<&Path> = vec![worktrees];
+    allowed.extend(state.workspaces.iter().map(|w| w.path.as_path()));
+    let inside = is_beneath_any(path, &allowed)
+        .map_err(|e| io_error("checking where the worktree is", path, &e))?;
+    if inside {
+        return Ok(());
+    }
+    Err(error(
+        "worktree_outside_allowed",
+        format!(
+            "git lists a worktree at {}, outside the runtime's worktree directory and every bound workspace; it is not bound",
+            path.display()
+        ),
+    )
+    .with_field(field)
+    .with_hint("the repository's worktree records (`.git/worktrees/`) may have been tampered with: ask the operator to check them (`git worktree list`, `git worktree prune`), or create the worktree on another branch"))
+}
