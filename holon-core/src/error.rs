@@ -35,6 +35,10 @@ impl ToolErrorKind {
     pub const TOOL_TIMED_OUT: Self = Self::new("tool_timed_out");
     /// The caller cancelled the call before it finished; its work was stopped.
     pub const CANCELLED: Self = Self::new("cancelled");
+    /// The tool's structured result does not fit its result schema (checked in debug
+    /// builds only): a bug in the tool, whose result type's `Serialize` and
+    /// `JsonSchema` disagree. `details` names the tool and each instance path.
+    pub const RESULT_SCHEMA_MISMATCH: Self = Self::new("result_schema_mismatch");
     /// Something failed inside the tool that the caller cannot fix by changing the call.
     pub const INTERNAL_ERROR: Self = Self::new("internal_error");
     /// A file or other resource the call names does not exist (from `io::ErrorKind::NotFound`).

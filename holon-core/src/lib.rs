@@ -61,6 +61,7 @@
 //! | `annotations(read_only, destructive, idempotent, open_world)` | behaviour hints (MCP) | MCP defaults |
 //! | `keep_doc_sections` | the doc comment's code blocks and `# Examples`/`# Panics`/`# Errors` sections reach the model too | left out |
 //! | `timeout_ms = 30000` | the tool's time limit in milliseconds; past it the call ends with `tool_timed_out` and is cancelled ([`ToolContext::with_timeout`] replaces it) | none |
+//! | `example = r#"{...}"#` (repeatable), `example_file = "path"` | input examples, each a valid call (checked when the registry is built), exported to Anthropic and MCP | none |
 //! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not |
 //!
 //! ## Handler rules
@@ -93,6 +94,7 @@ mod depth;
 mod dispatch;
 mod envelope;
 mod error;
+mod examples;
 mod family;
 mod grammar;
 mod hints;
@@ -106,6 +108,7 @@ mod progress;
 mod receipt;
 mod registry;
 mod result;
+mod result_check;
 pub mod schema;
 mod schema_problems;
 mod spec;

@@ -2,8 +2,8 @@
 //!
 //! Built on first use from the link-time inventory. Building checks what the compiler
 //! cannot: duplicate names or aliases (naming both definition sites), an input schema
-//! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse. A registry that
-//! fails these checks is never handed out.
+//! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse, an input
+//! example that is not a valid call. A registry that fails these checks is never handed out.
 
 use crate::schema::resolve_local_ref;
 use std::collections::HashMap;
@@ -30,6 +30,9 @@ pub(crate) struct Entry {
     /// The validator that lists every problem of a failed input; compiled on the
     /// first failure when `validator` is not there already.
     full_validator: OnceLock<Option<jsonschema::Validator>>,
+    /// The validator of the result schema, for the debug builds' result check;
+    /// compiled on the first result.
+    result_validator: OnceLock<Option<jsonschema::Validator>>,
     /// Whether JSON text can be parsed straight into the arguments: no constraint to
     /// validate on a `Value`, and every object a struct, whose derived `Deserialize`
     /// refuses a repeated key itself (a map or an any-value would keep the last).
@@ -270,7 +273,7 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
         return None;
     }
     let text_fast_path = validator.is_none() && schema::every_object_is_closed(&input_schema);
-    Some(Entry {
+    let mut entry = Entry {
         tool,
         definition: ToolDefinition {
             family: meta.family,
@@ -285,13 +288,24 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
             aliases: meta.aliases.to_vec(),
             result_schema: Arc::new(result_schema),
             annotations: meta.annotations,
+            input_examples: Arc::new([]),
             defined_at: site,
         },
         validator,
         full_validator: OnceLock::new(),
+        result_validator: OnceLock::new(),
         text_fast_path,
         result_fields,
-    })
+    };
+    // Checked with the entry, as the dispatcher would check a call.
+    match crate::examples::checked_examples(&entry) {
+        Ok(examples) => entry.definition.input_examples = examples.into(),
+        Err(found) => {
+            problems.extend(found);
+            return None;
+        }
+    }
+    Some(entry)
 }
 
 impl Entry {
@@ -302,6 +316,13 @@ impl Entry {
         }
         self.full_validator
             .get_or_init(|| jsonschema::draft202012::new(&self.definition.spec.input_schema).ok())
+            .as_ref()
+    }
+
+    /// The validator of the result schema (`None` if it does not compile).
+    pub(crate) fn result_validator(&self) -> Option<&jsonschema::Validator> {
+        self.result_validator
+            .get_or_init(|| jsonschema::draft202012::new(&self.definition.result_schema).ok())
             .as_ref()
     }
 }

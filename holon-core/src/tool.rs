@@ -88,6 +88,15 @@ pub trait Tool: Send + Sync + 'static {
     /// JSON Schema of the structured result.
     fn result_schema(&self, generator: &mut SchemaGenerator) -> Schema;
 
+    /// Input examples, from `#[holon_tool(example = ..., example_file = ...)]`: each
+    /// the JSON text of one example's arguments (an object) or of an array of them.
+    /// The registry refuses to start unless every example fits the input schema and
+    /// parses into the argument type; exports hand them to the providers that take
+    /// examples.
+    fn input_examples(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Parses `input` into the argument type and drops it, without running the
     /// handler: what [`Registry::check`](crate::Registry::check) uses. A hand-written
     /// tool that cannot check its input without running accepts everything here.

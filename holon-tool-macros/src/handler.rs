@@ -446,6 +446,19 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         }
     };
 
+    // Emitted only when there are examples: a tool without keeps the default method.
+    let examples = (!options.examples.is_empty()).then(|| {
+        let sources = options
+            .examples
+            .iter()
+            .map(crate::examples::Example::source);
+        quote! {
+            fn input_examples(&self) -> &'static [&'static str] {
+                &[#(#sources),*]
+            }
+        }
+    });
+
     quote! {
         #function
 
@@ -488,6 +501,8 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
                 fn meta(&self) -> &'static #core::ToolMeta {
                     &__HOLON_META
                 }
+
+                #examples
 
                 fn input_fields(&self) -> &'static [&'static str] {
                     match __holon_arguments() {

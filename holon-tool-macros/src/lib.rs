@@ -13,6 +13,7 @@ mod crate_path;
 mod derive_args;
 mod doc_text;
 mod errors;
+mod examples;
 mod handler;
 mod naming;
 mod options;

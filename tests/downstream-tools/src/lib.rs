@@ -60,7 +60,11 @@ pub struct Echoed {
 /// Sends `text` back, repeated `times` times (1 to 5) and joined by single spaces.
 ///
 /// Use it to check that tool calls reach the runtime; it has no side effect.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent))]
+#[holon_tool(
+    family = CoreAgent,
+    annotations(read_only, idempotent),
+    example = r#"{"text": "ping", "times": 2}"#
+)]
 fn echo(args: EchoArgs) -> Echoed {
     let echoed = vec![args.text.as_str(); usize::from(args.times)].join(" ");
     Echoed {

@@ -162,7 +162,13 @@ pub struct ExecCommandResult {
 /// Set `tty` for programs that need a terminal. Prefer a short `yield_time_ms` for
 /// servers and watchers you mean to leave running, and use ExecCommandBatch for a
 /// sequence of short commands.
-#[holon_tool(family = LocalEnvironment, annotations(destructive, open_world))]
+#[holon_tool(
+    family = LocalEnvironment,
+    annotations(destructive, open_world),
+    example = r#"{"cmd": "cargo test --quiet 2>&1 | tail -n 20"}"#,
+    example = r#"{"cmd": "npm run dev", "workdir": "web", "yield_time_ms": 0}"#,
+    example = r#"{"cmd": "python3", "tty": true, "accepts_input": true, "yield_time_ms": 2000}"#
+)]
 async fn exec_command(
     rt: &Runtime,
     context: &ToolContext,

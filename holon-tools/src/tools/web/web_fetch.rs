@@ -90,7 +90,9 @@ pub struct FetchedPage {
 #[holon_tool(
     family = Web,
     stability = experimental,
-    annotations(read_only, open_world)
+    annotations(read_only, open_world),
+    example = r#"{"url": "https://docs.rs/serde/latest/serde/"}"#,
+    example = r#"{"url": "https://example.com/data.json", "extract_mode": "raw", "max_chars": 5000}"#
 )]
 async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<FetchedPage>, ToolError> {
     let web = rt.web();
