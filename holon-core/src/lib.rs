@@ -88,7 +88,9 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
+mod build;
 mod cancel;
+mod closed;
 mod context;
 mod depth;
 mod dispatch;
@@ -115,12 +117,13 @@ mod spec;
 mod tool;
 
 pub use cancel::Cancellation;
+pub use closed::ClosedInput;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use hints::closest;
-pub use holon_tool_macros::{ToolArgs, holon_tool};
+pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
 pub use input::{JsonArguments, ToolInput};
 pub use meta::{
     DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, ToolAnnotations, ToolMeta, Visibility,
@@ -142,8 +145,8 @@ pub use grammar::check as check_grammar;
 /// What a tool author needs in scope: `use holon_core::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Cancellation, ContentBlock, FromFreeform, Progress, ToolArgs, ToolContext, ToolError,
-        ToolErrorKind, ToolOutput, ToolResult, holon_tool,
+        Cancellation, ClosedInput, ContentBlock, FromFreeform, Progress, ToolArgs, ToolContext,
+        ToolError, ToolErrorKind, ToolOutput, ToolResult, holon_tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -17,7 +17,7 @@ struct CountNodesArgs {
 }
 
 /// A node of a tree.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 struct Node {
     /// The node's label; not empty.

@@ -74,7 +74,7 @@ fn echo(args: EchoArgs) -> Echoed {
 }
 
 /// The state of one todo.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoState {
     /// Not started.
@@ -86,7 +86,7 @@ pub enum TodoState {
 }
 
 /// One entry of a todo list.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 pub struct Todo {
     /// What has to be done, as one short imperative sentence.

@@ -27,7 +27,9 @@ pub const MAX_YIELD_TIME_MS: u64 = 600_000;
 pub const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// What to do when an identical command is already running.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DuplicatePolicy {
     /// Do not start it again; answer with the running task.

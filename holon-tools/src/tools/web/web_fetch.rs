@@ -13,7 +13,9 @@ use crate::runtime::services::WEB_ALLOW_PRIVATE_ENV;
 pub const DEFAULT_MAX_CHARS: usize = 20_000;
 
 /// How the body becomes the returned content.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ExtractMode {
     /// HTML becomes readable text; other text comes back as it is.
