@@ -23,27 +23,62 @@ pub(crate) struct SerdeAttrs {
 /// crate that reaches it through a facade (as `#[serde(crate = "...")]`).
 pub(crate) fn read_tool_args_attrs(attrs: &[Attribute], errors: &mut Errors) -> Option<syn::Path> {
     let mut krate = None;
+    for_each_tool_args(attrs, errors, |meta, errors| {
+        if meta.path.is_ident("crate") {
+            let value: syn::Expr = meta.value()?.parse()?;
+            if krate.is_some() {
+                errors.at(&meta.path, "duplicate option `crate`: give it once");
+            }
+            krate = crate_path::parse_value(&value, errors).or(krate.take());
+            Ok(())
+        } else {
+            Err(meta.error("unknown `tool_args` option; expected `crate = \"path\"`"))
+        }
+    });
+    krate
+}
+
+/// Whether a field is marked `#[tool_args(foreign)]`: its type is another crate's,
+/// which cannot implement `ClosedInput`; the registry checks its schema instead.
+pub(crate) fn is_foreign(field_attrs: &[Attribute], errors: &mut Errors) -> bool {
+    let mut foreign = false;
+    for_each_tool_args(field_attrs, errors, |meta, _| {
+        if meta.path.is_ident("foreign") {
+            foreign = true;
+            Ok(())
+        } else {
+            Err(meta.error("unknown `tool_args` field option; expected `foreign`"))
+        }
+    });
+    foreign
+}
+
+/// Calls `read` with each option of every `#[tool_args(...)]` in `attrs`.
+fn for_each_tool_args(
+    attrs: &[Attribute],
+    errors: &mut Errors,
+    mut read: impl FnMut(ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>,
+) {
     for attr in attrs
         .iter()
         .filter(|attr| attr.path().is_ident("tool_args"))
     {
+        let mut found = Vec::new();
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                let value: syn::Expr = meta.value()?.parse()?;
-                if krate.is_some() {
-                    errors.at(&meta.path, "duplicate option `crate`: give it once");
-                }
-                krate = crate_path::parse_value(&value, errors).or(krate.take());
-                Ok(())
-            } else {
-                Err(meta.error("unknown `tool_args` option; expected `crate = \"path\"`"))
-            }
+            let mut inner = Errors::default();
+            let outcome = read(meta, &mut inner);
+            found.push(inner);
+            outcome
         });
+        for inner in found {
+            if let Err(error) = inner.into_result() {
+                errors.push(error);
+            }
+        }
         if let Err(error) = result {
             errors.push(error);
         }
     }
-    krate
 }
 
 pub(crate) fn read_serde_attrs(attrs: &[Attribute], errors: &mut Errors) -> SerdeAttrs {

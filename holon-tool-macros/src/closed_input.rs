@@ -8,7 +8,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Field, Fields, Type};
 
-use crate::attrs::{read_serde_attrs, read_tool_args_attrs};
+use crate::attrs::{is_foreign, read_serde_attrs, read_tool_args_attrs};
 use crate::crate_path;
 use crate::errors::Errors;
 
@@ -84,7 +84,7 @@ pub(crate) fn implementation(
             let attrs = read_serde_attrs(&field.attrs, errors);
             // A flattened field is refused by `ToolArgs` already.
             let bound = !attrs.skip && !attrs.custom_wire && attrs.flatten.is_none();
-            if !is_foreign(field, errors) && bound {
+            if !is_foreign(&field.attrs, errors) && bound {
                 bounded.push(&field.ty);
             }
         }
@@ -120,28 +120,4 @@ pub(crate) fn implementation(
             {}
         }
     }
-}
-
-/// Whether the field is marked `#[tool_args(foreign)]`: its type is another crate's,
-/// which cannot implement `ClosedInput`; the registry checks its schema instead.
-fn is_foreign(field: &Field, errors: &mut Errors) -> bool {
-    let mut foreign = false;
-    for attr in field
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("tool_args"))
-    {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("foreign") {
-                foreign = true;
-                Ok(())
-            } else {
-                Err(meta.error("unknown `tool_args` field option; expected `foreign`"))
-            }
-        });
-        if let Err(error) = result {
-            errors.push(error);
-        }
-    }
-    foreign
 }
