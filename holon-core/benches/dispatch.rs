@@ -22,7 +22,7 @@ use holon_core::{FamilyPolicy, Registry, Tool, ToolCall, ToolMeta};
 use serde_json::{Value, json};
 
 /// How a batch is processed.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// All at once.

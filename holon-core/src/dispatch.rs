@@ -24,6 +24,7 @@ use crate::output::ToolOutput;
 use crate::problems::{self, Category, Problem, combine, duplicate_field, not_json, shorten};
 use crate::registry::{Entry, Registry, visible_to};
 use crate::result::{ToolResult, ToolStatus};
+use crate::result_check::check_result;
 use crate::schema_problems::{enrich, report};
 use crate::tool::CallFuture;
 
@@ -240,9 +241,7 @@ impl Registry {
                 return Err(error);
             }
         };
-        prepare(entry, arguments)
-            .and_then(|mut prepared| entry.tool.check_input(prepared.tool_input(entry)))
-            .map_err(|error| enrich(entry, error))
+        check_input_of(entry, arguments)
     }
 
     /// Shape, schema constraints, typed parse and the handler's first step.
@@ -265,6 +264,18 @@ impl Registry {
             Ok(CallFuture::Boxed(future)) => Ok(Started::Running(future)),
         }
     }
+}
+
+/// Everything [`Registry::check`] runs after the lookup: shape, constraints, typed parse.
+fn check_input_of(entry: &Entry, arguments: Arguments<'_>) -> Result<(), ToolError> {
+    prepare(entry, arguments)
+        .and_then(|mut prepared| entry.tool.check_input(prepared.tool_input(entry)))
+        .map_err(|error| enrich(entry, error))
+}
+
+/// [`check_input_of`] a parsed input (an input example, when the registry is built).
+pub(crate) fn check_prepared_input(entry: &Entry, input: Value) -> Result<(), ToolError> {
+    check_input_of(entry, Arguments::Value(input))
 }
 
 /// The input's shape and the schema constraints serde does not check. JSON text is
@@ -310,8 +321,12 @@ enum Started<'a> {
     Running(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
 }
 
-/// The envelope of a successful call.
+/// The envelope of a successful call (of a failed one, when a debug build finds that
+/// the result does not fit the tool's result schema).
 fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
+    if let Err(error) = check_result(entry, &output.value) {
+        return ToolResult::from_error(entry.definition.spec.name.clone(), error);
+    }
     let status = if output.deferred.is_some() {
         ToolStatus::Deferred
     } else {

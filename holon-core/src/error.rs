@@ -45,6 +45,10 @@ impl ToolErrorKind {
     /// A request to the client failed: it answered with an error, sent a reply that
     /// does not parse, or went away.
     pub const CLIENT_REQUEST_FAILED: Self = Self::new("client_request_failed");
+    /// The tool's structured result does not fit its result schema (checked in debug
+    /// builds only): a bug in the tool, whose result type's `Serialize` and
+    /// `JsonSchema` disagree. `details` names the tool and each instance path.
+    pub const RESULT_SCHEMA_MISMATCH: Self = Self::new("result_schema_mismatch");
     /// Something failed inside the tool that the caller cannot fix by changing the call.
     pub const INTERNAL_ERROR: Self = Self::new("internal_error");
     /// A file or other resource the call names does not exist (from `io::ErrorKind::NotFound`).

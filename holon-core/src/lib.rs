@@ -61,6 +61,7 @@
 //! | `annotations(read_only, destructive, idempotent, open_world)` | behaviour hints (MCP) | MCP defaults |
 //! | `keep_doc_sections` | the doc comment's code blocks and `# Examples`/`# Panics`/`# Errors` sections reach the model too | left out |
 //! | `timeout_ms = 30000` | the tool's time limit in milliseconds; past it the call ends with `tool_timed_out` and is cancelled ([`ToolContext::with_timeout`] replaces it) | none |
+//! | `example = r#"{...}"#` (repeatable), `example_file = "path"` | input examples, each a valid call (checked when the registry is built), exported to Anthropic and MCP | none |
 //! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not |
 //!
 //! ## Handler rules
@@ -87,13 +88,16 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
+mod build;
 mod cancel;
 mod client;
+mod closed;
 mod context;
 mod depth;
 mod dispatch;
 mod envelope;
 mod error;
+mod examples;
 mod family;
 mod grammar;
 mod hints;
@@ -107,6 +111,7 @@ mod progress;
 mod receipt;
 mod registry;
 mod result;
+mod result_check;
 pub mod schema;
 mod schema_problems;
 mod spec;
@@ -118,12 +123,13 @@ pub use client::{
     ElicitationResponse, LogLevel, LogMessage, Role, Sampling, SamplingMessage, SamplingRequest,
     SamplingResponse,
 };
+pub use closed::ClosedInput;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use hints::closest;
-pub use holon_tool_macros::{ToolArgs, holon_tool};
+pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
 pub use input::{JsonArguments, ToolInput};
 pub use meta::{
     DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, ToolAnnotations, ToolMeta, Visibility,
@@ -145,8 +151,8 @@ pub use grammar::check as check_grammar;
 /// What a tool author needs in scope: `use holon_core::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Cancellation, ContentBlock, FromFreeform, Progress, ToolArgs, ToolContext, ToolError,
-        ToolErrorKind, ToolOutput, ToolResult, holon_tool,
+        Cancellation, ClosedInput, ContentBlock, FromFreeform, Progress, ToolArgs, ToolContext,
+        ToolError, ToolErrorKind, ToolOutput, ToolResult, holon_tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

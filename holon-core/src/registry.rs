@@ -2,11 +2,10 @@
 //!
 //! Built on first use from the link-time inventory. Building checks what the compiler
 //! cannot: duplicate names or aliases (naming both definition sites), an input schema
-//! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse. A registry that
-//! fails these checks is never handed out.
+//! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse, an input
+//! example that is not a valid call. A registry that fails these checks is never handed out.
 
 use crate::schema::resolve_local_ref;
-use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -16,10 +15,10 @@ use serde_json::Value;
 
 use crate::family::FamilyPolicy;
 use crate::grammar;
-use crate::meta::{ToolMeta, Visibility};
+use crate::meta::Visibility;
 use crate::schema;
 use crate::spec::{FreeformGrammar, ToolDefinition, ToolSpec};
-use crate::tool::{Tool, registered_tools};
+use crate::tool::Tool;
 
 /// One registered tool with everything derived from it once.
 pub(crate) struct Entry {
@@ -30,6 +29,9 @@ pub(crate) struct Entry {
     /// The validator that lists every problem of a failed input; compiled on the
     /// first failure when `validator` is not there already.
     full_validator: OnceLock<Option<jsonschema::Validator>>,
+    /// The validator of the result schema, for the debug builds' result check;
+    /// compiled on the first result.
+    result_validator: OnceLock<Option<jsonschema::Validator>>,
     /// Whether JSON text can be parsed straight into the arguments: no constraint to
     /// validate on a `Value`, and every object a struct, whose derived `Deserialize`
     /// refuses a repeated key itself (a map or an any-value would keep the last).
@@ -43,6 +45,13 @@ pub struct Registry {
     /// Names and aliases to entries. Keys are the registry's own names, so a fast
     /// non-DoS-resistant hash is fine.
     pub(crate) lookup: FxHashMap<Box<str>, usize>,
+}
+
+impl Registry {
+    /// A registry of already validated entries.
+    pub(crate) fn new(entries: Vec<Entry>, lookup: FxHashMap<Box<str>, usize>) -> Self {
+        Self { entries, lookup }
+    }
 }
 
 /// Why a registry could not be built: every problem found, each naming its tool and
@@ -70,90 +79,7 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
-static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
-
 impl Registry {
-    /// The registry of every tool linked into this program, built on first use.
-    ///
-    /// # A tool crate must be linked
-    ///
-    /// Tools register at link time, so the registry holds the tools of every crate
-    /// that is part of the program, and of no other. rustc links a dependency only
-    /// when the code names it: a binary or test that lists a tool crate in its
-    /// `Cargo.toml` but never refers to it gets a registry without that crate's
-    /// tools, and no error. Where the registry is first used, name each tool crate
-    /// that nothing else refers to:
-    ///
-    /// ```ignore
-    /// use my_tools as _; // keeps `my_tools` linked, and so its tools registered
-    ///
-    /// let registry = holon_core::Registry::global();
-    /// ```
-    ///
-    /// # Panics
-    /// When the linked tools fail the registry checks: the program refuses to start
-    /// with a message that lists every problem. Use [`Registry::try_global`] to handle it.
-    pub fn global() -> &'static Registry {
-        match Self::try_global() {
-            Ok(registry) => registry,
-            Err(error) => panic!("{error}"),
-        }
-    }
-
-    /// The registry of every linked tool, or why it is invalid.
-    pub fn try_global() -> Result<&'static Registry, &'static RegistryError> {
-        GLOBAL
-            .get_or_init(|| Self::from_tools(registered_tools()))
-            .as_ref()
-    }
-
-    /// Builds and validates a registry from the given tools.
-    pub fn from_tools(
-        tools: impl IntoIterator<Item = &'static dyn Tool>,
-    ) -> Result<Registry, RegistryError> {
-        let tools: Vec<&'static dyn Tool> = tools.into_iter().collect();
-        let mut problems = Vec::new();
-        let mut entries: Vec<Entry> = tools
-            .iter()
-            .filter_map(|tool| build_entry(*tool, &mut problems))
-            .collect();
-        entries.sort_by(|a, b| a.definition.spec.name.cmp(&b.definition.spec.name));
-
-        // Names and aliases are checked over every tool, also those with other
-        // problems, so that one build reports everything there is to fix; in a
-        // stable order, so that the message does not depend on the link order.
-        let mut metas: Vec<&ToolMeta> = tools.iter().map(|tool| tool.meta()).collect();
-        metas.sort_by_key(|meta| (meta.name, meta.defined_at.file, meta.defined_at.line));
-        let mut owners: HashMap<&str, (&ToolMeta, &str)> = HashMap::new();
-        for meta in metas {
-            let names = std::iter::once((meta.name, "name"))
-                .chain(meta.aliases.iter().map(|a| (*a, "alias")));
-            for (name, role) in names {
-                if let Some((first, first_role)) = owners.get(name) {
-                    problems.push(format!(
-                        "the tool {role} `{name}` of `{}` at {} is already taken: it is the {first_role} of `{}` at {}; rename one of them",
-                        meta.name, meta.defined_at, first.name, first.defined_at
-                    ));
-                    continue;
-                }
-                owners.insert(name, (meta, role));
-            }
-        }
-        let mut lookup: FxHashMap<Box<str>, usize> =
-            FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
-        for (index, entry) in entries.iter().enumerate() {
-            let meta = entry.tool.meta();
-            for name in std::iter::once(meta.name).chain(meta.aliases.iter().copied()) {
-                lookup.entry(name.into()).or_insert(index);
-            }
-        }
-        if problems.is_empty() {
-            Ok(Registry { entries, lookup })
-        } else {
-            Err(RegistryError { problems })
-        }
-    }
-
     /// Every definition, sorted by name (runtime-only tools included).
     pub fn definitions(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> {
         self.entries.iter().map(|entry| &entry.definition)
@@ -191,7 +117,9 @@ impl fmt::Debug for Registry {
     }
 }
 
-fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<Entry> {
+/// The entry of `tool`, or `None` with its problems added to `problems`. Its input
+/// examples are left for the caller, which checks them as calls.
+pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<Entry> {
     let meta = tool.meta();
     let site = meta.defined_at;
     let before = problems.len();
@@ -285,10 +213,12 @@ fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -> Option<En
             aliases: meta.aliases.to_vec(),
             result_schema: Arc::new(result_schema),
             annotations: meta.annotations,
+            input_examples: Arc::new([]),
             defined_at: site,
         },
         validator,
         full_validator: OnceLock::new(),
+        result_validator: OnceLock::new(),
         text_fast_path,
         result_fields,
     })
@@ -302,6 +232,13 @@ impl Entry {
         }
         self.full_validator
             .get_or_init(|| jsonschema::draft202012::new(&self.definition.spec.input_schema).ok())
+            .as_ref()
+    }
+
+    /// The validator of the result schema (`None` if it does not compile).
+    pub(crate) fn result_validator(&self) -> Option<&jsonschema::Validator> {
+        self.result_validator
+            .get_or_init(|| jsonschema::draft202012::new(&self.definition.result_schema).ok())
             .as_ref()
     }
 }

@@ -104,7 +104,36 @@ impl Transform for IntegerRanges {
                 schema.insert("maximum".to_string(), max);
             }
         }
+        if integer {
+            clamp_to_safe_integers(schema);
+        }
         transform_subschemas(self, schema);
+    }
+}
+
+/// The largest integer a JSON client that reads numbers as IEEE doubles (JavaScript's
+/// `Number.MAX_SAFE_INTEGER`) holds exactly: 2^53 - 1.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Narrows the `minimum` and `maximum` of an integer schema to the integers every
+/// client holds exactly (a `u64`'s 18446744073709551615 reads as 18446744073709552000
+/// in JavaScript). The bound is then narrower than the Rust type's, so the dispatcher
+/// validates it (see [`needs_validation`]): schema and runtime agree.
+fn clamp_to_safe_integers(schema: &mut Schema) {
+    let limit = MAX_SAFE_INTEGER as f64;
+    if schema
+        .get("maximum")
+        .and_then(Value::as_f64)
+        .is_some_and(|max| max > limit)
+    {
+        schema.insert("maximum".to_string(), MAX_SAFE_INTEGER.into());
+    }
+    if schema
+        .get("minimum")
+        .and_then(Value::as_f64)
+        .is_some_and(|min| min < -limit)
+    {
+        schema.insert("minimum".to_string(), (-MAX_SAFE_INTEGER).into());
     }
 }
 
@@ -363,6 +392,8 @@ mod tests {
                 "small": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
                 "bounded": {"type": "integer", "format": "uint64", "minimum": 1, "maximum": 100},
                 "signed": {"type": "integer", "format": "int8"},
+                "large": {"type": "integer", "format": "uint64", "minimum": 0},
+                "wide": {"type": "integer", "format": "int64"},
                 "ratio": {"type": "number", "format": "double"}
             }
         }))
@@ -375,6 +406,13 @@ mod tests {
             json!(100),
             "its own bound stays"
         );
+        assert_eq!(
+            properties["large"]["maximum"],
+            json!(MAX_SAFE_INTEGER),
+            "a u64's range is clamped to what a JSON client holds exactly"
+        );
+        assert_eq!(properties["wide"]["minimum"], json!(-MAX_SAFE_INTEGER));
+        assert_eq!(properties["wide"]["maximum"], json!(MAX_SAFE_INTEGER));
         assert_eq!(properties["signed"]["minimum"], json!(-128));
         assert_eq!(properties["signed"]["maximum"], json!(127));
         assert!(properties["ratio"].get("maximum").is_none());
@@ -383,8 +421,13 @@ mod tests {
         let mut unbounded = schema.clone();
         if let Some(properties) = unbounded["properties"].as_object_mut() {
             properties.remove("bounded");
+            properties.remove("large");
+            properties.remove("wide");
         }
         assert!(!needs_validation(&unbounded));
+        // The clamped bound of a 64-bit integer is narrower than serde's: validated.
+        let large = json!({"type": "object", "properties": {"n": properties["large"].clone()}});
+        assert!(needs_validation(&large));
         assert!(needs_validation(&schema));
     }
 

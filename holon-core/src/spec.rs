@@ -48,6 +48,9 @@ pub struct ToolDefinition {
     pub result_schema: Arc<Value>,
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
+    /// Example arguments, each a valid call (checked when the registry is built).
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    pub input_examples: Arc<[Value]>,
     /// Where the tool was declared.
     pub defined_at: DefinedAt,
 }

@@ -7,6 +7,7 @@ use std::task::{Context, Poll};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 
+use crate::closed::ClosedInput;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::input::ToolInput;
@@ -14,13 +15,14 @@ use crate::meta::ToolMeta;
 use crate::output::ToolOutput;
 
 /// A tool's argument type: a closed JSON object. Derive it with `#[derive(ToolArgs)]`,
-/// which checks `#[serde(deny_unknown_fields)]` and refuses `#[serde(flatten)]`.
+/// which checks `#[serde(deny_unknown_fields)]`, refuses `#[serde(flatten)]` and
+/// requires every field's type to be [`ClosedInput`] (closed at every depth).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool argument type: add `#[derive(ToolArgs)]` to it",
     label = "this type does not implement `ToolArgs`",
     note = "tool arguments are a struct with `#[derive(Deserialize, JsonSchema, ToolArgs)]` and `#[serde(deny_unknown_fields)]`"
 )]
-pub trait ToolArgs: DeserializeOwned + JsonSchema {
+pub trait ToolArgs: DeserializeOwned + JsonSchema + ClosedInput {
     /// The wire names of the fields, for hints and registry checks.
     const FIELDS: &'static [&'static str];
 }
@@ -87,6 +89,15 @@ pub trait Tool: Send + Sync + 'static {
 
     /// JSON Schema of the structured result.
     fn result_schema(&self, generator: &mut SchemaGenerator) -> Schema;
+
+    /// Input examples, from `#[holon_tool(example = ..., example_file = ...)]`: each
+    /// the JSON text of one example's arguments (an object) or of an array of them.
+    /// The registry refuses to start unless every example fits the input schema and
+    /// parses into the argument type; exports hand them to the providers that take
+    /// examples.
+    fn input_examples(&self) -> &'static [&'static str] {
+        &[]
+    }
 
     /// Parses `input` into the argument type and drops it, without running the
     /// handler: what [`Registry::check`](crate::Registry::check) uses. A hand-written

@@ -23,7 +23,7 @@ pub struct ConvertTemperatureArgs {
 }
 
 /// A temperature unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// Degrees Celsius.

@@ -39,6 +39,7 @@ mod restore;
 pub mod rules;
 pub mod strict;
 mod subset;
+pub mod testing;
 
 use std::fmt;
 use std::str::FromStr;

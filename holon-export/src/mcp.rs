@@ -1,7 +1,7 @@
 //! MCP: the `tools/list` entry of a tool and the `tools/call` result of a call.
 //!
 //! A tool is `{"name", "title", "description", "inputSchema", "outputSchema",
-//! "annotations"}`. MCP has no freeform input, so a freeform tool is exported with its
+//! "annotations"}`, plus `_meta["holon/inputExamples"]` when it has input examples. MCP has no freeform input, so a freeform tool is exported with its
 //! JSON surface. `outputSchema` is the tool's result schema; MCP requires an object
 //! there (and in `structuredContent`), so a tool whose result is not an object gets it
 //! wrapped as `{"result": ...}` in both ([`wraps_result`]).
@@ -24,6 +24,10 @@ use holon_core::{ContentBlock, ToolResult, ToolStatus};
 /// The `_meta` key of the typed error of a failed call.
 pub const ERROR_META_KEY: &str = "holon/error";
 
+/// The `_meta` key of a tool's input examples in `tools/list`: an array of argument
+/// objects, each a valid call. MCP has no field of its own for examples.
+pub const INPUT_EXAMPLES_META_KEY: &str = "holon/inputExamples";
+
 /// The property that holds a result that is not an object (see [`wraps_result`]).
 pub const WRAPPED_RESULT_KEY: &str = "result";
 
@@ -41,6 +45,12 @@ pub fn tool(definition: &ToolDefinition) -> Value {
     let annotations = annotations(definition);
     if !annotations.is_empty() {
         tool.insert("annotations".into(), Value::Object(annotations));
+    }
+    if !definition.input_examples.is_empty() {
+        tool.insert(
+            "_meta".into(),
+            json!({ INPUT_EXAMPLES_META_KEY: &*definition.input_examples }),
+        );
     }
     Value::Object(tool)
 }

@@ -208,8 +208,19 @@ pub fn check_tool(provider: Provider, tool: &ExportedTool) -> Vec<String> {
         }
         Provider::Anthropic => {
             for key in body.keys() {
-                if !matches!(key.as_str(), "name" | "description" | "input_schema") {
+                if !matches!(
+                    key.as_str(),
+                    "name" | "description" | "input_schema" | "input_examples"
+                ) {
                     problems.push(format!("a client tool has no field `{key}`"));
+                }
+            }
+            if let Some(examples) = body.get("input_examples") {
+                let objects = examples
+                    .as_array()
+                    .is_some_and(|examples| examples.iter().all(Value::is_object));
+                if !objects {
+                    problems.push("`input_examples` must be an array of input objects".to_string());
                 }
             }
         }
@@ -261,6 +272,9 @@ fn check_mcp(body: &serde_json::Map<String, Value>, problems: &mut Vec<String>) 
     }
     if body.get("title").is_some_and(|title| !title.is_string()) {
         problems.push("`title` must be a string".to_string());
+    }
+    if body.get("_meta").is_some_and(|meta| !meta.is_object()) {
+        problems.push("`_meta` must be an object".to_string());
     }
     if let Some(annotations) = body.get("annotations") {
         let Some(annotations) = annotations.as_object() else {

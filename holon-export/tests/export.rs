@@ -55,7 +55,7 @@ fn apply_edit(args: ApplyEditArgs) -> Edited {
 }
 
 /// How loud.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum Volume {
     /// Quietly.
@@ -65,7 +65,7 @@ pub enum Volume {
 }
 
 /// Where to send it.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Target {
     /// To a person.
@@ -84,7 +84,7 @@ pub enum Target {
 }
 
 /// A node of an outline.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 pub struct Outline {
     /// The heading.

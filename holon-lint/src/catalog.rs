@@ -2,8 +2,8 @@
 //! drift check.
 //!
 //! The inventory lists the model-facing tools only, sorted by name, each with its
-//! family, stability, description, input and result schemas, freeform grammar and
-//! annotations, plus the schema of the result envelope every call returns. Its
+//! family, stability, description, input and result schemas, freeform grammar,
+//! annotations and input examples, plus the schema of the result envelope every call returns. Its
 //! `version` is the version of this file format, not of any tool.
 
 use std::fmt;
@@ -17,7 +17,8 @@ use holon_core::schema::sort_keys;
 
 /// The inventory file format's version. Bump it when the shape of the file changes,
 /// never for a change of a tool's schema.
-pub const INVENTORY_VERSION: u32 = 1;
+/// 2 added `input_examples`.
+pub const INVENTORY_VERSION: u32 = 2;
 
 /// The conventional file name of the inventory.
 pub const INVENTORY_FILE_NAME: &str = "model-tool-schema-inventory.json";
@@ -43,6 +44,9 @@ pub fn inventory(registry: &Registry) -> Value {
             }
             if !definition.annotations.is_empty() {
                 entry["annotations"] = json!(definition.annotations);
+            }
+            if !definition.input_examples.is_empty() {
+                entry["input_examples"] = json!(&*definition.input_examples);
             }
             entry
         })

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::facts::{Facts, Field, Side, ToolFacts, admits, same};
-use crate::markdown::{Block, Paragraph, blocks};
+use crate::markdown::{Block, Fence, Paragraph, blocks};
 use crate::references::{Reference, references};
 use crate::{Finding, FindingKind, defaults, examples};
 use holon_core::Registry;
@@ -34,9 +34,19 @@ impl<'r> Linter<'r> {
         }
     }
 
-    /// Lints every description of every tool.
+    /// Lints every description of every tool, and its input examples as example
+    /// calls marked valid.
     pub fn lint_descriptions(&self, out: &mut Vec<Finding>) {
         for tool in self.facts.tools() {
+            for (index, example) in tool.definition.input_examples.iter().enumerate() {
+                let fence = Fence {
+                    line: 1,
+                    info: format!("json call={} valid", tool.name()),
+                    body: serde_json::to_string_pretty(example).unwrap_or_default(),
+                };
+                let file = format!("tool:{}#example[{index}]", tool.name());
+                examples::check(self.registry, &self.facts, &file, &fence, out);
+            }
             let file = format!("tool:{}", tool.name());
             self.lint_scoped(
                 &file,

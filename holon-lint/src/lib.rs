@@ -3,7 +3,7 @@
 //!
 //! [`lint_guidance`] reads Markdown texts, [`lint_descriptions`] reads every tool's
 //! description and every field description of its schemas (descriptions are guidance
-//! too). Both return [`Finding`]s with the file and line; neither runs a tool.
+//! too), and checks its input examples as example calls marked `valid`. Both return [`Finding`]s with the file and line; neither runs a tool.
 //!
 //! # What is read
 //!

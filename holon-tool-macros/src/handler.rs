@@ -109,6 +109,22 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
         errors.at(variadic, "a tool handler cannot be variadic");
     }
 
+    let has_receiver = signature
+        .inputs
+        .iter()
+        .any(|input| matches!(input, FnArg::Receiver(_)));
+    if !has_receiver && crate::impl_context::is_associated(signature.ident.span()) {
+        let name = &signature.ident;
+        errors.at(
+            name,
+            format!(
+                "`{name}` is an associated fn inside an `impl` block, but #[holon_tool] goes on a \
+                 free function: the tool calls its handler by name; move `{name}` out of the \
+                 `impl`, to module level (a state it needs is a `&State` parameter)"
+            ),
+        );
+    }
+
     let mut params = Vec::new();
     for input in &signature.inputs {
         match input {
@@ -446,11 +462,25 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         }
     };
 
+    // Emitted only when there are examples: a tool without keeps the default method.
+    let examples = (!options.examples.is_empty()).then(|| {
+        let sources = options
+            .examples
+            .iter()
+            .map(crate::examples::Example::source);
+        quote! {
+            fn input_examples(&self) -> &'static [&'static str] {
+                &[#(#sources),*]
+            }
+        }
+    });
+
     quote! {
         #function
 
-        // Named, so that `#[holon_tool]` on an associated fn reports that the handler
-        // must be a free fn rather than "`const` items in this context need a name".
+        // Named: should `impl_context` miss an associated fn (its file unreadable),
+        // rustc then reports the handler's name, not "`const` items in this context
+        // need a name".
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         const #const_name: () = {
@@ -488,6 +518,8 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
                 fn meta(&self) -> &'static #core::ToolMeta {
                     &__HOLON_META
                 }
+
+                #examples
 
                 fn input_fields(&self) -> &'static [&'static str] {
                     match __holon_arguments() {

@@ -9,11 +9,15 @@
 //! macro emits `compile_error!` plus a fallback (the untouched function, or the trait
 //! impl) so that one mistake does not cascade into twenty.
 
+mod attrs;
+mod closed_input;
 mod crate_path;
 mod derive_args;
 mod doc_text;
 mod errors;
+mod examples;
 mod handler;
+mod impl_context;
 mod naming;
 mod options;
 
@@ -36,4 +40,16 @@ pub fn holon_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(ToolArgs, attributes(tool_args))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     derive_args::expand(input.into()).into()
+}
+
+/// Marks a struct or enum nested in tool arguments as closed: its JSON rejects
+/// unknown fields at every depth.
+///
+/// Fails to compile unless a type with named fields has `#[serde(deny_unknown_fields)]`,
+/// and requires every field's type to be closed too (`String`, numbers, `Option`,
+/// `Vec`, maps and the like are). A field whose type is another crate's is marked
+/// `#[tool_args(foreign)]`; the registry checks its schema when it is built.
+#[proc_macro_derive(ClosedInput, attributes(tool_args))]
+pub fn derive_closed_input(input: TokenStream) -> TokenStream {
+    closed_input::expand(input.into()).into()
 }

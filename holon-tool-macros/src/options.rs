@@ -23,7 +23,7 @@ pub(crate) const FAMILIES: &[&str] = &[
     "ExternalTrigger",
 ];
 
-const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate, timeout_ms";
+const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate, timeout_ms, example, example_file";
 
 const ANNOTATIONS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -68,6 +68,8 @@ pub(crate) struct ToolOptions {
     pub(crate) keep_doc_sections: bool,
     /// `timeout_ms = N`: the tool's time limit in milliseconds (at least 1).
     pub(crate) timeout_ms: Option<u64>,
+    /// `example = "..."` and `example_file = "..."`, repeatable: input examples.
+    pub(crate) examples: Vec<crate::examples::Example>,
 }
 
 /// Parses the attribute's tokens; problems are added to `errors`.
@@ -89,7 +91,8 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
             );
             continue;
         };
-        if seen.contains(&key) {
+        // Examples are the options given more than once.
+        if seen.contains(&key) && !key.starts_with("example") {
             errors.at(
                 meta.path(),
                 format!("duplicate option `{key}`: give each option once"),
@@ -125,6 +128,9 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
                     .and_then(|expr| crate::crate_path::parse_value(expr, errors))
             }
             "timeout_ms" => options.timeout_ms = parse_timeout(&meta, errors),
+            "example" | "example_file" => options
+                .examples
+                .extend(crate::examples::parse(&meta, &key, errors)),
             other => errors.at(
                 meta.path(),
                 format!("unknown option `{other}`; expected one of: {OPTIONS}"),

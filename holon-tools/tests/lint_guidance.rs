@@ -24,7 +24,7 @@ struct LintFixtureArgs {
 }
 
 /// How LintFixture waits.
-#[derive(Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 enum LintFixtureMode {
     #[default]

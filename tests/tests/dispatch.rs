@@ -53,7 +53,7 @@ struct TallyArgs {
 }
 
 /// One item.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 struct Item {
     /// The item's name.
@@ -62,7 +62,7 @@ struct Item {
     weight: u32,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 enum Mode {
     Sum,

@@ -17,7 +17,7 @@ struct CountNodesArgs {
 }
 
 /// A node of a tree.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 struct Node {
     /// The node's label; not empty.
@@ -341,4 +341,60 @@ async fn recursive_inputs_are_validated_at_every_depth() {
         result.structured,
         Some(json!({ "depth": 3, "all_headings": "a/b/c" }))
     );
+}
+
+/// Arguments of Skip: a `u64` offset.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct SkipArgs {
+    /// How many items to skip.
+    offset: u64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Skipped {
+    offset: u64,
+}
+
+/// Skips items.
+#[holon_tool(family = CoreAgent)]
+fn skip(args: SkipArgs) -> Skipped {
+    Skipped {
+        offset: args.offset,
+    }
+}
+
+/// 2^53 - 1, JavaScript's `Number.MAX_SAFE_INTEGER`.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+#[tokio::test]
+async fn u64_bounds_are_what_a_json_client_holds_exactly_and_the_runtime_agrees() {
+    let registry = Registry::global();
+    let definition = registry.get("Skip").expect("Skip is registered");
+    let offset = &definition.spec.input_schema["properties"]["offset"];
+    assert_eq!(offset["maximum"], json!(MAX_SAFE_INTEGER), "{offset}");
+    assert_eq!(offset["minimum"], json!(0), "{offset}");
+
+    let context = ToolContext::new(FamilyPolicy::all());
+    let accepted = registry
+        .dispatch(
+            &context,
+            ToolCall::new("Skip", json!({ "offset": MAX_SAFE_INTEGER })),
+        )
+        .await;
+    assert!(accepted.is_success(), "{accepted:?}");
+
+    let beyond = MAX_SAFE_INTEGER + 1;
+    let by_value = registry
+        .dispatch(&context, ToolCall::new("Skip", json!({ "offset": beyond })))
+        .await;
+    let by_text = registry
+        .dispatch_text(&context, "Skip", &format!(r#"{{"offset": {beyond}}}"#))
+        .await;
+    for result in [by_value, by_text] {
+        let error = result.error.expect("2^53 is above the published maximum");
+        assert_eq!(error.kind.as_str(), "invalid_tool_input", "{error:?}");
+        assert_eq!(error.field.as_deref(), Some("offset"), "{error:?}");
+        assert!(error.message.contains("9007199254740991"), "{error:?}");
+    }
 }

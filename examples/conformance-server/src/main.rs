@@ -240,7 +240,7 @@ pub struct JsonSchemaArgs {
 }
 
 /// An address of `json_schema_2020_12_tool`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ClosedInput)]
 #[serde(deny_unknown_fields)]
 pub struct Address {
     /// The street.

@@ -301,3 +301,33 @@ fn the_cli_export_honours_families_and_refuses_strict_where_there_is_none() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("openai-chat"), "{stderr}");
 }
+
+#[test]
+fn the_built_in_tools_pass_check_registry() {
+    export::testing::check_registry();
+}
+
+#[test]
+fn built_in_examples_reach_anthropic_and_mcp() {
+    let with_examples: Vec<&str> = model_tools()
+        .into_iter()
+        .filter(|definition| !definition.input_examples.is_empty())
+        .map(ToolDefinition::name)
+        .collect();
+    for name in ["ApplyPatch", "CreateWorkItem", "ExecCommand", "WebFetch"] {
+        assert!(with_examples.contains(&name), "{name}: {with_examples:?}");
+    }
+    for definition in model_tools() {
+        let options = ExportOptions::default();
+        let (anthropic, _) = export::export_tool(definition, Provider::Anthropic, options);
+        let (listed, _) = export::export_tool(definition, Provider::Mcp, options);
+        let examples = json!(&*definition.input_examples);
+        if definition.input_examples.is_empty() {
+            assert!(anthropic.wire.get("input_examples").is_none());
+            assert!(listed.wire.get("_meta").is_none());
+        } else {
+            assert_eq!(anthropic.wire["input_examples"], examples);
+            assert_eq!(listed.wire["_meta"][mcp::INPUT_EXAMPLES_META_KEY], examples);
+        }
+    }
+}

@@ -60,7 +60,11 @@ pub struct Echoed {
 /// Sends `text` back, repeated `times` times (1 to 5) and joined by single spaces.
 ///
 /// Use it to check that tool calls reach the runtime; it has no side effect.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent))]
+#[holon_tool(
+    family = CoreAgent,
+    annotations(read_only, idempotent),
+    example = r#"{"text": "ping", "times": 2}"#
+)]
 fn echo(args: EchoArgs) -> Echoed {
     let echoed = vec![args.text.as_str(); usize::from(args.times)].join(" ");
     Echoed {
@@ -70,7 +74,7 @@ fn echo(args: EchoArgs) -> Echoed {
 }
 
 /// The state of one todo.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoState {
     /// Not started.
@@ -82,7 +86,7 @@ pub enum TodoState {
 }
 
 /// One entry of a todo list.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 pub struct Todo {
     /// What has to be done, as one short imperative sentence.

@@ -11,7 +11,7 @@ use super::errors::{self, UNKNOWN_AGENT};
 pub const ROOT_AGENT_ID: &str = "root";
 
 /// An agent's profile: which capability families its calls may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentProfile {
     /// A helper of one parent: only its parent sees it, it works on its parent's task

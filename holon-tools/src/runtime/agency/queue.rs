@@ -9,7 +9,9 @@ use rusqlite::{Connection, Row, params};
 use super::{errors, ids};
 
 /// How urgently a message reaches its agent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
     /// Into the running turn, ahead of everything: the agent sees it before its turn

@@ -11,7 +11,7 @@ use super::queue::{self, Priority};
 use super::wakes::{self, WakeKind};
 
 /// What firing a trigger does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum DeliveryMode {
     /// Queue the payload as a message for the agent, and wake its external waits.

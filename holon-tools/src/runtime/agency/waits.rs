@@ -14,7 +14,7 @@ use super::wakes::WakeKind;
 use super::{evidence, ids, ownership, queue, settlement, timers, triggers, wakes, work_items};
 
 /// When the wait's report reaches the operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum Delivery {
     /// The turn first publishes an operator-facing final brief; the wait is entered

@@ -10,7 +10,7 @@ use rusqlite::{Connection, Row, params};
 use super::{agents, errors, ids, work_items};
 
 /// What can wake a waiting agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum WakeKind {
     /// A task ended; `resource` is its task handle.

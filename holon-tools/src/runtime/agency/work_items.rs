@@ -17,7 +17,9 @@ pub(crate) use super::work_item_status::{
 };
 
 /// Where a plan stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
     /// Still being worked out.
@@ -49,7 +51,9 @@ impl PlanStatus {
 }
 
 /// Where a todo entry stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, holon_core::ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoState {
     /// Not started.
@@ -61,7 +65,7 @@ pub enum TodoState {
 }
 
 /// One entry of a todo list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 pub struct TodoItem {
     /// What to do, in one line.

@@ -19,7 +19,9 @@ use crate::tools::workspace::ChildWorktreePlan;
 pub const AGENT_ID_PATTERN: &str = "^[a-z][a-z0-9_-]{1,47}$";
 
 /// Where a child agent works.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkspaceMode {
     /// In its parent's workspace.
@@ -47,7 +49,7 @@ impl WorkspaceMode {
 }
 
 /// The model an agent runs on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 pub struct ModelChoice {
     /// Provider id, as ListModelProviders returns it.

@@ -11,7 +11,7 @@ use super::{decode, display_path, image_error};
 use crate::runtime::Runtime;
 
 /// The size of the image, in pixels (width x height).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 pub enum ImageSize {
     /// The provider chooses.
     #[serde(rename = "auto")]
@@ -28,7 +28,7 @@ pub enum ImageSize {
 }
 
 /// The background of the image.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum ImageBackground {
     /// The provider chooses.
@@ -40,7 +40,7 @@ pub enum ImageBackground {
 }
 
 /// The file format of the image.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum ImageFileFormat {
     /// PNG (lossless; supports transparency).

@@ -27,7 +27,9 @@ pub const MAX_YIELD_TIME_MS: u64 = 600_000;
 pub const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// What to do when an identical command is already running.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DuplicatePolicy {
     /// Do not start it again; answer with the running task.
@@ -162,7 +164,13 @@ pub struct ExecCommandResult {
 /// Set `tty` for programs that need a terminal. Prefer a short `yield_time_ms` for
 /// servers and watchers you mean to leave running, and use ExecCommandBatch for a
 /// sequence of short commands.
-#[holon_tool(family = LocalEnvironment, annotations(destructive, open_world))]
+#[holon_tool(
+    family = LocalEnvironment,
+    annotations(destructive, open_world),
+    example = r#"{"cmd": "cargo test --quiet 2>&1 | tail -n 20"}"#,
+    example = r#"{"cmd": "npm run dev", "workdir": "web", "yield_time_ms": 0}"#,
+    example = r#"{"cmd": "python3", "tty": true, "accepts_input": true, "yield_time_ms": 2000}"#
+)]
 async fn exec_command(
     rt: &Runtime,
     context: &ToolContext,

@@ -19,12 +19,12 @@ use crate::runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, StopCause, Ta
 pub const DEFAULT_ITEM_TIME_LIMIT_MS: u64 = 30_000;
 
 /// A batch item's time limit, in milliseconds: 1 to 600,000.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(transparent)]
 pub struct ItemTimeLimit(#[schemars(range(min = 1, max = 600_000))] pub u64);
 
 /// One command of a batch. Fields it leaves out take the batch's value.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
 #[serde(deny_unknown_fields)]
 pub struct BatchItem {
     #[doc = field_doc!(cmd)]

@@ -51,7 +51,7 @@ macro_rules! field_doc {
 pub(crate) use field_doc;
 
 #[doc = field_doc!(cmd)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(transparent)]
 pub struct CommandLine(#[schemars(length(min = 1))] pub String);
 
@@ -70,22 +70,22 @@ impl CommandLine {
 }
 
 #[doc = field_doc!(workdir)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(transparent)]
 pub struct Workdir(pub String);
 
 #[doc = field_doc!(shell)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(transparent)]
 pub struct ShellProgram(#[schemars(length(min = 1))] pub String);
 
 #[doc = field_doc!(login)]
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(transparent)]
 pub struct LoginShell(pub bool);
 
 #[doc = field_doc!(max_output_tokens)]
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(transparent)]
 pub struct MaxOutputTokens(pub u64);
 
@@ -100,7 +100,7 @@ impl MaxOutputTokens {
 }
 
 #[doc = field_doc!(task_id)]
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, ClosedInput)]
 #[serde(transparent)]
 pub struct TaskId(#[schemars(length(min = 1))] pub String);
 

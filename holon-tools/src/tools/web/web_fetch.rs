@@ -12,7 +12,9 @@ use crate::runtime::Runtime;
 pub const DEFAULT_MAX_CHARS: usize = 20_000;
 
 /// How the body becomes the returned content.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ExtractMode {
     /// HTML becomes readable text; other text comes back as it is.
@@ -91,7 +93,9 @@ pub struct FetchedPage {
 #[holon_tool(
     family = Web,
     stability = experimental,
-    annotations(read_only, open_world)
+    annotations(read_only, open_world),
+    example = r#"{"url": "https://docs.rs/serde/latest/serde/"}"#,
+    example = r#"{"url": "https://example.com/data.json", "extract_mode": "raw", "max_chars": 5000}"#
 )]
 async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<FetchedPage>, ToolError> {
     let web = rt.web();

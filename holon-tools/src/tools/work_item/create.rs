@@ -48,7 +48,11 @@ pub struct CreatedWorkItem {
 /// Use one work item per separately completable piece of work. Keep it current with
 /// UpdateWorkItem, switch between items with PickWorkItem, and finish with
 /// CompleteWorkItem.
-#[holon_tool(family = CoreAgent, annotations(open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    annotations(open_world = false),
+    example_file = "src/tools/work_item/create_examples.json"
+)]
 fn create_work_item(
     rt: &Runtime,
     ctx: &ToolContext,

@@ -11,7 +11,9 @@ use crate::runtime::agency::{agents, caller, now_ms, turns, write};
 pub const DEFAULT_LIST_LIMIT: usize = 20;
 
 /// Which work items to list.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ListFilter {
     /// Every item, completed ones too.

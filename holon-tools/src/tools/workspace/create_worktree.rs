@@ -10,7 +10,7 @@ use crate::runtime::Runtime;
 use crate::runtime::bindings::{ActiveRoot, BindingState, WorktreeBinding, now_ms};
 
 /// What CreateWorktree does when `branch` already exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum OnExisting {
     /// Use the existing branch.

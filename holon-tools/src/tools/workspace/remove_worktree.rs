@@ -11,7 +11,7 @@ use crate::runtime::Runtime;
 use crate::runtime::bindings::{ActiveRoot, BindingState};
 
 /// What happens to the worktree's branch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, ClosedInput)]
 #[serde(rename_all = "snake_case")]
 pub enum BranchPolicy {
     /// Leave the branch alone.

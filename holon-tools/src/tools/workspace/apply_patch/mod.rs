@@ -116,7 +116,9 @@ pub struct PatchApplied {
     family = LocalEnvironment,
     keep_doc_sections,
     freeform(syntax = "lark", definition = include_str!("apply_patch.lark")),
-    annotations(destructive, open_world = false)
+    annotations(destructive, open_world = false),
+    example = r#"{"patch": "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n pub fn answer() -> u32 {\n-    41\n+    42\n }\n"}"#,
+    example = r#"{"patch": "*** Begin Patch\n*** Add File: notes/todo.md\n+- write the changelog\n*** End Patch\n"}"#
 )]
 fn apply_patch(rt: &Runtime, args: ApplyPatchArgs) -> Result<ToolOutput<PatchApplied>, ToolError> {
     let patch = model::parse(&args.patch).map_err(|error| {

@@ -1,0 +1,46 @@
+//! Debug builds check every structured result against the tool's result schema: a
+//! result type whose `Serialize` disagrees with its `JsonSchema` (a custom impl, a
+//! `serialize_with`) would otherwise publish a schema the results break.
+
+use serde_json::{Value, json};
+
+use crate::error::{ToolError, ToolErrorKind};
+use crate::registry::Entry;
+
+/// `Ok` when `value` fits the result schema of `entry`'s tool, or the checks are off
+/// (a release build). The validator is compiled on the tool's first result.
+pub(crate) fn check_result(entry: &Entry, value: &Value) -> Result<(), ToolError> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    let Some(validator) = entry.result_validator() else {
+        return Ok(());
+    };
+    let mismatches: Vec<(String, String)> = validator
+        .iter_errors(value)
+        .map(|error| (error.instance_path().to_string(), error.to_string()))
+        .collect();
+    let Some((first_path, first_message)) = mismatches.first() else {
+        return Ok(());
+    };
+    let name = &entry.definition.spec.name;
+    let at = if first_path.is_empty() {
+        "the result itself".to_string()
+    } else {
+        format!("`{first_path}`")
+    };
+    let problems: Vec<Value> = mismatches
+        .iter()
+        .map(|(path, message)| json!({ "instance_path": path, "message": message }))
+        .collect();
+    Err(ToolError::new(
+        ToolErrorKind::RESULT_SCHEMA_MISMATCH,
+        format!(
+            "the result of `{name}` does not match its result schema at {at}: {first_message}"
+        ),
+    )
+    .with_details(json!({ "tool": name.as_ref(), "problems": problems }))
+    .with_hint(
+        "this is a bug in the tool, not in the call: its result type's `Serialize` and `JsonSchema` disagree",
+    ))
+}
