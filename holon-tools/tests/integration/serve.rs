@@ -425,19 +425,24 @@ fn http_refuses_foreign_origins_and_serves_its_own_and_the_named_ones() {
     drop(server);
 }
 
-#[test]
-fn http_answers_tools_call_with_malformed_params_as_invalid_params() {
-    let dir = tempfile::tempdir().unwrap();
-    let (server, authority, _) = serve_http(dir.path(), &[], Some(TOKEN));
-    let reply = post_initialize(&authority, &[bearer(TOKEN)]);
-    let session = reply
+/// The `Mcp-Session-Id` an HTTP `initialize` reply assigned.
+pub(crate) fn session_id(reply: &str) -> String {
+    reply
         .lines()
         .find_map(|line| {
             let (name, value) = line.split_once(':')?;
             name.eq_ignore_ascii_case("mcp-session-id")
                 .then(|| value.trim().to_string())
         })
-        .unwrap_or_else(|| panic!("no session id in {reply}"));
+        .unwrap_or_else(|| panic!("no session id in {reply}"))
+}
+
+#[test]
+fn http_answers_tools_call_with_malformed_params_as_invalid_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, authority, _) = serve_http(dir.path(), &[], Some(TOKEN));
+    let reply = post_initialize(&authority, &[bearer(TOKEN)]);
+    let session = session_id(&reply);
     for (id, params, says) in [
         (2, json!({"arguments": {}}), "missing field `name`"),
         (3, json!({"name": "Sleep", "arguments": [1]}), "`arguments`"),

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::serve::{
-    TOKEN, bearer, handshake, http, lines, post_initialize, send, serve_http, spawn, wait,
+    TOKEN, bearer, handshake, http, lines, post_initialize, send, serve_http, session_id, spawn,
+    wait,
 };
 use crate::task_support::{alive, gone, sleeper, written_pids};
 
@@ -174,14 +175,7 @@ fn http_cancellation_kills_the_commands_process_group() {
     let dir = tempfile::tempdir().unwrap();
     let (server, authority, _) = serve_http(dir.path(), &[], Some(TOKEN));
     let reply = post_initialize(&authority, &[bearer(TOKEN)]);
-    let session = reply
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_string())
-        })
-        .unwrap_or_else(|| panic!("no session id in {reply}"));
+    let session = session_id(&reply);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let accepted = post(&authority, &session, &initialized);
     assert!(accepted.starts_with("HTTP/1.1 202"), "{accepted}");
