@@ -177,8 +177,10 @@ impl ToolError {
     }
 }
 
-/// `error`'s message followed by those of its sources: `a: b: c`.
-fn error_chain(error: &dyn std::error::Error) -> String {
+/// `error`'s message followed by those of its sources: `a: b: c`. The messages of
+/// [`ToolError::internal`] and `From<io::Error>` are written this way; hosts and tools
+/// use it for errors they report in their own words.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -18,6 +18,7 @@ mod url_policy;
 
 use std::time::Duration;
 
+use holon_core::error_chain;
 use reqwest::header::{self, HeaderName};
 use reqwest::{Method, Url};
 
@@ -245,7 +246,7 @@ impl HttpClient {
         }
         builder.build().map_err(|error| NetError::Protocol {
             url: String::new(),
-            error: format!("the HTTP client cannot be built: {}", chain(&error)),
+            error: format!("the HTTP client cannot be built: {}", error_chain(&error)),
         })
     }
 
@@ -310,7 +311,7 @@ fn classify(error: &reqwest::Error, url: &str) -> NetError {
             },
         };
     }
-    let text = chain(error);
+    let text = error_chain(error);
     if error.is_timeout() {
         NetError::Protocol {
             url,
@@ -343,19 +344,4 @@ fn find<'a, T: std::error::Error + 'static>(
         next = current.source();
     }
     None
-}
-
-/// An error and its sources, as one line.
-fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut next = error.source();
-    while let Some(current) = next {
-        let line = current.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        next = current.source();
-    }
-    text
 }
