@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use holon_core::{FamilyPolicy, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 
 const RUNS: usize = 5;
 

@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{PrivateAddresses, Runtime, RuntimeConfig, WebConfig};
+use holon_runtime::{PrivateAddresses, Runtime, RuntimeConfig, WebConfig};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

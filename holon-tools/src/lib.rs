@@ -1,16 +1,14 @@
 //! # holon-tools
 //!
 //! The built-in tools of an agent runtime, declared with `#[holon_tool]` and working
-//! for real on an embedded runtime ([`runtime::Runtime`]: a workspace root, a state
-//! directory with a SQLite store, and the model catalog), plus the `holon-tools` CLI.
+//! for real on the embedded runtime of `holon-runtime` ([`holon_runtime::Runtime`]: a
+//! workspace root, a state directory with a SQLite store, the model catalog and the
+//! gates), plus the `holon-tools` CLI and MCP server.
 //!
 //! Tools live in `src/tools/<plane>/`; the plane of a tool is the folder it is
 //! declared in ([`plane_of`]).
 
 pub mod cli;
-pub mod net;
-pub mod process_gate;
-pub mod runtime;
 pub mod tools;
 
 use holon_core::ToolDefinition;

@@ -2,7 +2,7 @@
 
 fn main() -> std::process::ExitCode {
     // The process gate starts commands through this binary to set their limits.
-    if let Some(code) = holon_tools::process_gate::limits::helper_main() {
+    if let Some(code) = holon_runtime::process_gate::limits::helper_main() {
         return code;
     }
     holon_tools::cli::main()

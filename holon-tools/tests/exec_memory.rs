@@ -3,7 +3,9 @@
 //! binary, so that no other test allocates while it measures.
 
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+// Links the built-in tools into the registry (they are found by link-time inventory).
+use holon_runtime::{Runtime, RuntimeConfig};
+use holon_tools as _;
 use serde_json::{Value, json};
 
 /// The bound on growth, in KiB.
@@ -56,7 +58,7 @@ async fn a_command_printing_500_mb_does_not_grow_the_process() {
     let preview = result["output_preview"]["stdout"].as_str().unwrap();
     assert!(preview.len() < 40_000, "{}", preview.len());
     // The log keeps its cap's worth, head and tail, with the note of the cut.
-    let cap = holon_tools::process_gate::DEFAULT_LOG_CAP_BYTES;
+    let cap = holon_runtime::process_gate::DEFAULT_LOG_CAP_BYTES;
     let log = std::fs::read(result["stdout_log"].as_str().unwrap()).unwrap();
     assert!(
         log.len() as u64 > cap && (log.len() as u64) < cap + 300,

@@ -17,7 +17,7 @@
 use std::sync::{Arc, OnceLock};
 
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolCapabilityFamily, ToolContext};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::Value;
 
 struct Harness {

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::EXIT_TOOL_ERROR;
-use crate::runtime::Runtime;
+use holon_runtime::Runtime;
 
 /// Dispatches one call and prints its receipt (or envelope).
 pub(crate) async fn call(

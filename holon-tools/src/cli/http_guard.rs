@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use subtle::ConstantTimeEq;
 
 /// The environment variable a client's bearer token is taken from.
-pub const TOKEN_ENV: &str = crate::runtime::MCP_TOKEN_ENV;
+pub const TOKEN_ENV: &str = holon_runtime::MCP_TOKEN_ENV;
 
 /// A chosen token shorter than this is refused: a local process could guess it.
 const MIN_TOKEN_LEN: usize = 16;

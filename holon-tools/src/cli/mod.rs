@@ -22,8 +22,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use holon_core::{FamilyPolicy, Registry};
 
-use crate::process_gate::ResourceLimits;
-use crate::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::process_gate::ResourceLimits;
+use holon_runtime::{Runtime, RuntimeConfig};
 
 pub use export::ExportFormat;
 pub use serve::{HTTP_PATH, HttpOptions, McpServer, serve_http, serve_stdio};

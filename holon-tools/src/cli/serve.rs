@@ -50,7 +50,7 @@ use super::http_guard::{self, Access};
 use super::mcp_client::{McpClient, SessionLogLevel};
 use super::mcp_content;
 use super::mcp_progress::CallProgress;
-use crate::runtime::Runtime;
+use holon_runtime::Runtime;
 
 /// The path the streamable HTTP endpoint is served at.
 pub const HTTP_PATH: &str = "/mcp";

@@ -2,11 +2,9 @@
 //! `#[holon_tool]` and registers itself; nothing here lists them.
 
 pub mod agent;
-mod fs_errors;
 pub mod image;
 pub mod memory;
 pub mod model;
-pub mod net_errors;
 pub mod task_control;
 pub mod timer;
 pub mod web;

@@ -5,7 +5,7 @@ use crate::support::{call, call_as, error_kind, ok, runtime};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_export::{ExportOptions, Provider, export};
 use holon_lint::inventory_text;
-use holon_tools::runtime::agency::{AgentOutcome, NotificationLevel, Priority};
+use holon_runtime::agency::{AgentOutcome, NotificationLevel, Priority};
 use serde_json::{Value, json};
 
 #[tokio::test]

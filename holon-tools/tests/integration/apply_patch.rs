@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::{Value, json};
 
 fn workspace() -> (tempfile::TempDir, Arc<Runtime>) {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use holon_core::{FamilyPolicy, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 
 enum Expect {
     /// The tree after the patch.

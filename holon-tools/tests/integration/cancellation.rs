@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use holon_core::{CancellationToken, FamilyPolicy, ProgressLog, Registry, ToolCall, ToolContext};
-use holon_tools::runtime::Runtime;
+use holon_runtime::Runtime;
 use serde_json::{Value, json};
 
 use crate::task_support::{alive, gone, runtime, sleeper, written_pids};
@@ -234,7 +234,7 @@ async fn silent_server() -> (
 
 #[tokio::test]
 async fn a_cancelled_web_fetch_closes_its_connection() {
-    use holon_tools::runtime::{PrivateAddresses, RuntimeConfig, WebConfig};
+    use holon_runtime::{PrivateAddresses, RuntimeConfig, WebConfig};
     let dir = tempfile::tempdir().unwrap();
     let mut config = RuntimeConfig::in_memory(dir.path());
     config.web = WebConfig {

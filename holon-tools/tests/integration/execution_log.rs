@@ -2,8 +2,8 @@
 //! log is pruned by age and size.
 
 use holon_core::{FamilyPolicy, ToolCall};
-use holon_tools::runtime::Runtime;
-use holon_tools::runtime::execution_log::ExecutionRetention;
+use holon_runtime::Runtime;
+use holon_runtime::execution_log::ExecutionRetention;
 use serde_json::json;
 
 /// The bytes of the store's files (database and write-ahead log) in `dir`.

@@ -5,7 +5,7 @@
 use crate::cli_support::holon;
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolDefinition};
 use holon_export::{self as export, ExportOptions, InputSurface, Provider, mcp, rules, strict};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::{Value, json};
 
 fn registry() -> &'static Registry {

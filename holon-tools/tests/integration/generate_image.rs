@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::local_http::{Reply, serve};
 use base64::Engine as _;
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{ApiKey, ImageConfig, Runtime, RuntimeConfig};
+use holon_runtime::{ApiKey, ImageConfig, Runtime, RuntimeConfig};
 use image::{DynamicImage, ImageFormat, RgbaImage};
 use serde_json::{Value, json};
 

@@ -3,6 +3,9 @@
 //! `exec_memory` (it measures this process's memory) and `lint_guidance` (it
 //! registers a fixture tool) stay binaries of their own.
 
+// Links the built-in tools into the registry (they are found by link-time inventory).
+use holon_tools as _;
+
 mod cli_support;
 mod local_http;
 mod support;

@@ -1,7 +1,7 @@
 //! The process gate on real commands: what their environment hides, the resource
 //! limits they run under, and the cap on their log files.
 
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::{Value, json};
 
 use crate::cli_support::holon_command;

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::task_support::{alive, call, gone, runtime, text};
-use holon_tools::runtime::{Runtime, RuntimeConfig, STORE_FILE_NAME, Store};
+use holon_runtime::{Runtime, RuntimeConfig, STORE_FILE_NAME, Store};
 use serde_json::{Value, json};
 
 #[tokio::test]

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolStatus};
-use holon_tools::runtime::{Credentials, Runtime, RuntimeConfig};
+use holon_runtime::{Credentials, Runtime, RuntimeConfig};
 use serde_json::{Value, json};
 
 fn runtime_with_credentials(names: &[&str]) -> Arc<Runtime> {

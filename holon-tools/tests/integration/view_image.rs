@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use holon_tools::tools::image::decode;
 use image::{DynamicImage, ImageFormat, RgbImage, RgbaImage};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! and tasks, whose owner is captured at creation and never follows the focus.
 
 use crate::support::{call, count, error_kind, ok, runtime, scalar};
-use holon_tools::runtime::agency::WakeKind;
+use holon_runtime::agency::WakeKind;
 use rusqlite::types::Value as Sql;
 use serde_json::json;
 
@@ -139,7 +139,7 @@ async fn focus_switches_never_move_a_task_or_let_its_wait_cross_over() {
     let wake = rt
         .finish_agent(
             "child-1",
-            holon_tools::runtime::agency::AgentOutcome::Completed,
+            holon_runtime::agency::AgentOutcome::Completed,
             Some("all green"),
         )
         .unwrap()
@@ -190,8 +190,8 @@ async fn sleep_keeps_its_fields_and_is_recorded_in_the_store() {
 
 #[tokio::test]
 async fn a_command_task_wait_needs_its_captured_owner_and_wakes_when_the_task_ends() {
-    use holon_tools::runtime::tasks::LaunchSpec;
-    use holon_tools::runtime::{Runtime, RuntimeConfig};
+    use holon_runtime::tasks::LaunchSpec;
+    use holon_runtime::{Runtime, RuntimeConfig};
 
     let dir = tempfile::tempdir().unwrap();
     let rt = Runtime::open(RuntimeConfig::in_memory(dir.path())).unwrap();
@@ -244,10 +244,8 @@ async fn a_command_task_wait_needs_its_captured_owner_and_wakes_when_the_task_en
 #[tokio::test]
 async fn a_command_task_is_owned_by_the_agent_that_launched_it() {
     let dir = tempfile::tempdir().unwrap();
-    let rt = holon_tools::runtime::Runtime::open(holon_tools::runtime::RuntimeConfig::in_memory(
-        dir.path(),
-    ))
-    .unwrap();
+    let rt =
+        holon_runtime::Runtime::open(holon_runtime::RuntimeConfig::in_memory(dir.path())).unwrap();
     ok(&call(&rt, "CreateWorkItem", json!({"objective": "build"})).await);
     let launched = call(
         &rt,

@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use crate::support::{SETTLEMENT_TABLES, call, count, error_kind, gated, runtime, snapshot};
-use holon_tools::runtime::Runtime;
-use holon_tools::runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind, WorkItemEdit};
+use holon_runtime::Runtime;
+use holon_runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind, WorkItemEdit};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -4,7 +4,7 @@
 use crate::support::{
     SETTLEMENT_TABLES, call, count, error_kind, gated, ok, runtime, scalar, snapshot,
 };
-use holon_tools::runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind};
+use holon_runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind};
 use rusqlite::types::Value as Sql;
 use serde_json::{Value, json};
 
@@ -204,7 +204,7 @@ async fn a_final_wait_gates_the_turn_until_the_brief_settles_it() {
 }
 
 /// Prepares a final wait on wi-1 (revision captured) and returns the turn id.
-async fn pending_final(rt: &std::sync::Arc<holon_tools::runtime::Runtime>) -> String {
+async fn pending_final(rt: &std::sync::Arc<holon_runtime::Runtime>) -> String {
     ok(&call(rt, "CreateWorkItem", json!({"objective": "w"})).await);
     let envelope = call(rt, "WaitFor", final_wait(json!({"work_item_id": "wi-1"}))).await;
     assert_eq!(envelope["status"], "deferred", "{envelope}");
@@ -213,7 +213,7 @@ async fn pending_final(rt: &std::sync::Arc<holon_tools::runtime::Runtime>) -> St
 
 #[tokio::test]
 async fn a_stale_report_writes_nothing() {
-    type Change = fn(&holon_tools::runtime::Runtime);
+    type Change = fn(&holon_runtime::Runtime);
     let changes: [(&str, Change); 4] = [
         ("interjection", |rt| {
             rt.enqueue_message("root", "operator", Priority::Interject, "stop")
@@ -224,7 +224,7 @@ async fn a_stale_report_writes_nothing() {
                 .unwrap();
         }),
         ("work_item_revision", |rt| {
-            let edit = holon_tools::runtime::agency::WorkItemEdit {
+            let edit = holon_runtime::agency::WorkItemEdit {
                 objective: Some("changed".into()),
                 ..Default::default()
             };

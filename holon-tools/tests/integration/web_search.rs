@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::local_http::{Reply, Seen, serve};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig, SearchProvider, WebConfig};
+use holon_runtime::{Runtime, RuntimeConfig, SearchProvider, WebConfig};
 use serde_json::{Value, json};
 
 fn runtime(providers: Vec<SearchProvider>, timeout: Duration) -> (tempfile::TempDir, Arc<Runtime>) {

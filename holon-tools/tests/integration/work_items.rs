@@ -270,10 +270,10 @@ async fn work_items_persist_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let config = crate::support::config_with_state_in(dir.path());
     {
-        let rt = holon_tools::runtime::Runtime::open(config.clone()).unwrap();
+        let rt = holon_runtime::Runtime::open(config.clone()).unwrap();
         ok(&gated(&rt, "CreateWorkItem", json!({"objective": "survive"})).await);
     }
-    let rt = holon_tools::runtime::Runtime::open(config).unwrap();
+    let rt = holon_runtime::Runtime::open(config).unwrap();
     let got = gated(&rt, "GetWorkItem", json!({"work_item_id": "wi-1"})).await;
     assert_eq!(ok(&got)["work_item"]["objective"], "survive");
     assert_eq!(ok(&got)["work_item"]["focused"], true);

@@ -3,7 +3,7 @@
 
 use crate::workspace_support::{Fixture, call_with};
 use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily};
-use holon_tools::runtime::Runtime;
+use holon_runtime::Runtime;
 use serde_json::{Value, json};
 
 fn add_file(path: &str, line: &str) -> String {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::local_http::{Reply, Seen, serve};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{ApiKey, Runtime, RuntimeConfig, XSearchConfig};
+use holon_runtime::{ApiKey, Runtime, RuntimeConfig, XSearchConfig};
 use serde_json::{Value, json};
 
 fn runtime_with(x_search: XSearchConfig) -> (tempfile::TempDir, Arc<Runtime>) {

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolStatus};
 use holon_downstream_tools as _;
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::{Value, json};
 
 /// Model-facing tools that no sample runs, and why.

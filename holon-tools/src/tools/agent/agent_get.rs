@@ -3,8 +3,8 @@
 use holon_core::prelude::*;
 
 use super::view::{AgentView, agent_view};
-use crate::runtime::Runtime;
-use crate::runtime::agency::{agents, caller, now_ms, turns, write};
+use holon_runtime::Runtime;
+use holon_runtime::agency::{agents, caller, now_ms, turns, write};
 
 /// Arguments of AgentGet.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

@@ -2,9 +2,9 @@
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
-use crate::runtime::agency::queue::{self, Priority, QueuedMessage};
-use crate::runtime::agency::{
+use holon_runtime::Runtime;
+use holon_runtime::agency::queue::{self, Priority, QueuedMessage};
+use holon_runtime::agency::{
     AGENT_STOPPED, Lifecycle, agents, caller, errors, now_ms, turns, write,
 };
 

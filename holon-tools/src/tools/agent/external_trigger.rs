@@ -3,9 +3,9 @@
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
-use crate::runtime::agency::triggers::{self, DeliveryMode, TriggerRecord};
-use crate::runtime::agency::{caller, now_ms, write};
+use holon_runtime::Runtime;
+use holon_runtime::agency::triggers::{self, DeliveryMode, TriggerRecord};
+use holon_runtime::agency::{caller, now_ms, write};
 
 /// Arguments of CreateExternalTrigger.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -38,7 +38,7 @@ fn create_external_trigger(
 ) -> Result<ToolOutput<TriggerOutcome>, ToolError> {
     let agent = caller(ctx);
     let trigger = write(rt.store(), "creating an external trigger", |tx| {
-        crate::runtime::agency::agents::require(tx, agent)?;
+        holon_runtime::agency::agents::require(tx, agent)?;
         triggers::create(
             tx,
             agent,

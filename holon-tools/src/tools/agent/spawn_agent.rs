@@ -5,15 +5,15 @@ use holon_core::{ToolCapabilityFamily, closest};
 use rusqlite::Connection;
 
 use super::view::ChildView;
-use crate::runtime::Runtime;
-use crate::runtime::agency::agents::NewAgent;
-use crate::runtime::agency::queue::{self, Priority};
-use crate::runtime::agency::{
+use crate::tools::workspace::ChildWorktreePlan;
+use holon_runtime::Runtime;
+use holon_runtime::agency::agents::NewAgent;
+use holon_runtime::agency::queue::{self, Priority};
+use holon_runtime::agency::{
     AGENT_EXISTS, AgentProfile, UNKNOWN_MODEL, agents, caller, errors, now_ms, ownership, turns,
     write,
 };
-use crate::tools::model::catalog::{ModelCatalog, ModelStatus};
-use crate::tools::workspace::ChildWorktreePlan;
+use holon_runtime::catalog::{ModelCatalog, ModelStatus};
 
 /// What a public agent's id must look like.
 pub const AGENT_ID_PATTERN: &str = "^[a-z][a-z0-9_-]{1,47}$";

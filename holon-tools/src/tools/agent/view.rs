@@ -5,9 +5,9 @@ use holon_core::prelude::*;
 use rusqlite::Connection;
 
 use super::spawn_agent::{ModelChoice, WorkspaceMode};
-use crate::runtime::agency::turns::{self, TurnState};
-use crate::runtime::agency::waits::{self, WaitView};
-use crate::runtime::agency::{
+use holon_runtime::agency::turns::{self, TurnState};
+use holon_runtime::agency::waits::{self, WaitView};
+use holon_runtime::agency::{
     AgentProfile, AgentRecord, Lifecycle, agents, ids, ownership, queue, work_items,
 };
 

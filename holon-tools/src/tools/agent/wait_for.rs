@@ -2,9 +2,9 @@
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
-use crate::runtime::agency::waits::{self, Delivery, WaitRequest, WaitView};
-use crate::runtime::agency::{WakeKind, caller, now_ms};
+use holon_runtime::Runtime;
+use holon_runtime::agency::waits::{self, Delivery, WaitRequest, WaitView};
+use holon_runtime::agency::{WakeKind, caller, now_ms};
 
 /// Arguments of WaitFor.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

@@ -8,7 +8,7 @@ use holon_core::prelude::*;
 
 use super::provider::{self, Options};
 use super::{decode, display_path, image_error};
-use crate::runtime::Runtime;
+use holon_runtime::Runtime;
 
 /// The size of the image, in pixels (width x height).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
-use crate::runtime::fs_gate::{RelPath, RootDir};
 use decode::ImageProblem;
+use holon_runtime::Runtime;
+use holon_runtime::fs_gate::{RelPath, RootDir};
 
 pub use generate_image::{
     GenerateImageArgs, GeneratedImage, ImageBackground, ImageFileFormat, ImageSize,

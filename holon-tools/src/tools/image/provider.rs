@@ -4,10 +4,10 @@ use base64::Engine as _;
 use holon_core::prelude::*;
 use serde_json::{Value, json};
 
-use crate::net::{HttpClient, HttpRequest, NetError, NetGate};
-use crate::runtime::ImageConfig;
-use crate::runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
-use crate::tools::net_errors::{RATE_LIMITED_HINT, provider_status_error};
+use holon_runtime::ImageConfig;
+use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
+use holon_runtime::net::{HttpClient, HttpRequest, NetError, NetGate};
+use holon_runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
 
 /// The largest provider response read, in bytes (base64 images are large).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;

@@ -6,8 +6,8 @@ use holon_core::prelude::*;
 use super::memory_search::SourceKind;
 use super::source_ref::SourceRef;
 use super::{error, skipped_paths, store_error};
-use crate::runtime::Runtime;
-use crate::runtime::memory::{NotIndexed, is_valid_note_id, read_indexed};
+use holon_runtime::Runtime;
+use holon_runtime::memory::{NotIndexed, is_valid_note_id, read_indexed};
 
 /// Characters returned when `max_chars` is not given.
 pub const DEFAULT_MAX_CHARS: usize = 20_000;

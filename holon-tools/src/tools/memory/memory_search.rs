@@ -6,8 +6,8 @@ use holon_core::prelude::*;
 
 use super::source_ref::SourceRef;
 use super::{error, skipped_paths, store_error};
-use crate::runtime::Runtime;
-use crate::runtime::memory::{self, HitSource, SyncStats};
+use holon_runtime::Runtime;
+use holon_runtime::memory::{self, HitSource, SyncStats};
 
 /// Hits returned when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 10;

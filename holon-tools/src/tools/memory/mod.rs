@@ -1,6 +1,6 @@
 //! The memory plane: MemorySearch and MemoryGet over the agent's memory notes and the
 //! Markdown files of its workspaces, indexed with SQLite FTS5
-//! ([`crate::runtime::memory`]).
+//! ([`holon_runtime::memory`]).
 
 mod memory_get;
 mod memory_search;
@@ -16,7 +16,7 @@ pub use memory_search::{
 };
 pub use source_ref::SourceRef;
 
-use crate::runtime::{Runtime, StoreError};
+use holon_runtime::{Runtime, StoreError};
 
 /// Directories never indexed whatever their name: the state directory (which holds the
 /// store, task logs and worktrees of their own).

@@ -2,7 +2,7 @@
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
+use holon_runtime::Runtime;
 
 /// Arguments of ListModelProviders.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

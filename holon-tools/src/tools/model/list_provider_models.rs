@@ -3,8 +3,8 @@
 use holon_core::closest;
 use holon_core::prelude::*;
 
-use super::catalog::{ModelEntry, ModelStatus};
-use crate::runtime::Runtime;
+use holon_runtime::Runtime;
+use holon_runtime::catalog::{ModelEntry, ModelStatus};
 
 /// Models returned per page when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 20;

@@ -1,7 +1,6 @@
 //! The model plane: which providers and models the runtime knows, read from the
 //! model catalog.
 
-pub mod catalog;
 mod list_model_providers;
 mod list_provider_models;
 

@@ -2,7 +2,7 @@
 
 use holon_core::prelude::*;
 
-use crate::runtime::tasks::TaskError;
+use holon_runtime::tasks::TaskError;
 
 /// `error` as a tool error; `shell_field` is the input path of the shell that was run.
 pub fn task_error(error: TaskError, shell_field: &str) -> ToolError {

@@ -12,9 +12,9 @@ use super::fields::{
     resolve_workdir,
 };
 use super::{output_progress, receipt};
-use crate::runtime::Runtime;
-use crate::runtime::agency::ROOT_AGENT_ID;
-use crate::runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, Task, TaskKind, TaskState};
+use holon_runtime::Runtime;
+use holon_runtime::agency::ROOT_AGENT_ID;
+use holon_runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, Task, TaskKind, TaskState};
 
 /// How long ExecCommand waits for a command when `yield_time_ms` is not given.
 pub const DEFAULT_YIELD_TIME_MS: u64 = 10_000;

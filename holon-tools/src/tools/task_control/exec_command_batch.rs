@@ -12,8 +12,8 @@ use super::fields::{
     resolve_workdir,
 };
 use super::receipt;
-use crate::runtime::Runtime;
-use crate::runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, StopCause, TaskState};
+use holon_runtime::Runtime;
+use holon_runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, StopCause, TaskState};
 
 /// An item's time limit when neither it nor the batch sets `yield_time_ms`.
 pub const DEFAULT_ITEM_TIME_LIMIT_MS: u64 = 30_000;

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
+use holon_runtime::Runtime;
 
 /// The output budget when `max_output_tokens` is not given.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u64 = 8_000;

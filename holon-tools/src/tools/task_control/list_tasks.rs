@@ -3,8 +3,8 @@
 use holon_core::prelude::*;
 
 use super::errors::task_error;
-use crate::runtime::Runtime;
-use crate::runtime::tasks::TaskInfo;
+use holon_runtime::Runtime;
+use holon_runtime::tasks::TaskInfo;
 
 /// Tasks listed when `limit` is not given.
 pub const DEFAULT_TASK_LIMIT: usize = 20;

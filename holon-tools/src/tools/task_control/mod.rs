@@ -4,7 +4,7 @@
 //! longer than its `yield_time_ms`; ExecCommandBatch runs a few short commands in
 //! order and never leaves one running. ListTasks, TaskStatus, TaskOutput, TaskInput
 //! and TaskStop follow and control the background tasks. The processes, logs and
-//! records are the runtime's ([`crate::runtime::tasks`]).
+//! records are the runtime's ([`holon_runtime::tasks`]).
 
 mod errors;
 mod exec_command;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use holon_core::Progress;
 use tokio::time::Instant;
 
-use crate::runtime::tasks::Task;
+use holon_runtime::tasks::Task;
 
 /// The least time between two reports: a command printing thousands of lines a second
 /// gives a few reports a second, each with the newest line.

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::exec_command::{Disposition, ExecCommandResult};
 use super::exec_command_batch::{BatchItemStatus, ExecCommandBatchResult};
-use crate::runtime::tasks::OutputPreview;
+use holon_runtime::tasks::OutputPreview;
 
 /// The receipt of ExecCommand.
 pub fn exec_command(result: &ExecCommandResult) -> String {

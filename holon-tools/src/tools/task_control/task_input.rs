@@ -6,8 +6,8 @@ use holon_core::prelude::*;
 
 use super::errors::task_error;
 use super::fields::{TaskId, field_doc};
-use crate::runtime::Runtime;
-use crate::runtime::tasks::{TaskInfo, TaskState};
+use holon_runtime::Runtime;
+use holon_runtime::tasks::{TaskInfo, TaskState};
 
 /// How long a write may wait for a task that does not read its input.
 pub const INPUT_WRITE_TIMEOUT: Duration = Duration::from_secs(5);

@@ -7,8 +7,8 @@ use holon_core::prelude::*;
 use super::errors::task_error;
 use super::exec_command::DRAIN_GRACE;
 use super::fields::{MaxOutputTokens, TaskId, field_doc};
-use crate::runtime::Runtime;
-use crate::runtime::tasks::{OutputPreview, TaskInfo, TaskState};
+use holon_runtime::Runtime;
+use holon_runtime::tasks::{OutputPreview, TaskInfo, TaskState};
 
 /// How long TaskOutput waits when `timeout_ms` is not given.
 pub const DEFAULT_OUTPUT_TIMEOUT_MS: u64 = 10_000;

@@ -4,8 +4,8 @@ use holon_core::prelude::*;
 
 use super::errors::task_error;
 use super::fields::{TaskId, field_doc};
-use crate::runtime::Runtime;
-use crate::runtime::tasks::TaskInfo;
+use holon_runtime::Runtime;
+use holon_runtime::tasks::TaskInfo;
 
 /// Arguments of TaskStatus.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

@@ -5,8 +5,8 @@ use holon_core::prelude::*;
 use super::errors::task_error;
 use super::exec_command::DRAIN_GRACE;
 use super::fields::{TaskId, field_doc};
-use crate::runtime::Runtime;
-use crate::runtime::tasks::{StopCause, TaskInfo, TaskState};
+use holon_runtime::Runtime;
+use holon_runtime::tasks::{StopCause, TaskInfo, TaskState};
 
 /// Arguments of TaskStop.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

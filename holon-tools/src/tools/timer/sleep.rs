@@ -4,8 +4,8 @@ use std::time::{Duration, Instant};
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
-use crate::runtime::agency::{caller, now_ms, timers, turns, write};
+use holon_runtime::Runtime;
+use holon_runtime::agency::{caller, now_ms, timers, turns, write};
 
 /// The pause when `duration_ms` is not given.
 pub const DEFAULT_SLEEP_MS: u64 = 1_000;

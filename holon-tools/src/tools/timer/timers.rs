@@ -2,9 +2,9 @@
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
-use crate::runtime::agency::timers::{self, TimerRecord};
-use crate::runtime::agency::{caller, now_ms, turns, write};
+use holon_runtime::Runtime;
+use holon_runtime::agency::timers::{self, TimerRecord};
+use holon_runtime::agency::{caller, now_ms, turns, write};
 
 /// The longest delay of a timer (30 days).
 pub const MAX_TIMER_DELAY_MS: u64 = 2_592_000_000;

@@ -5,8 +5,8 @@ use reqwest::header;
 
 use super::extract::{self, BodyKind};
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest};
-use crate::runtime::Runtime;
+use holon_runtime::Runtime;
+use holon_runtime::net::{HttpClient, HttpRequest};
 
 /// Characters of content returned when `max_chars` is not given.
 pub const DEFAULT_MAX_CHARS: usize = 20_000;

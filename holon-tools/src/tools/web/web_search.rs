@@ -5,10 +5,10 @@ use reqwest::header;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError};
-use crate::runtime::services::SEARCH_URL_ENV;
-use crate::runtime::{Runtime, SearchProvider};
-use crate::tools::net_errors::{RATE_LIMITED_HINT, provider_status_error};
+use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
+use holon_runtime::net::{HttpClient, HttpRequest, NetError};
+use holon_runtime::services::SEARCH_URL_ENV;
+use holon_runtime::{Runtime, SearchProvider};
 
 /// Results returned when `max_results` is not given.
 pub const DEFAULT_MAX_RESULTS: usize = 5;

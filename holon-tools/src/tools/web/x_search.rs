@@ -5,10 +5,10 @@ use holon_core::prelude::*;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use crate::net::{HttpClient, HttpRequest, NetError};
-use crate::runtime::services::{XAI_API_BASE_ENV, XAI_API_KEY_ENV, XAI_MODEL_ENV};
-use crate::runtime::{Runtime, XSearchConfig};
-use crate::tools::net_errors::{RATE_LIMITED_HINT, provider_status_error};
+use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
+use holon_runtime::net::{HttpClient, HttpRequest, NetError};
+use holon_runtime::services::{XAI_API_BASE_ENV, XAI_API_KEY_ENV, XAI_MODEL_ENV};
+use holon_runtime::{Runtime, XSearchConfig};
 
 /// What an X handle looks like, with or without its `@`.
 pub const X_HANDLE_PATTERN: &str = "^@?[A-Za-z0-9_]{1,15}$";

@@ -3,9 +3,9 @@
 use holon_core::prelude::*;
 
 use super::view::WorkItemView;
-use crate::runtime::Runtime;
-use crate::runtime::agency::work_items::{self, TodoState, WorkItemState};
-use crate::runtime::agency::{
+use holon_runtime::Runtime;
+use holon_runtime::agency::work_items::{self, TodoState, WorkItemState};
+use holon_runtime::agency::{
     UNFINISHED_TODO_ITEMS, WORK_ITEM_BLOCKED, agents, caller, errors, now_ms, turns, write,
 };
 

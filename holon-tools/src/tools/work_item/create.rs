@@ -3,9 +3,9 @@
 use holon_core::prelude::*;
 
 use super::view::WorkItemView;
-use crate::runtime::Runtime;
-use crate::runtime::agency::work_items::{self, NewWorkItem, PlanStatus, TodoItem};
-use crate::runtime::agency::{agents, caller, errors, ids, now_ms, turns, write};
+use holon_runtime::Runtime;
+use holon_runtime::agency::work_items::{self, NewWorkItem, PlanStatus, TodoItem};
+use holon_runtime::agency::{agents, caller, errors, ids, now_ms, turns, write};
 
 /// Arguments of CreateWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

@@ -3,9 +3,9 @@
 use holon_core::prelude::*;
 
 use super::view::WorkItemView;
-use crate::runtime::Runtime;
-use crate::runtime::agency::work_items;
-use crate::runtime::agency::{agents, caller, now_ms, turns, write};
+use holon_runtime::Runtime;
+use holon_runtime::agency::work_items;
+use holon_runtime::agency::{agents, caller, now_ms, turns, write};
 
 /// Work items returned when `limit` is not given.
 pub const DEFAULT_LIST_LIMIT: usize = 20;

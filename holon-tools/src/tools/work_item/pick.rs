@@ -3,11 +3,9 @@
 use holon_core::prelude::*;
 
 use super::view::WorkItemView;
-use crate::runtime::Runtime;
-use crate::runtime::agency::work_items::{self, WorkItemState};
-use crate::runtime::agency::{
-    WORK_ITEM_BLOCKED, agents, caller, errors, ids, now_ms, turns, write,
-};
+use holon_runtime::Runtime;
+use holon_runtime::agency::work_items::{self, WorkItemState};
+use holon_runtime::agency::{WORK_ITEM_BLOCKED, agents, caller, errors, ids, now_ms, turns, write};
 
 /// Arguments of PickWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

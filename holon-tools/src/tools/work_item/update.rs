@@ -3,11 +3,9 @@
 use holon_core::prelude::*;
 
 use super::view::WorkItemView;
-use crate::runtime::Runtime;
-use crate::runtime::agency::work_items::{
-    self, PlanStatus, TodoItem, WorkItemPatch, WorkItemState,
-};
-use crate::runtime::agency::{
+use holon_runtime::Runtime;
+use holon_runtime::agency::work_items::{self, PlanStatus, TodoItem, WorkItemPatch, WorkItemState};
+use holon_runtime::agency::{
     NOTHING_TO_UPDATE, STALE_REVISION, agents, caller, errors, now_ms, turns, write,
 };
 

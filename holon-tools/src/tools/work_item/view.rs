@@ -2,8 +2,8 @@
 
 use holon_core::prelude::*;
 
-use crate::runtime::agency::ids;
-use crate::runtime::agency::work_items::{
+use holon_runtime::agency::ids;
+use holon_runtime::agency::work_items::{
     PlanStatus, TodoItem, TodoState, WorkItemRecord, WorkItemState,
 };
 

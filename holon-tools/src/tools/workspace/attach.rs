@@ -6,8 +6,8 @@ use holon_core::prelude::*;
 
 use super::errors::{error, store_error, tasks_in, unknown_workspace};
 use super::git;
-use crate::runtime::Runtime;
-use crate::runtime::bindings::{
+use holon_runtime::Runtime;
+use holon_runtime::bindings::{
     ActiveRoot, BindingState, HOME_WORKSPACE_ID, WorkspaceBinding, WorkspaceKind, now_ms,
 };
 

@@ -10,8 +10,8 @@ use holon_core::prelude::*;
 use super::create_worktree::fresh_location;
 use super::errors::{error, io_error, store_error};
 use super::{git, worktree_place};
-use crate::runtime::Runtime;
-use crate::runtime::bindings::{BindingState, Bindings, BindingsEdit, WorktreeBinding, now_ms};
+use holon_runtime::Runtime;
+use holon_runtime::bindings::{BindingState, Bindings, BindingsEdit, WorktreeBinding, now_ms};
 
 /// The field errors point at.
 const FIELD: &str = "workspace_mode";

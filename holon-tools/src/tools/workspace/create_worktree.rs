@@ -6,8 +6,8 @@ use holon_core::prelude::*;
 
 use super::errors::{error, io_error, store_error, unknown_workspace};
 use super::{git, worktree_place};
-use crate::runtime::Runtime;
-use crate::runtime::bindings::{ActiveRoot, BindingState, WorktreeBinding, now_ms};
+use holon_runtime::Runtime;
+use holon_runtime::bindings::{ActiveRoot, BindingState, WorktreeBinding, now_ms};
 
 /// What CreateWorktree does when `branch` already exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, ClosedInput)]
@@ -231,7 +231,7 @@ pub(super) fn fresh_location(state: &BindingState, dir: &Path, name: &str) -> (S
 /// and describes it.
 fn finish(
     rt: &Runtime,
-    edit: &crate::runtime::bindings::BindingsEdit<'_>,
+    edit: &holon_runtime::bindings::BindingsEdit<'_>,
     worktree: WorktreeBinding,
     activate: bool,
     reused: bool,

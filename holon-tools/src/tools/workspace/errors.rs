@@ -5,8 +5,8 @@ use std::path::Path;
 use holon_core::closest;
 use holon_core::prelude::*;
 
-use crate::runtime::StoreError;
-use crate::runtime::bindings::BindingState;
+use holon_runtime::StoreError;
+use holon_runtime::bindings::BindingState;
 
 /// An error of kind `kind`.
 pub(crate) fn error(kind: &'static str, message: impl Into<String>) -> ToolError {

@@ -6,8 +6,8 @@ use holon_core::prelude::*;
 
 use super::errors::{store_error, tasks_in};
 use super::git;
-use crate::runtime::Runtime;
-use crate::runtime::bindings::{HOME_WORKSPACE_ID, WorkspaceKind};
+use holon_runtime::Runtime;
+use holon_runtime::bindings::{HOME_WORKSPACE_ID, WorkspaceKind};
 
 /// A bound workspace.
 #[derive(Debug, Serialize, JsonSchema)]

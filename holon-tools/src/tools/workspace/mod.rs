@@ -3,7 +3,7 @@
 //! ApplyPatch edits files. GetWorkspaceState, AttachWorkspace, DetachWorkspace and
 //! SwitchWorkspace manage the bound workspaces and the active one; CreateWorktree and
 //! RemoveWorktree manage git worktrees of them. The bindings themselves are runtime
-//! state ([`crate::runtime::bindings`]).
+//! state ([`holon_runtime::bindings`]).
 
 mod apply_patch;
 mod attach;

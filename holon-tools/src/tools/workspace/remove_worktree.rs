@@ -7,8 +7,8 @@ use holon_core::prelude::*;
 
 use super::errors::{error, store_error, tasks_in, unknown_execution_root};
 use super::git;
-use crate::runtime::Runtime;
-use crate::runtime::bindings::{ActiveRoot, BindingState};
+use holon_runtime::Runtime;
+use holon_runtime::bindings::{ActiveRoot, BindingState};
 
 /// What happens to the worktree's branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, ClosedInput)]

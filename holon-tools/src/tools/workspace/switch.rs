@@ -7,8 +7,8 @@ use holon_core::prelude::*;
 use serde_json::json;
 
 use super::errors::{error, store_error, unknown_execution_root, unknown_workspace};
-use crate::runtime::Runtime;
-use crate::runtime::bindings::{ActiveRoot, HOME_WORKSPACE_ID};
+use holon_runtime::Runtime;
+use holon_runtime::bindings::{ActiveRoot, HOME_WORKSPACE_ID};
 
 /// Arguments of SwitchWorkspace. Exactly one of `workspace_id`, `execution_root_id`
 /// and `path` is given; the schema says so (see [`exactly_one_target`]).

@@ -7,8 +7,8 @@ use std::path::Path;
 use holon_core::prelude::*;
 
 use super::errors::{error, io_error};
-use crate::runtime::bindings::BindingState;
-use crate::runtime::fs_gate::is_beneath_any;
+use holon_runtime::bindings::BindingState;
+use holon_runtime::fs_gate::is_beneath_any;
 
 /// Refuses `path` unless it is a directory inside `worktrees` (the runtime's
 /// worktree directory) or a bound workspace.

@@ -1,7 +1,7 @@
 //! Patches aimed at `.git` and at the runtime's state directory: refused with a typed
 //! error whatever the spelling, and nothing is written.
 
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::json;
 
 use crate::workspace_support::{Fixture, call_with, init_repo};

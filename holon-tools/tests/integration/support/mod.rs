@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::Value;
 
 /// A runtime on `workspace` whose state is on disk in `<workspace>/.holon`, named

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::Value;
 
 /// A runtime on a fresh workspace (kept alive by the returned guard), whose commands

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_tools::runtime::{Runtime, RuntimeConfig};
+use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::Value;
 
 /// A temporary directory holding a home workspace (`home/`), room for more

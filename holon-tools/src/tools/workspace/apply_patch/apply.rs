@@ -9,8 +9,8 @@ use super::binary;
 use super::commit::{Files, Target, commit};
 use super::matcher::{self, Place};
 use super::model::{Action, BinaryPatch, Body, Chunk, FileChange, Op, Patch, Surface};
-use crate::runtime::fs_gate::{FsError, NotRegular, Protection, WritePolicy};
-use crate::runtime::{PathEscape, WorkspaceRoots};
+use holon_runtime::fs_gate::{FsError, NotRegular, Protection, WritePolicy};
+use holon_runtime::{PathEscape, WorkspaceRoots};
 
 /// Diff lines kept for the preview of one file, at most.
 const PREVIEW_LINES: usize = 60;

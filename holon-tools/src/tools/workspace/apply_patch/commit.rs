@@ -9,8 +9,8 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use super::apply::{ApplyError, FileState};
-use crate::runtime::WorkspaceRoots;
-use crate::runtime::fs_gate::{DirHandle, FsError, RelPath, Staged, WritePolicy};
+use holon_runtime::WorkspaceRoots;
+use holon_runtime::fs_gate::{DirHandle, FsError, RelPath, Staged, WritePolicy};
 
 /// A file the patch touches: which root, which path beneath it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

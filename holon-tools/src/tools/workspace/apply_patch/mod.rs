@@ -10,9 +10,9 @@ mod unified;
 
 use holon_core::prelude::*;
 
-use crate::runtime::Runtime;
-use crate::runtime::fs_gate::WritePolicy;
 use apply::{ApplyError, Outcome};
+use holon_runtime::Runtime;
+use holon_runtime::fs_gate::WritePolicy;
 
 /// Lines of diff shown in the result, at most.
 const PREVIEW_LINES: usize = 60;

@@ -1,0 +1,435 @@
+//! # holon-runtime
+//!
+//! The embedded agent runtime the built-in tools of `holon-tools` work on, usable by a
+//! host on its own: the workspace root, the state directory and its SQLite store, the
+//! model catalog, and the services over them (work items, agents and waits, timers,
+//! tasks, workspace, memory).
+//!
+//! Every effect on the outside world goes through one of three gates, and nothing else
+//! in the crate does that effect: [`fs_gate`] (a workspace root is an open directory
+//! handle, paths resolve beneath it in the kernel), [`net`] (one HTTP client whose DNS
+//! resolver and redirect policy check every address) and [`process_gate`] (one launcher
+//! with an allow-listed environment, resource limits and its own process group).
+//!
+//! Tool handlers take `&Runtime`; [`Runtime::context`] builds a [`ToolContext`] that
+//! carries it and records every dispatched call in the store.
+
+pub mod agency;
+pub mod bindings;
+pub mod catalog;
+mod clock;
+pub mod execution_log;
+pub mod fs_gate;
+pub mod memory;
+mod migrations;
+pub mod net;
+pub mod process_gate;
+pub mod services;
+pub mod state_dir;
+mod store;
+pub mod tasks;
+mod workspace;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use holon_core::{
+    DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
+};
+
+pub use bindings::Bindings;
+pub use services::{
+    ApiKey, ImageConfig, MediaDir, PrivateAddresses, SearchProvider, WebConfig, XSearchConfig,
+};
+pub use store::begin_write;
+pub use store::{ExecutionRecord, Store, StoreError};
+pub use tasks::TaskManager;
+pub use workspace::{PathEscape, WorkspaceRoots};
+
+use crate::catalog::{CatalogError, ModelCatalog};
+use crate::net::{NetGate, TlsTrust};
+use crate::process_gate::{HiddenEnv, LauncherConfig};
+use execution_log::ExecutionRetention;
+
+/// The file name of the store inside the state directory.
+pub const STORE_FILE_NAME: &str = "state.sqlite3";
+
+/// The variable holding the bearer token of `serve --http`.
+pub const MCP_TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
+
+/// Adds every credential the runtime reads to `hidden`: `HOLON_*_API_KEY` (the image
+/// and xAI keys and any later one), the MCP server's token, and each provider's
+/// `credential_env` in `catalog`.
+fn hide_credentials(hidden: &mut HiddenEnv, catalog: &ModelCatalog) {
+    hidden
+        .hide_pattern("HOLON_", "_API_KEY")
+        .hide(MCP_TOKEN_ENV);
+    for provider in catalog.providers() {
+        hidden.hide(provider.credential_env.clone());
+    }
+}
+
+/// The file name of a user's model catalog override inside the state directory.
+pub const CATALOG_OVERRIDE_FILE_NAME: &str = "model-catalog.json";
+
+/// Where provider credentials are looked up.
+#[derive(Debug, Clone, Default)]
+pub enum Credentials {
+    /// The process environment (`OPENAI_API_KEY`, ...).
+    #[default]
+    Environment,
+    /// Exactly these variable names count as set (for tests and embedding hosts).
+    Fixed(BTreeSet<String>),
+}
+
+impl Credentials {
+    /// Whether the variable `name` is set to a non-empty value.
+    pub fn is_set(&self, name: &str) -> bool {
+        match self {
+            Self::Environment => std::env::var_os(name).is_some_and(|v| !v.is_empty()),
+            Self::Fixed(names) => names.contains(name),
+        }
+    }
+}
+
+/// How to open a runtime.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// The workspace root tools act in.
+    pub workspace_root: PathBuf,
+    /// The state directory; `None` keeps everything in memory.
+    pub state_dir: Option<PathBuf>,
+    /// A model catalog file that overrides the embedded one; by default
+    /// `<state_dir>/model-catalog.json` when it exists.
+    pub model_catalog: Option<PathBuf>,
+    /// Where provider credentials are looked up.
+    pub credentials: Credentials,
+    /// How WebFetch and WebSearch reach the network.
+    pub web: WebConfig,
+    /// The image provider of GenerateImage and the media directory.
+    pub images: ImageConfig,
+    /// A PEM file of certificate authorities trusted for https besides Mozilla's
+    /// roots (an internal CA, a TLS-inspecting proxy's), by WebFetch, WebSearch and
+    /// GenerateImage.
+    pub ca_file: Option<PathBuf>,
+    /// How long the logs of an ended task are kept: older ones are removed when the
+    /// runtime opens (default 14 days; `None` keeps them forever).
+    pub task_log_retention: Option<Duration>,
+    /// How long and how much of the execution log is kept (default 30 days, 256 MiB
+    /// of inputs); pruned when the runtime opens and as records are written.
+    pub execution_retention: ExecutionRetention,
+    /// How commands are started: resource limits, the limits helper, log cap, and
+    /// variables to hide besides the credentials the runtime reads (always hidden).
+    pub commands: LauncherConfig,
+}
+
+impl RuntimeConfig {
+    /// A runtime on `workspace_root` with its state outside the workspace, in the
+    /// user's data directory ([`state_dir::default_state_dir`]); in
+    /// `<workspace_root>/.holon/` only where the user has no data directory (neither
+    /// `XDG_DATA_HOME` nor `HOME` is set).
+    pub fn new(workspace_root: impl Into<PathBuf>) -> Self {
+        let workspace_root = workspace_root.into();
+        Self {
+            state_dir: Some(
+                state_dir::default_state_dir(&workspace_root)
+                    .unwrap_or_else(|| workspace_root.join(".holon")),
+            ),
+            workspace_root,
+            model_catalog: None,
+            credentials: Credentials::Environment,
+            web: WebConfig::default(),
+            images: ImageConfig::default(),
+            ca_file: None,
+            task_log_retention: Some(DEFAULT_TASK_LOG_RETENTION),
+            commands: LauncherConfig::default(),
+            execution_retention: ExecutionRetention::default(),
+        }
+    }
+
+    /// A runtime on `workspace_root` whose state lives in memory only.
+    pub fn in_memory(workspace_root: impl Into<PathBuf>) -> Self {
+        Self {
+            state_dir: None,
+            ..Self::new(workspace_root)
+        }
+    }
+}
+
+/// How long the logs of an ended task are kept by default: 14 days.
+pub const DEFAULT_TASK_LOG_RETENTION: Duration = Duration::from_secs(14 * 24 * 60 * 60);
+
+/// Why a runtime could not start.
+#[derive(Debug)]
+pub enum RuntimeError {
+    /// The state directory could not be created.
+    StateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The workspace root is not a readable directory.
+    Workspace {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The store failed.
+    Store(StoreError),
+    /// The model catalog is invalid.
+    Catalog(CatalogError),
+    /// The certificate authorities of `ca_file` cannot be used.
+    CaFile(String),
+}
+
+impl std::fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::StateDir { path, source } => write!(
+                f,
+                "cannot create the state directory {}: {source}; choose another with --state-dir or HOLON_HOME",
+                path.display()
+            ),
+            Self::Workspace { path, source } => write!(
+                f,
+                "the workspace root {} cannot be used: {source}; pass an existing directory with --workspace",
+                path.display()
+            ),
+            Self::Store(error) => error.fmt(f),
+            Self::Catalog(error) => error.fmt(f),
+            Self::CaFile(error) => write!(
+                f,
+                "the extra certificate authorities cannot be used: {error}; fix or drop --ca-file (HOLON_CA_FILE)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+/// The runtime shared by every call of a session.
+pub struct Runtime {
+    workspace_root: PathBuf,
+    bindings: Bindings,
+    state_dir: Option<PathBuf>,
+    store: Arc<Store>,
+    tasks: TaskManager,
+    catalog: ModelCatalog,
+    credentials: Credentials,
+    web: WebConfig,
+    images: ImageConfig,
+    media: MediaDir,
+    net: NetGate,
+}
+
+impl Runtime {
+    /// Opens the runtime: creates the state directory, opens and migrates the store,
+    /// loads the model catalog.
+    pub fn open(config: RuntimeConfig) -> Result<Arc<Self>, RuntimeError> {
+        WorkspaceRoots::new([config.workspace_root.clone()]).map_err(|source| {
+            RuntimeError::Workspace {
+                path: config.workspace_root.clone(),
+                source,
+            }
+        })?;
+        let store = Arc::new(match &config.state_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|source| RuntimeError::StateDir {
+                    path: dir.clone(),
+                    source,
+                })?;
+                Store::open(&dir.join(STORE_FILE_NAME)).map_err(RuntimeError::Store)?
+            }
+            None => Store::in_memory().map_err(RuntimeError::Store)?,
+        });
+        store
+            .set_execution_retention(config.execution_retention)
+            .map_err(RuntimeError::Store)?;
+        let bindings = Bindings::open(
+            Arc::clone(&store),
+            &config.workspace_root,
+            config.state_dir.as_deref(),
+        )?;
+        let override_file = config.model_catalog.clone().or_else(|| {
+            config
+                .state_dir
+                .as_ref()
+                .map(|dir| dir.join(CATALOG_OVERRIDE_FILE_NAME))
+                .filter(|path| path.is_file())
+        });
+        let catalog =
+            ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;
+        let mut commands = config.commands.clone();
+        hide_credentials(&mut commands.hidden_env, &catalog);
+        let tasks = TaskManager::open(
+            Arc::clone(&store),
+            config.state_dir.as_deref(),
+            config.task_log_retention,
+            commands,
+        )?;
+        let media = MediaDir::new(config.images.media_dir.clone().or_else(|| {
+            config
+                .state_dir
+                .as_ref()
+                .map(|dir| dir.join(services::MEDIA_DIR_NAME))
+        }));
+        let tls = match &config.ca_file {
+            Some(path) => TlsTrust::with_ca_file(path).map_err(RuntimeError::CaFile)?,
+            None => TlsTrust::default(),
+        };
+        let net = NetGate {
+            tls,
+            proxy_from_env: config.web.proxy_from_env,
+        };
+        Ok(Arc::new(Self {
+            workspace_root: config.workspace_root,
+            bindings,
+            state_dir: config.state_dir,
+            store,
+            tasks,
+            catalog,
+            credentials: config.credentials,
+            media,
+            web: config.web,
+            images: config.images,
+            net,
+        }))
+    }
+
+    /// The workspace root.
+    pub fn workspace_root(&self) -> &Path {
+        &self.workspace_root
+    }
+
+    /// The workspace roots tools are confined to, as bound now (canonical; the first
+    /// is the active one). Attaching, detaching and switching replace them.
+    pub fn workspace_roots(&self) -> Arc<WorkspaceRoots> {
+        self.bindings.roots()
+    }
+
+    /// The workspace bindings: attached workspaces, worktrees, the active root.
+    pub fn bindings(&self) -> &Bindings {
+        &self.bindings
+    }
+
+    /// The state directory, if the state is on disk.
+    pub fn state_dir(&self) -> Option<&Path> {
+        self.state_dir.as_deref()
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The commands started as tasks, live and recorded.
+    pub fn tasks(&self) -> &TaskManager {
+        &self.tasks
+    }
+
+    /// The model catalog.
+    pub fn catalog(&self) -> &ModelCatalog {
+        &self.catalog
+    }
+
+    /// Where provider credentials are looked up.
+    pub fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+
+    /// How WebFetch and WebSearch reach the network.
+    pub fn web(&self) -> &WebConfig {
+        &self.web
+    }
+
+    /// What every HTTP client shares: the trusted authorities, the proxy choice.
+    pub fn net(&self) -> &NetGate {
+        &self.net
+    }
+
+    /// The image provider of GenerateImage.
+    pub fn images(&self) -> &ImageConfig {
+        &self.images
+    }
+
+    /// The directory generated media are saved in.
+    pub fn media(&self) -> &MediaDir {
+        &self.media
+    }
+
+    /// A context for calls of the default agent (`root`) under `policy` that carries
+    /// this runtime and records every call in the store. Use
+    /// [`Runtime::agent_context`] for another agent.
+    pub fn context(self: &Arc<Self>, policy: FamilyPolicy) -> ToolContext {
+        ToolContext::new(policy)
+            .with_caller(agency::ROOT_AGENT_ID)
+            .with_shared_state(Arc::clone(self))
+            .with_observer(Arc::new(ExecutionRecorder {
+                runtime: Arc::clone(self),
+            }))
+    }
+
+    /// Dispatches one call of the default agent (`root`) through the global registry
+    /// under `policy`, behind the turn gate: a call made while the agent's turn awaits
+    /// its final brief is refused with `turn_awaiting_final` (see [`agency`]).
+    pub async fn dispatch(self: &Arc<Self>, policy: FamilyPolicy, call: ToolCall) -> ToolResult {
+        let input_json = || call.input.to_string();
+        let call_id = call.call_id.as_deref();
+        if let Some(refused) = self.admit(agency::ROOT_AGENT_ID, &call.name, input_json, call_id) {
+            return refused;
+        }
+        Registry::global()
+            .dispatch(&self.context(policy), call)
+            .await
+    }
+
+    /// [`Runtime::dispatch`] of a call whose arguments are the JSON text as sent (a
+    /// command line, a session line): parsed straight into the tool's arguments, and
+    /// a repeated key is refused (`duplicate_field`) instead of keeping the last.
+    pub async fn dispatch_text(
+        self: &Arc<Self>,
+        policy: FamilyPolicy,
+        name: &str,
+        arguments: &str,
+        call_id: Option<String>,
+    ) -> ToolResult {
+        let input_json = || arguments.to_string();
+        if let Some(refused) =
+            self.admit(agency::ROOT_AGENT_ID, name, input_json, call_id.as_deref())
+        {
+            return refused;
+        }
+        let mut result = Registry::global()
+            .dispatch_text(&self.context(policy), name, arguments)
+            .await;
+        result.call_id = call_id;
+        result
+    }
+}
+
+/// Writes every dispatched call into the store.
+struct ExecutionRecorder {
+    runtime: Arc<Runtime>,
+}
+
+impl DispatchObserver for ExecutionRecorder {
+    fn record(&self, execution: &Execution<'_>) {
+        let result = execution.result;
+        let record = ExecutionRecord::new(
+            execution.requested_name,
+            execution.input_json.to_string(),
+            result,
+            execution.started_at,
+            execution.elapsed,
+        );
+        // A failed write must not fail the call the model already has the result of;
+        // it is reported on stderr for the operator.
+        if let Err(error) = agency::record_execution(&self.runtime.store, &record, result) {
+            eprintln!("holon-tools: {error}");
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! Commands as tasks. Every command that ExecCommand or ExecCommandBatch starts is a
+//! [`Task`] of the runtime's [`TaskManager`]: a real child process in its own process
+//! group (or session, under a pseudo-terminal), whose output streams to log files under
+//! `<state dir>/tasks/<task id>/` while only a bounded preview is ever held in memory.
+//!
+//! Task state lives in the store. A task whose runtime is gone is never reported as
+//! running: opening a runtime marks every task the store still lists as running by a
+//! process that no longer exists as `interrupted` (a crashed runtime lost its
+//! children), and dropping a runtime kills the process groups of its running tasks and
+//! marks them the same way.
+
+mod group;
+mod logs;
+mod process;
+mod records;
+mod task;
+mod types;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+pub use logs::OutputPreview;
+pub use task::{ExitDetails, KillOnDrop, STOP_GRACE, StopCause, Task};
+pub use types::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
+
+use super::{RuntimeError, Store, StoreError};
+use crate::process_gate::{Launcher, LauncherConfig};
+use records::StoredTask;
+
+/// How long TaskStop waits, after SIGKILL, for a lost runtime's task to be gone.
+const ORPHAN_KILL_WAIT: Duration = Duration::from_secs(10);
+
+/// The folder under the state directory (or the scratch directory) holding task logs.
+pub const TASKS_DIR_NAME: &str = "tasks";
+
+/// The runtime's tasks: the live ones it started, and the store's record of all.
+pub struct TaskManager {
+    store: Arc<Store>,
+    launcher: Launcher,
+    logs_root: PathBuf,
+    /// Holds the logs of an in-memory runtime; removed with it.
+    _scratch: Option<tempfile::TempDir>,
+    live: Mutex<HashMap<i64, Arc<Task>>>,
+    /// How far TaskOutput has read each task's (stdout, stderr).
+    cursors: Mutex<HashMap<i64, (u64, u64)>>,
+}
+
+impl TaskManager {
+    /// Opens the manager: logs under `<state_dir>/tasks/` (a scratch directory when the
+    /// state is in memory), every task the store lists as running by a process that is
+    /// gone is marked `interrupted`, and the logs of tasks that ended longer than
+    /// `log_retention` ago are removed (their records stay). Commands are started
+    /// by the process gate configured by `launcher`.
+    pub fn open(
+        store: Arc<Store>,
+        state_dir: Option<&Path>,
+        log_retention: Option<Duration>,
+        launcher: LauncherConfig,
+    ) -> Result<Self, RuntimeError> {
+        let (scratch, base) = match state_dir {
+            Some(dir) => (None, dir.to_path_buf()),
+            None => {
+                let scratch = tempfile::Builder::new()
+                    .prefix("holon-tasks-")
+                    .tempdir()
+                    .map_err(|source| RuntimeError::StateDir {
+                        path: std::env::temp_dir(),
+                        source,
+                    })?;
+                let base = scratch.path().to_path_buf();
+                (Some(scratch), base)
+            }
+        };
+        let logs_root = base.join(TASKS_DIR_NAME);
+        std::fs::create_dir_all(&logs_root).map_err(|source| RuntimeError::StateDir {
+            path: logs_root.clone(),
+            source,
+        })?;
+        records::interrupt_lost(&store, task::now_ms()).map_err(RuntimeError::Store)?;
+        if let Some(retention) = log_retention {
+            remove_old_logs(&store, &logs_root, retention).map_err(RuntimeError::Store)?;
+        }
+        Ok(Self {
+            store,
+            launcher: Launcher::new(launcher),
+            logs_root,
+            _scratch: scratch,
+            live: Mutex::new(HashMap::new()),
+            cursors: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The process gate the tasks are started through.
+    pub fn launcher(&self) -> &Launcher {
+        &self.launcher
+    }
+
+    /// The folder holding one sub-folder of logs per task.
+    pub fn logs_root(&self) -> &Path {
+        &self.logs_root
+    }
+
+    /// Starts `spec` as a new task (not yet a background one).
+    pub fn launch(&self, spec: LaunchSpec) -> Result<Arc<Task>, TaskError> {
+        let kind = if spec.tty {
+            TaskKind::Terminal
+        } else {
+            TaskKind::Command
+        };
+        let started_at_ms = task::now_ms();
+        let row = records::insert(&self.store, &spec, kind, started_at_ms)?;
+        match self.start(row, kind, spec, started_at_ms) {
+            Ok(task) => {
+                let mut live = lock(&self.live);
+                // Settled tasks are read from the store from now on.
+                live.retain(|_, task| !task.settled());
+                live.insert(row, Arc::clone(&task));
+                Ok(task)
+            }
+            Err(error) => {
+                // The task never ran: it leaves no record behind.
+                let _ = records::delete(&self.store, row);
+                Err(error)
+            }
+        }
+    }
+
+    fn start(
+        &self,
+        row: i64,
+        kind: TaskKind,
+        spec: LaunchSpec,
+        started_at_ms: u64,
+    ) -> Result<Arc<Task>, TaskError> {
+        let dir = self.logs_root.join(task_id(row));
+        std::fs::create_dir_all(&dir).map_err(|source| TaskError::Io {
+            doing: format!("creating the log folder {}", dir.display()),
+            source,
+        })?;
+        let logs = task::Logs {
+            stdout: dir.join("stdout.log"),
+            stderr: (kind == TaskKind::Command).then(|| dir.join("stderr.log")),
+        };
+        let files = task::open_logs(&self.launcher, &logs)?;
+        let workers = process::workers(files.len())?;
+        let spawned = process::spawn(&self.launcher, &spec)?;
+        // The start time tells the leader from a later process with its pid, for a
+        // runtime that finds the task again after this one was lost.
+        let started = group::start_time(spawned.pid);
+        if let Err(error) = records::set_pid(&self.store, row, spawned.pid, started) {
+            // The pid is a convenience of the record; the task runs without it.
+            eprintln!("holon-tools: task {}: {error}", task_id(row));
+        }
+        Ok(task::Task::start(
+            task::Identity {
+                row,
+                id: task_id(row),
+                kind,
+                spec,
+                started_at_ms,
+            },
+            logs,
+            files,
+            spawned,
+            workers,
+            Arc::clone(&self.store),
+        ))
+    }
+
+    /// A running task this runtime started with the same command, shell, workdir and
+    /// terminal mode as `spec`.
+    pub fn find_running(&self, spec: &LaunchSpec) -> Option<Arc<Task>> {
+        lock(&self.live)
+            .values()
+            .filter(|task| task.state() == TaskState::Running && task.spec().same_command(spec))
+            .min_by_key(|task| task.row())
+            .cloned()
+    }
+
+    /// The live task with this id, if this runtime started it.
+    pub fn live_task(&self, task_id: &str) -> Option<Arc<Task>> {
+        let row = parse_task_id(task_id)?;
+        lock(&self.live).get(&row).cloned()
+    }
+
+    /// Marks `task` a background task: it is listed by ListTasks from now on.
+    pub fn promote(&self, task: &Task) -> Result<(), TaskError> {
+        task.mark_background();
+        Ok(records::set_background(&self.store, task.row())?)
+    }
+
+    /// What is known of the task `task_id`: live state when this runtime runs it, else
+    /// the store's record.
+    pub fn info(&self, task_id: &str) -> Result<TaskInfo, TaskError> {
+        if let Some(task) = self.live_task(task_id) {
+            return Ok(task.info());
+        }
+        Ok(self.stored(task_id)?.info(&self.logs_root))
+    }
+
+    fn stored(&self, task_id: &str) -> Result<StoredTask, TaskError> {
+        let unknown = || TaskError::UnknownTask {
+            task_id: task_id.to_string(),
+        };
+        let row = parse_task_id(task_id).ok_or_else(unknown)?;
+        let task = records::load(&self.store, row)?.ok_or_else(unknown)?;
+        if task.orphaned() && !task.group_alive() {
+            records::mark_lost(
+                &self.store,
+                row,
+                task::now_ms(),
+                records::ORPHAN_ENDED_REASON,
+            )?;
+            return records::load(&self.store, row)?.ok_or_else(unknown);
+        }
+        Ok(task)
+    }
+
+    /// Stops a task a lost runtime started whose process group still runs: SIGTERM to
+    /// the group, SIGKILL after [`STOP_GRACE`], and the task is recorded `stopped`.
+    /// `None` when `task_id` is not such a task (it ended, or a runtime still open
+    /// runs it).
+    pub async fn stop_orphan(&self, task_id: &str) -> Result<Option<TaskInfo>, TaskError> {
+        let task = self.stored(task_id)?;
+        let Some(pgid) = task.pid().filter(|_| task.orphaned() && task.group_alive()) else {
+            return Ok(None);
+        };
+        let gone_within = async |limit: Duration| {
+            let deadline = tokio::time::Instant::now() + limit;
+            while task.group_alive() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            !task.group_alive()
+        };
+        process::signal_group(pgid, process::Signal::Term);
+        if !gone_within(STOP_GRACE).await {
+            process::signal_group(pgid, process::Signal::Kill);
+            gone_within(ORPHAN_KILL_WAIT).await;
+        }
+        let ending = records::Ending {
+            state: TaskState::Stopped,
+            exit: ExitDetails {
+                code: None,
+                signal: None,
+            },
+            ended_at_ms: task::now_ms(),
+            reason: Some(
+                "stopped by TaskStop after the runtime that started it was lost (its process group was signalled)",
+            ),
+        };
+        records::finish(&self.store, task.row, &ending)?;
+        Ok(Some(self.stored(task_id)?.info(&self.logs_root)))
+    }
+
+    /// The newest `limit` background tasks.
+    pub fn list(&self, limit: usize) -> Result<TaskListing, TaskError> {
+        // Tasks of a lost runtime whose processes have ended since are not running.
+        records::interrupt_lost(&self.store, task::now_ms())?;
+        let (stored, total_count, running_count) = records::list_background(&self.store, limit)?;
+        let live = lock(&self.live);
+        let tasks = stored
+            .into_iter()
+            .map(|record| match live.get(&record.row) {
+                Some(task) => task.info(),
+                None => record.info(&self.logs_root),
+            })
+            .collect();
+        Ok(TaskListing {
+            tasks,
+            total_count,
+            running_count,
+        })
+    }
+
+    /// The output `task_id` wrote since the previous call (from the start on the first
+    /// call), cut to `budget_bytes`; advances the read position past it.
+    pub fn take_new_output(
+        &self,
+        task_id: &str,
+        budget_bytes: usize,
+    ) -> Result<OutputPreview, TaskError> {
+        let info = self.info(task_id)?;
+        if let Some(at_ms) = info.logs_removed_at_unix_ms {
+            return Err(TaskError::LogsRemoved {
+                task_id: info.task_id,
+                at_ms,
+            });
+        }
+        let row = parse_task_id(task_id).unwrap_or_default();
+        let mut cursors = lock(&self.cursors);
+        let cursor = cursors.entry(row).or_insert((0, 0));
+        let stdout = logs::Window::new(Path::new(&info.stdout_log), cursor.0);
+        let stderr = info
+            .stderr_log
+            .as_deref()
+            .map(|path| logs::Window::new(Path::new(path), cursor.1));
+        let preview = logs::preview(&stdout, stderr.as_ref(), budget_bytes);
+        *cursor = (stdout.end, stderr.map_or(0, |window| window.end));
+        Ok(preview)
+    }
+
+    /// Whether `task_id` wrote output TaskOutput has not returned yet.
+    pub fn has_new_output(&self, info: &TaskInfo) -> bool {
+        let row = parse_task_id(&info.task_id).unwrap_or_default();
+        let (stdout, stderr) = lock(&self.cursors).get(&row).copied().unwrap_or((0, 0));
+        info.stdout_bytes > stdout || info.stderr_bytes > stderr
+    }
+}
+
+impl Drop for TaskManager {
+    /// Kills the process group of every task still running (or whose ended leader left
+    /// processes behind): a runtime that goes away leaves no process behind, and the
+    /// store says `interrupted`.
+    fn drop(&mut self) {
+        for task in lock(&self.live).values() {
+            task.shut_down(&self.store);
+        }
+    }
+}
+
+/// Removes the log folders of tasks that ended more than `retention` ago. A folder
+/// that cannot be removed is left for the next start; the operator sees why.
+fn remove_old_logs(store: &Store, logs_root: &Path, retention: Duration) -> Result<(), StoreError> {
+    let now = task::now_ms();
+    let cutoff = now.saturating_sub(u64::try_from(retention.as_millis()).unwrap_or(u64::MAX));
+    for row in records::ended_before(store, cutoff)? {
+        let dir = logs_root.join(task_id(row));
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                eprintln!(
+                    "holon-tools: cannot remove the old logs {}: {error}",
+                    dir.display()
+                );
+                continue;
+            }
+        }
+        records::mark_logs_removed(store, row, now)?;
+    }
+    Ok(())
+}
+
+/// The id of the task in store row `row`.
+fn task_id(row: i64) -> String {
+    format!("task-{row}")
+}
+
+fn parse_task_id(task_id: &str) -> Option<i64> {
+    task_id
+        .strip_prefix("task-")
+        .and_then(|n| n.parse::<i64>().ok())
+        .filter(|n| *n > 0)
+}
+
+/// Locks a mutex, recovering from poisoning: the maps hold no invariant a panic breaks.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
