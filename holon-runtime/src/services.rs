@@ -6,12 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-pub use crate::net::PrivateAddresses;
+pub use crate::net::{PrivateAddresses, WEB_ALLOW_PRIVATE_ENV};
 
 /// The environment variable (and `--search-url`) naming the search providers.
 pub const SEARCH_URL_ENV: &str = "HOLON_SEARCH_URL";
-/// The environment variable (and `--web-allow-private`) of the private-address switch.
-pub const WEB_ALLOW_PRIVATE_ENV: &str = "HOLON_WEB_ALLOW_PRIVATE";
 /// The environment variable (and `--web-proxy-from-env`) of the proxy opt-in.
 pub const WEB_PROXY_FROM_ENV_ENV: &str = "HOLON_WEB_PROXY_FROM_ENV";
 /// The environment variable (and `--image-api-base`) of the image provider's address.

@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use logs::OutputPreview;
-pub use task::{ExitDetails, KillOnDrop, STOP_GRACE, StopCause, Task};
-pub use types::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
+pub use task::{KillOnDrop, STOP_GRACE, StopCause, Task};
+pub use types::{ExitDetails, LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
 
 use super::{RuntimeError, Store, StoreError};
 use crate::process_gate::{Launcher, LauncherConfig};

@@ -4,8 +4,8 @@
 
 use holon_core::{ToolError, ToolErrorKind};
 
+use super::WEB_ALLOW_PRIVATE_ENV;
 use crate::net::NetError;
-use crate::services::WEB_ALLOW_PRIVATE_ENV;
 
 /// The hint for a provider that answered 429.
 pub const RATE_LIMITED_HINT: &str = "the provider is rate limiting; wait and try again";

@@ -14,8 +14,8 @@ use std::sync::mpsc::{Sender, channel};
 use portable_pty::{MasterPty, PtySize, native_pty_system};
 
 use super::group;
-use super::task::{ExitDetails, Task};
-use super::{LaunchSpec, TaskError};
+use super::group::Member;
+use super::{ExitDetails, LaunchSpec, TaskError};
 use crate::Store;
 use crate::process_gate::{CappedLog, Launcher};
 
@@ -174,11 +174,25 @@ fn into_io(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> io::Er
     }
 }
 
+/// What the pump and reaper threads report, to the task they belong to (a trait, so
+/// that this module does not depend on the task that depends on it).
+pub(super) trait ProcessEvents: Send + Sync {
+    /// Called by a pump after each chunk of output.
+    fn on_output(&self);
+    /// Called by a pump when its stream ends.
+    fn on_stream_closed(&self);
+    /// Called by the reaper when the leader has exited, before it is reaped: what it
+    /// left running in its group.
+    fn on_leader_exited(&self, leftovers: Vec<Member>);
+    /// Called by the reaper once the process is reaped.
+    fn finish(&self, exit: ExitDetails, store: &Store);
+}
+
 /// One output stream to copy into its log.
-pub(super) type PumpJob = (Box<dyn Read + Send>, CappedLog, Arc<Task>);
+pub(super) type PumpJob = (Box<dyn Read + Send>, CappedLog, Arc<dyn ProcessEvents>);
 
 /// A process to reap, and where to report its exit.
-pub(super) type ReapJob = (Child, Arc<Task>, Arc<Store>);
+pub(super) type ReapJob = (Child, Arc<dyn ProcessEvents>, Arc<Store>);
 
 /// The threads of one task, started and waiting for their work.
 pub(super) struct Workers {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{OptionalExtension, Row, params};
 
-use super::task::ExitDetails;
+use super::ExitDetails;
 use super::{LaunchSpec, TaskInfo, TaskKind, TaskState, logs, task_id};
 use crate::{Store, StoreError};
 

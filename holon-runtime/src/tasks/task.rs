@@ -12,8 +12,8 @@ use tokio::sync::watch;
 
 use super::group::Member;
 use super::logs::{self, OutputPreview};
-use super::process::{Spawned, Workers};
-use super::{LaunchSpec, TaskError, TaskInfo, TaskKind, TaskState, lock, records};
+use super::process::{ProcessEvents, Spawned, Workers};
+use super::{ExitDetails, LaunchSpec, TaskError, TaskInfo, TaskKind, TaskState, lock, records};
 use crate::Store;
 use crate::process_gate::{CappedLog, Launcher};
 
@@ -27,23 +27,6 @@ const SHUTDOWN_REASON: &str = "killed: the runtime that ran it shut down";
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     u64::try_from(crate::clock::now_ms()).unwrap_or(0)
-}
-
-/// How a process ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExitDetails {
-    /// The exit code, when it exited.
-    pub code: Option<i32>,
-    /// The signal, when one killed it.
-    pub signal: Option<i32>,
-}
-
-impl ExitDetails {
-    /// The status a shell reports as `$?`: the exit code, or 128 + the signal number.
-    pub fn exit_status(&self) -> i32 {
-        self.code
-            .unwrap_or_else(|| 128 + self.signal.unwrap_or_default())
-    }
 }
 
 /// Why a task is being ended.
@@ -144,9 +127,11 @@ impl Task {
         });
         // A worker only goes away by receiving its job, so these sends succeed.
         for ((output, file), pump) in outputs.into_iter().zip(files).zip(workers.pumps) {
-            let _ = pump.send((output, file, Arc::clone(&task)));
+            let _ = pump.send((output, file, Arc::clone(&task) as Arc<dyn ProcessEvents>));
         }
-        let _ = workers.reaper.send((child, Arc::clone(&task), store));
+        let _ = workers
+            .reaper
+            .send((child, Arc::clone(&task) as Arc<dyn ProcessEvents>, store));
         task
     }
 
@@ -243,18 +228,34 @@ impl Task {
         logs::preview(&stdout, stderr.as_ref(), budget_bytes)
     }
 
-    /// Called by a pump after each chunk of output.
-    pub(super) fn on_output(&self) {
-        self.bump();
-    }
-
     fn bump(&self) {
         self.changed
             .send_modify(|version| *version = version.wrapping_add(1));
     }
+}
+
+/// Creates a task's log files (stdout, then stderr when it has one), capped by the
+/// launcher.
+pub(super) fn open_logs(launcher: &Launcher, logs: &Logs) -> Result<Vec<CappedLog>, TaskError> {
+    std::iter::once((&logs.stdout, "stdout"))
+        .chain(logs.stderr.as_ref().map(|path| (path, "stderr")))
+        .map(|(path, stream)| Ok(launcher.create_log(path, stream)?))
+        .collect()
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The pump and reaper threads report to the task they belong to.
+impl ProcessEvents for Task {
+    /// Called by a pump after each chunk of output.
+    fn on_output(&self) {
+        self.bump();
+    }
 
     /// Called by a pump when its stream ends.
-    pub(super) fn on_stream_closed(&self) {
+    fn on_stream_closed(&self) {
         {
             let mut live = lock(&self.live);
             live.open_streams = live.open_streams.saturating_sub(1);
@@ -264,12 +265,12 @@ impl Task {
 
     /// Called by the reaper when the leader has exited, before it is reaped: what it
     /// left running in its group.
-    pub(super) fn on_leader_exited(&self, leftovers: Vec<Member>) {
+    fn on_leader_exited(&self, leftovers: Vec<Member>) {
         lock(&self.live).leftovers = leftovers;
     }
 
     /// Called by the reaper once the process is reaped.
-    pub(super) fn finish(&self, exit: ExitDetails, store: &Store) {
+    fn finish(&self, exit: ExitDetails, store: &Store) {
         let ended_at_ms = now_ms();
         let (state, reason) = {
             let mut live = lock(&self.live);
@@ -326,17 +327,4 @@ impl Task {
         lock(&self.live).recorded = true;
         self.bump();
     }
-}
-
-/// Creates a task's log files (stdout, then stderr when it has one), capped by the
-/// launcher.
-pub(super) fn open_logs(launcher: &Launcher, logs: &Logs) -> Result<Vec<CappedLog>, TaskError> {
-    std::iter::once((&logs.stdout, "stdout"))
-        .chain(logs.stderr.as_ref().map(|path| (path, "stderr")))
-        .map(|(path, stream)| Ok(launcher.create_log(path, stream)?))
-        .collect()
-}
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

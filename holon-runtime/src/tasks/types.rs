@@ -226,3 +226,20 @@ impl From<StoreError> for TaskError {
         Self::Store(error)
     }
 }
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitDetails {
+    /// The exit code, when it exited.
+    pub code: Option<i32>,
+    /// The signal, when one killed it.
+    pub signal: Option<i32>,
+}
+
+impl ExitDetails {
+    /// The status a shell reports as `$?`: the exit code, or 128 + the signal number.
+    pub fn exit_status(&self) -> i32 {
+        self.code
+            .unwrap_or_else(|| 128 + self.signal.unwrap_or_default())
+    }
+}
