@@ -1,11 +1,12 @@
 //! The `agents` table: who an agent is (profile, parent), where it is in its life, and
 //! which work item it focuses on.
 
+use super::errors::AgencyError;
+use holon_core::FamilyPolicy;
 use holon_core::prelude::*;
-use holon_core::{FamilyPolicy, ToolError};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::errors::{self, UNKNOWN_AGENT};
+use super::errors::{self, AgencyErrorKind};
 
 /// The agent every runtime starts with, and the caller of contexts that name none.
 pub const ROOT_AGENT_ID: &str = "root";
@@ -126,7 +127,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<AgentRecord> {
 }
 
 /// The agent `id`, if it exists.
-pub fn load(conn: &Connection, id: &str) -> Result<Option<AgentRecord>, ToolError> {
+pub fn load(conn: &Connection, id: &str) -> Result<Option<AgentRecord>, AgencyError> {
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM agents WHERE id = ?1"),
         [id],
@@ -137,14 +138,14 @@ pub fn load(conn: &Connection, id: &str) -> Result<Option<AgentRecord>, ToolErro
 }
 
 /// The agent `id`, or an `unknown_agent` error.
-pub fn require(conn: &Connection, id: &str) -> Result<AgentRecord, ToolError> {
+pub fn require(conn: &Connection, id: &str) -> Result<AgentRecord, AgencyError> {
     load(conn, id)?.ok_or_else(|| unknown(id))
 }
 
 /// The `unknown_agent` error for `id`.
-pub fn unknown(id: &str) -> ToolError {
+pub fn unknown(id: &str) -> AgencyError {
     errors::error(
-        UNKNOWN_AGENT,
+        AgencyErrorKind::UnknownAgent,
         format!("there is no agent `{id}` you can see"),
         "use your own id, one of your children's (AgentGet lists them), your parent's, or a public agent's",
     )
@@ -152,7 +153,7 @@ pub fn unknown(id: &str) -> ToolError {
 }
 
 /// The agents `parent` spawned, oldest first.
-pub fn children(conn: &Connection, parent: &str) -> Result<Vec<AgentRecord>, ToolError> {
+pub fn children(conn: &Connection, parent: &str) -> Result<Vec<AgentRecord>, AgencyError> {
     let mut statement = conn
         .prepare(&format!(
             "SELECT {COLUMNS} FROM agents WHERE parent_id = ?1 ORDER BY created_at_ms, id"
@@ -192,7 +193,11 @@ pub struct NewAgent<'a> {
 }
 
 /// Records the worktree `execution_root_id` as the agent's own.
-pub fn set_worktree(conn: &Connection, id: &str, execution_root_id: &str) -> Result<(), ToolError> {
+pub fn set_worktree(
+    conn: &Connection,
+    id: &str,
+    execution_root_id: &str,
+) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE agents SET worktree_root_id = ?2 WHERE id = ?1",
         params![id, execution_root_id],
@@ -202,7 +207,7 @@ pub fn set_worktree(conn: &Connection, id: &str, execution_root_id: &str) -> Res
 }
 
 /// Inserts `agent`, idle and without focus.
-pub fn insert(conn: &Connection, agent: &NewAgent<'_>) -> Result<(), ToolError> {
+pub fn insert(conn: &Connection, agent: &NewAgent<'_>) -> Result<(), AgencyError> {
     conn.execute(
         "INSERT INTO agents (id, profile, parent_id, lifecycle, model_json, template, workspace_mode, created_at_ms)
          VALUES (?1, ?2, ?3, 'idle', ?4, ?5, ?6, ?7)",
@@ -221,7 +226,7 @@ pub fn insert(conn: &Connection, agent: &NewAgent<'_>) -> Result<(), ToolError> 
 }
 
 /// Sets (or clears) the work item `agent` focuses on.
-pub fn set_focus(conn: &Connection, agent: &str, focus: Option<i64>) -> Result<(), ToolError> {
+pub fn set_focus(conn: &Connection, agent: &str, focus: Option<i64>) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE agents SET focus_work_item_id = ?2 WHERE id = ?1",
         params![agent, focus],
@@ -231,7 +236,7 @@ pub fn set_focus(conn: &Connection, agent: &str, focus: Option<i64>) -> Result<(
 }
 
 /// Clears the focus of every agent focused on work item `row`.
-pub fn clear_focus_on(conn: &Connection, row: i64) -> Result<(), ToolError> {
+pub fn clear_focus_on(conn: &Connection, row: i64) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE agents SET focus_work_item_id = NULL WHERE focus_work_item_id = ?1",
         [row],
@@ -243,7 +248,7 @@ pub fn clear_focus_on(conn: &Connection, row: i64) -> Result<(), ToolError> {
 /// Recomputes `agent`'s lifecycle from its turns and waits: running with a turn that is
 /// not closed, waiting with an active wait, idle otherwise; a stopped agent stays
 /// stopped.
-pub fn refresh_lifecycle(conn: &Connection, agent: &str) -> Result<Lifecycle, ToolError> {
+pub fn refresh_lifecycle(conn: &Connection, agent: &str) -> Result<Lifecycle, AgencyError> {
     let lifecycle: String = conn
         .query_row(
             "SELECT CASE
@@ -265,7 +270,7 @@ pub fn refresh_lifecycle(conn: &Connection, agent: &str) -> Result<Lifecycle, To
 }
 
 /// Marks `agent` stopped.
-pub fn stop(conn: &Connection, agent: &str) -> Result<(), ToolError> {
+pub fn stop(conn: &Connection, agent: &str) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE agents SET lifecycle = 'stopped' WHERE id = ?1",
         [agent],
@@ -275,7 +280,7 @@ pub fn stop(conn: &Connection, agent: &str) -> Result<(), ToolError> {
 }
 
 /// A fresh id for a private child: `child-<n>`, never used before.
-pub fn fresh_child_id(conn: &Connection) -> Result<String, ToolError> {
+pub fn fresh_child_id(conn: &Connection) -> Result<String, AgencyError> {
     let mut n: i64 = conn
         .query_row("SELECT COUNT(*) FROM agents", [], |row| row.get(0))
         .map_err(errors::store("naming a child agent"))?;

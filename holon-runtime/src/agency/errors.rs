@@ -1,65 +1,188 @@
-//! The error kinds of the agent-facing planes, and the constructors the planes share.
+//! The agency's own error type and the constructors the planes share.
 //!
-//! Every kind is a stable snake_case string a model or host can match on; every error
-//! says what to do next in its recovery hint.
+//! Every kind has a stable snake_case wire name a model or host can match on, and
+//! every error says what to do next in its hint. [`AgencyError`] is what the services
+//! return; tools get a [`ToolError`] through `From`, field for field.
 
 use holon_core::{ToolError, ToolErrorKind};
+use serde_json::Value;
 
-/// The turn published a WaitFor with `delivery = final` and now accepts only its
-/// operator-facing final brief: every further tool call of the turn is refused.
-pub const TURN_AWAITING_FINAL: ToolErrorKind = ToolErrorKind::new("turn_awaiting_final");
-/// A wait report expired before it could be settled: its task, execution binding, work
-/// item revision, a wake or an interjection changed. Nothing was written.
-pub const STALE_WAIT_SETTLEMENT: ToolErrorKind = ToolErrorKind::new("stale_wait_settlement");
-/// The store refused an operation.
-pub const STORE_FAILED: ToolErrorKind = ToolErrorKind::new("store_failed");
-/// No agent with this id is visible to the caller.
-pub const UNKNOWN_AGENT: ToolErrorKind = ToolErrorKind::new("unknown_agent");
-/// An agent with this id already exists.
-pub const AGENT_EXISTS: ToolErrorKind = ToolErrorKind::new("agent_exists");
-/// The agent has stopped and takes no more messages or turns.
-pub const AGENT_STOPPED: ToolErrorKind = ToolErrorKind::new("agent_stopped");
-/// No work item with this id belongs to the caller.
-pub const UNKNOWN_WORK_ITEM: ToolErrorKind = ToolErrorKind::new("unknown_work_item");
-/// The work item is completed and cannot change any more.
-pub const WORK_ITEM_COMPLETED: ToolErrorKind = ToolErrorKind::new("work_item_completed");
-/// The work item is blocked by a wait.
-pub const WORK_ITEM_BLOCKED: ToolErrorKind = ToolErrorKind::new("work_item_blocked");
-/// The caller's `expected_revision` is not the work item's revision.
-pub const STALE_REVISION: ToolErrorKind = ToolErrorKind::new("stale_revision");
-/// An update that changes nothing.
-pub const NOTHING_TO_UPDATE: ToolErrorKind = ToolErrorKind::new("nothing_to_update");
-/// Completing a work item whose todo list still has open entries.
-pub const UNFINISHED_TODO_ITEMS: ToolErrorKind = ToolErrorKind::new("unfinished_todo_items");
-/// A required operator-facing text (final brief, completion report, reason) is empty.
-pub const EMPTY_TEXT: ToolErrorKind = ToolErrorKind::new("empty_text");
-/// No turn with this id exists, or it is not in a state that allows the operation.
-pub const TURN_NOT_ACTIVE: ToolErrorKind = ToolErrorKind::new("turn_not_active");
-/// The task is unknown.
-pub const UNKNOWN_TASK: ToolErrorKind = ToolErrorKind::new("unknown_task");
-/// The task belongs to another agent, or its owner was never captured.
-pub const TASK_NOT_OWNED: ToolErrorKind = ToolErrorKind::new("task_not_owned");
-/// A wait would cross the task's ownership boundary (another work item).
-pub const TASK_OWNERSHIP_MISMATCH: ToolErrorKind = ToolErrorKind::new("task_ownership_mismatch");
-/// The timer is unknown or belongs to another agent.
-pub const UNKNOWN_TIMER: ToolErrorKind = ToolErrorKind::new("unknown_timer");
-/// The timer already fired or was cancelled.
-pub const TIMER_NOT_SCHEDULED: ToolErrorKind = ToolErrorKind::new("timer_not_scheduled");
-/// The external trigger is unknown or belongs to another agent.
-pub const UNKNOWN_EXTERNAL_TRIGGER: ToolErrorKind = ToolErrorKind::new("unknown_external_trigger");
-/// The external trigger was cancelled.
-pub const EXTERNAL_TRIGGER_CANCELLED: ToolErrorKind =
-    ToolErrorKind::new("external_trigger_cancelled");
-/// A model or provider named in SpawnAgent is not in the model catalog.
-pub const UNKNOWN_MODEL: ToolErrorKind = ToolErrorKind::new("unknown_model");
-/// A failure injected by an armed [`FailPoint`](super::FailPoint).
-pub const INJECTED_FAILURE: ToolErrorKind = ToolErrorKind::new("injected_failure");
+/// What went wrong in the agency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AgencyErrorKind {
+    /// The turn published a WaitFor with `delivery = final` and now accepts only its
+    /// operator-facing final brief: every further tool call of the turn is refused.
+    TurnAwaitingFinal,
+    /// A wait report expired before it could be settled: its task, execution binding,
+    /// work item revision, a wake or an interjection changed. Nothing was written.
+    StaleWaitSettlement,
+    /// The store refused an operation.
+    StoreFailed,
+    /// No agent with this id is visible to the caller.
+    UnknownAgent,
+    /// An agent with this id already exists.
+    AgentExists,
+    /// The agent has stopped and takes no more messages or turns.
+    AgentStopped,
+    /// The caller's profile does not allow the operation (a private child spawning).
+    FamilyNotAllowed,
+    /// No work item with this id belongs to the caller.
+    UnknownWorkItem,
+    /// The work item is completed and cannot change any more.
+    WorkItemCompleted,
+    /// The work item is blocked by a wait.
+    WorkItemBlocked,
+    /// The caller's `expected_revision` is not the work item's revision.
+    StaleRevision,
+    /// An update that changes nothing.
+    NothingToUpdate,
+    /// Completing a work item whose todo list still has open entries.
+    UnfinishedTodoItems,
+    /// A required operator-facing text (final brief, completion report, reason) is
+    /// empty.
+    EmptyText,
+    /// No turn with this id exists, or it is not in a state that allows the operation.
+    TurnNotActive,
+    /// The task is unknown.
+    UnknownTask,
+    /// The task belongs to another agent, or its owner was never captured.
+    TaskNotOwned,
+    /// A wait would cross the task's ownership boundary (another work item).
+    TaskOwnershipMismatch,
+    /// The timer is unknown or belongs to another agent.
+    UnknownTimer,
+    /// The timer already fired or was cancelled.
+    TimerNotScheduled,
+    /// The external trigger is unknown or belongs to another agent.
+    UnknownExternalTrigger,
+    /// The external trigger was cancelled.
+    ExternalTriggerCancelled,
+    /// A model or provider named in SpawnAgent is not in the model catalog.
+    UnknownModel,
+    /// A failure injected by an armed [`FailPoint`](super::FailPoint).
+    InjectedFailure,
+}
 
-/// A store failure while `doing` something, as a retryable tool error.
-pub fn store(doing: &'static str) -> impl FnOnce(rusqlite::Error) -> ToolError {
+impl AgencyErrorKind {
+    /// The wire name, the `kind` of the tool error.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::TurnAwaitingFinal => "turn_awaiting_final",
+            Self::StaleWaitSettlement => "stale_wait_settlement",
+            Self::StoreFailed => "store_failed",
+            Self::UnknownAgent => "unknown_agent",
+            Self::AgentExists => "agent_exists",
+            Self::AgentStopped => "agent_stopped",
+            Self::FamilyNotAllowed => "family_not_allowed",
+            Self::UnknownWorkItem => "unknown_work_item",
+            Self::WorkItemCompleted => "work_item_completed",
+            Self::WorkItemBlocked => "work_item_blocked",
+            Self::StaleRevision => "stale_revision",
+            Self::NothingToUpdate => "nothing_to_update",
+            Self::UnfinishedTodoItems => "unfinished_todo_items",
+            Self::EmptyText => "empty_text",
+            Self::TurnNotActive => "turn_not_active",
+            Self::UnknownTask => "unknown_task",
+            Self::TaskNotOwned => "task_not_owned",
+            Self::TaskOwnershipMismatch => "task_ownership_mismatch",
+            Self::UnknownTimer => "unknown_timer",
+            Self::TimerNotScheduled => "timer_not_scheduled",
+            Self::UnknownExternalTrigger => "unknown_external_trigger",
+            Self::ExternalTriggerCancelled => "external_trigger_cancelled",
+            Self::UnknownModel => "unknown_model",
+            Self::InjectedFailure => "injected_failure",
+        }
+    }
+
+    /// The tool error kind of the same name.
+    pub const fn tool_kind(self) -> ToolErrorKind {
+        ToolErrorKind::new(self.as_str())
+    }
+}
+
+impl std::fmt::Display for AgencyErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error of the agency: a kind, what went wrong, how to go on, the input field it
+/// is about, structured details, and whether retrying may help.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct AgencyError {
+    /// What went wrong, as a stable kind.
+    pub kind: AgencyErrorKind,
+    /// What went wrong, in a sentence a model can act on.
+    pub message: String,
+    /// How to make the call succeed.
+    pub hint: Option<String>,
+    /// The path of the input field the error is about.
+    pub field: Option<String>,
+    /// Structured details (such as the stale dimensions of a wait), boxed so that the
+    /// error stays small enough to return by value.
+    pub details: Option<Box<Value>>,
+    /// Whether the same call may succeed if repeated later.
+    pub retryable: bool,
+}
+
+impl AgencyError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: AgencyErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            hint: None,
+            field: None,
+            details: None,
+            retryable: false,
+        }
+    }
+
+    /// Sets how to go on.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Sets the input field the error is about.
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// Sets structured details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(Box::new(details));
+        self
+    }
+
+    /// Marks the error as worth retrying later.
+    pub fn retryable(mut self) -> Self {
+        self.retryable = true;
+        self
+    }
+}
+
+impl From<AgencyError> for ToolError {
+    fn from(error: AgencyError) -> Self {
+        Self {
+            kind: error.kind.tool_kind(),
+            message: error.message,
+            field: error.field,
+            details: error.details,
+            recovery_hint: error.hint,
+            retryable: error.retryable,
+        }
+    }
+}
+
+/// A store failure while `doing` something, as a retryable error.
+pub(crate) fn store(doing: &'static str) -> impl FnOnce(rusqlite::Error) -> AgencyError {
     move |source| {
-        ToolError::new(
-            STORE_FAILED,
+        AgencyError::new(
+            AgencyErrorKind::StoreFailed,
             format!("the state store failed while {doing}: {source}"),
         )
         .with_hint(
@@ -70,24 +193,99 @@ pub fn store(doing: &'static str) -> impl FnOnce(rusqlite::Error) -> ToolError {
 }
 
 /// An error of `kind` with `message` and `hint`.
-pub fn error(
-    kind: ToolErrorKind,
+pub(crate) fn error(
+    kind: AgencyErrorKind,
     message: impl Into<String>,
     hint: impl Into<String>,
-) -> ToolError {
-    ToolError::new(kind, message).with_hint(hint)
+) -> AgencyError {
+    AgencyError::new(kind, message).with_hint(hint)
 }
 
-/// `text` trimmed, or an [`EMPTY_TEXT`] error naming `what` and `field`.
-pub fn non_empty<'a>(text: &'a str, what: &str, field: &str) -> Result<&'a str, ToolError> {
+/// `text` trimmed, or an `empty_text` error naming `what` and `field`.
+pub fn non_empty<'a>(text: &'a str, what: &str, field: &str) -> Result<&'a str, AgencyError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err(error(
-            EMPTY_TEXT,
+            AgencyErrorKind::EmptyText,
             format!("the {what} is empty"),
             format!("write a non-empty {what}"),
         )
         .with_field(field.to_string()));
     }
     Ok(trimmed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_part_survives_the_conversion_to_a_tool_error() {
+        let error = error(
+            AgencyErrorKind::StaleWaitSettlement,
+            "the report expired",
+            "look again",
+        )
+        .with_field("work_item_id")
+        .with_details(serde_json::json!({ "stale": ["wake"] }))
+        .retryable();
+        let tool = ToolError::from(error.clone());
+        assert_eq!(tool.kind.as_str(), "stale_wait_settlement");
+        assert_eq!(tool.message, error.message);
+        assert_eq!(tool.recovery_hint.as_deref(), Some("look again"));
+        assert_eq!(tool.field.as_deref(), Some("work_item_id"));
+        assert_eq!(
+            tool.details.as_deref(),
+            Some(&serde_json::json!({ "stale": ["wake"] }))
+        );
+        assert!(tool.retryable);
+    }
+
+    #[test]
+    fn absent_parts_stay_absent_and_not_retryable_stays_so() {
+        let tool = ToolError::from(AgencyError::new(AgencyErrorKind::UnknownTimer, "no timer"));
+        assert_eq!(tool.kind, ToolErrorKind::new("unknown_timer"));
+        assert_eq!(tool.field, None);
+        assert_eq!(tool.details, None);
+        assert_eq!(tool.recovery_hint, None);
+        assert!(!tool.retryable);
+    }
+
+    #[test]
+    fn a_store_failure_is_retryable_with_its_hint() {
+        let failure = store("reading a turn")(rusqlite::Error::InvalidQuery);
+        let tool = ToolError::from(failure);
+        assert_eq!(tool.kind.as_str(), "store_failed");
+        assert!(tool.retryable);
+        assert!(
+            tool.message
+                .starts_with("the state store failed while reading a turn: ")
+        );
+        assert_eq!(
+            tool.recovery_hint.as_deref(),
+            Some(
+                "retry the call; if it keeps failing, the state directory may be read-only or full"
+            )
+        );
+    }
+
+    #[test]
+    fn family_not_allowed_keeps_the_framework_kind() {
+        assert_eq!(
+            AgencyErrorKind::FamilyNotAllowed.tool_kind(),
+            ToolErrorKind::FAMILY_NOT_ALLOWED
+        );
+    }
+
+    #[test]
+    fn empty_text_names_its_field() {
+        let tool = ToolError::from(non_empty("  ", "reason", "reason").unwrap_err());
+        assert_eq!(tool.kind.as_str(), "empty_text");
+        assert_eq!(tool.field.as_deref(), Some("reason"));
+        assert_eq!(
+            tool.recovery_hint.as_deref(),
+            Some("write a non-empty reason")
+        );
+        assert_eq!(tool.message, "the reason is empty");
+    }
 }

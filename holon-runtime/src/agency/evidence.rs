@@ -6,7 +6,8 @@
 //! runtime's recorder fills in what only the dispatcher knows (the name used, the call
 //! id, the input as sent, the timing) instead of writing a second record.
 
-use holon_core::{ToolError, ToolResult, ToolStatus};
+use super::errors::AgencyError;
+use holon_core::{ToolResult, ToolStatus};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{errors, ids};
@@ -20,7 +21,7 @@ pub fn insert(
     input_json: &str,
     status: &str,
     now_ms: i64,
-) -> Result<i64, ToolError> {
+) -> Result<i64, AgencyError> {
     conn.execute(
         "INSERT INTO tool_executions (tool_name, requested_name, input_json, status, started_at_ms, duration_us)
          VALUES (?1, '', ?2, ?3, ?4, 0)",
@@ -31,7 +32,7 @@ pub fn insert(
 }
 
 /// Sets the status of execution record `row`.
-pub fn set_status(conn: &Connection, row: i64, status: &str) -> Result<(), ToolError> {
+pub fn set_status(conn: &Connection, row: i64, status: &str) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE tool_executions SET status = ?2 WHERE id = ?1",
         params![row, status],
@@ -41,7 +42,7 @@ pub fn set_status(conn: &Connection, row: i64, status: &str) -> Result<(), ToolE
 }
 
 /// Whether execution record `row` exists.
-pub fn exists(conn: &Connection, row: i64) -> Result<bool, ToolError> {
+pub fn exists(conn: &Connection, row: i64) -> Result<bool, AgencyError> {
     conn.query_row("SELECT 1 FROM tool_executions WHERE id = ?1", [row], |_| {
         Ok(())
     })

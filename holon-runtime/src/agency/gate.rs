@@ -36,7 +36,7 @@ impl Runtime {
         let tool_name = Registry::global()
             .get(name)
             .map_or_else(|| name.into(), |d| d.spec.name.clone());
-        let mut result = ToolResult::from_error(tool_name, turns::awaiting_final(&turn));
+        let mut result = ToolResult::from_error(tool_name, turns::awaiting_final(&turn).into());
         result.call_id = call_id.map(str::to_string);
         let record =
             ExecutionRecord::new(name, input_json(), &result, started_at, started.elapsed());

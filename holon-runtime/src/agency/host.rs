@@ -5,9 +5,11 @@
 use std::sync::Arc;
 
 use holon_core::prelude::*;
+
+use super::errors::AgencyError;
 use holon_core::{Registry, ToolCall, ToolResult};
 
-use super::errors::{self, TURN_NOT_ACTIVE};
+use super::errors::{self, AgencyErrorKind};
 use super::queue::QueuedMessage;
 use super::turns::{self, TurnRecord, TurnState};
 use super::waits::WaitView;
@@ -61,9 +63,9 @@ pub struct TurnStart {
     pub wakes: Vec<Wake>,
 }
 
-fn not_active(turn: &TurnRecord, wanted: &str) -> ToolError {
+fn not_active(turn: &TurnRecord, wanted: &str) -> AgencyError {
     errors::error(
-        TURN_NOT_ACTIVE,
+        AgencyErrorKind::TurnNotActive,
         format!("{} is {}, not {wanted}", turn.id(), turn.state.as_str()),
         "use the agent's current turn (Runtime::current_turn)",
     )
@@ -73,7 +75,7 @@ impl Runtime {
     /// A context for calls of agent `agent_id`: it names the agent as the caller and
     /// allows the families of the agent's profile (a private child may not create
     /// agents), and it carries this runtime and records every call.
-    pub fn agent_context(self: &Arc<Self>, agent_id: &str) -> Result<ToolContext, ToolError> {
+    pub fn agent_context(self: &Arc<Self>, agent_id: &str) -> Result<ToolContext, AgencyError> {
         let agent = agents::require(&self.store().connection(), agent_id)?;
         Ok(self
             .context(agent.profile.policy())
@@ -92,7 +94,7 @@ impl Runtime {
         match self.agent_context(agent_id) {
             Ok(context) => Registry::global().dispatch(&context, call).await,
             Err(error) => {
-                let mut result = ToolResult::from_error(call.name.as_str().into(), error);
+                let mut result = ToolResult::from_error(call.name.as_str().into(), error.into());
                 result.call_id = call.call_id;
                 result
             }
@@ -102,7 +104,7 @@ impl Runtime {
     /// Begins a turn of `agent_id` and delivers its queued messages and pending wakes
     /// to it. A turn still open is ended first; a turn awaiting its final brief is
     /// refused (publish the brief or reopen the turn first).
-    pub fn begin_turn(&self, agent_id: &str) -> Result<TurnStart, ToolError> {
+    pub fn begin_turn(&self, agent_id: &str) -> Result<TurnStart, AgencyError> {
         let now = now_ms();
         write(self.store(), "beginning a turn", |tx| {
             if let Some(turn) = turns::current(tx, agent_id)? {
@@ -124,7 +126,7 @@ impl Runtime {
     }
 
     /// The current turn of `agent_id` (open or awaiting its final brief), if any.
-    pub fn current_turn(&self, agent_id: &str) -> Result<Option<TurnView>, ToolError> {
+    pub fn current_turn(&self, agent_id: &str) -> Result<Option<TurnView>, AgencyError> {
         let conn = self.store().connection();
         agents::require(&conn, agent_id)?;
         Ok(turns::current(&conn, agent_id)?
@@ -133,7 +135,7 @@ impl Runtime {
     }
 
     /// The turn `turn_id` (`turn-<n>`).
-    pub fn turn(&self, turn_id: &str) -> Result<TurnView, ToolError> {
+    pub fn turn(&self, turn_id: &str) -> Result<TurnView, AgencyError> {
         Ok(TurnView::from(&turns::require(
             &self.store().connection(),
             turn_id,
@@ -144,7 +146,7 @@ impl Runtime {
     /// and settles the turn's wait in one transaction. A stale wait report writes
     /// nothing and fails with `stale_wait_settlement`; the turn keeps awaiting its
     /// brief until it is published again or reopened.
-    pub fn publish_final(&self, turn_id: &str, text: &str) -> Result<WaitView, ToolError> {
+    pub fn publish_final(&self, turn_id: &str, text: &str) -> Result<WaitView, AgencyError> {
         let brief = errors::non_empty(text, "final brief", "text")?;
         let now = now_ms();
         write(self.store(), "settling a wait", |tx| {
@@ -160,7 +162,7 @@ impl Runtime {
     /// that very wait is the one its turn awaits a brief for: a brief written for a
     /// wait that was since replaced or expired fails with `stale_wait_settlement`
     /// (execution binding) and writes nothing.
-    pub fn publish_final_for(&self, wait_id: &str, text: &str) -> Result<WaitView, ToolError> {
+    pub fn publish_final_for(&self, wait_id: &str, text: &str) -> Result<WaitView, AgencyError> {
         let brief = errors::non_empty(text, "final brief", "text")?;
         let now = now_ms();
         let row = super::ids::parse(super::ids::WAIT, wait_id).unwrap_or_default();
@@ -172,7 +174,7 @@ impl Runtime {
     /// Puts turn `turn_id`, which awaits its final brief, back to open: its pending
     /// wait expires and the queued messages and pending wakes are delivered, so the
     /// agent can act on what made the report stale.
-    pub fn reopen_turn(&self, turn_id: &str) -> Result<TurnStart, ToolError> {
+    pub fn reopen_turn(&self, turn_id: &str) -> Result<TurnStart, AgencyError> {
         write(self.store(), "reopening a turn", |tx| {
             let turn = turns::require(tx, turn_id)?;
             if turn.state != TurnState::AwaitingFinal {
@@ -196,7 +198,7 @@ impl Runtime {
     }
 
     /// Ends the open turn `turn_id` without a wait: its delivered messages settle.
-    pub fn end_turn(&self, turn_id: &str) -> Result<TurnView, ToolError> {
+    pub fn end_turn(&self, turn_id: &str) -> Result<TurnView, AgencyError> {
         let now = now_ms();
         write(self.store(), "ending a turn", |tx| {
             let turn = turns::require(tx, turn_id)?;
@@ -219,7 +221,7 @@ impl Runtime {
         &self,
         turn_id: &str,
         text: &str,
-    ) -> Result<Vec<String>, ToolError> {
+    ) -> Result<Vec<String>, AgencyError> {
         let report = errors::non_empty(text, "completion report", "text")?;
         let now = now_ms();
         write(self.store(), "supplying a completion report", |tx| {

@@ -6,10 +6,12 @@
 use std::sync::Arc;
 
 use holon_core::prelude::*;
+
+use super::errors::AgencyError;
 use holon_core::{ToolResult, ToolStatus};
 use serde_json::{Value, json};
 
-use super::errors::TURN_NOT_ACTIVE;
+use super::errors::AgencyErrorKind;
 use super::host_events::AgentOutcome;
 use super::queue::Priority;
 use super::{ROOT_AGENT_ID, errors};
@@ -120,12 +122,12 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 }
 
 impl Runtime {
-    fn current_turn_id(&self, agent: &str) -> Result<String, ToolError> {
+    fn current_turn_id(&self, agent: &str) -> Result<String, AgencyError> {
         self.current_turn(agent)?
             .map(|turn| turn.turn_id)
             .ok_or_else(|| {
                 errors::error(
-                    TURN_NOT_ACTIVE,
+                    AgencyErrorKind::TurnNotActive,
                     format!("agent `{agent}` has no current turn"),
                     "begin one ({\"host\": \"begin_turn\"}) or make a tool call",
                 )
@@ -133,7 +135,7 @@ impl Runtime {
     }
 
     /// Runs a host command and returns its outcome as JSON.
-    pub fn run_host_command(&self, command: &HostCommand) -> Result<Value, ToolError> {
+    pub fn run_host_command(&self, command: &HostCommand) -> Result<Value, AgencyError> {
         let agent = |id: &Option<String>| id.clone().unwrap_or_else(|| ROOT_AGENT_ID.to_string());
         Ok(match command {
             HostCommand::BeginTurn { agent_id } => to_value(&self.begin_turn(&agent(agent_id))?),
@@ -204,7 +206,7 @@ impl Runtime {
                 result.structured = Some(structured);
                 result
             }
-            Err(error) => ToolResult::from_error(tool_name, error),
+            Err(error) => ToolResult::from_error(tool_name, error.into()),
         })
     }
 }

@@ -3,6 +3,8 @@
 //! external triggers; and what the runtime tells the operator.
 
 use holon_core::prelude::*;
+
+use super::errors::{AgencyError, AgencyErrorKind};
 use rusqlite::Connection;
 
 use super::notifications::{self, Notification, NotificationLevel};
@@ -43,7 +45,7 @@ impl Runtime {
         sender: &str,
         priority: Priority,
         text: &str,
-    ) -> Result<QueuedMessage, ToolError> {
+    ) -> Result<QueuedMessage, AgencyError> {
         let text = errors::non_empty(text, "message", "text")?;
         write(self.store(), "queueing a message", |tx| {
             agents::require(tx, agent_id)?;
@@ -53,7 +55,7 @@ impl Runtime {
 
     /// The operator wrote `text` to `agent_id`: it is queued (`next`) and wakes the
     /// agent's `operator_input` waits.
-    pub fn operator_input(&self, agent_id: &str, text: &str) -> Result<Wake, ToolError> {
+    pub fn operator_input(&self, agent_id: &str, text: &str) -> Result<Wake, AgencyError> {
         let text = errors::non_empty(text, "message", "text")?;
         let now = now_ms();
         write(self.store(), "delivering operator input", |tx| {
@@ -71,7 +73,7 @@ impl Runtime {
         kind: WakeKind,
         resource: Option<&str>,
         detail: Option<&str>,
-    ) -> Result<Wake, ToolError> {
+    ) -> Result<Wake, AgencyError> {
         write(self.store(), "delivering a wake", |tx| {
             agents::require(tx, agent_id)?;
             wakes::deliver(tx, agent_id, kind, resource, detail, now_ms())
@@ -85,7 +87,7 @@ impl Runtime {
         agent_id: &str,
         delay_ms: u64,
         reason: Option<&str>,
-    ) -> Result<TimerRecord, ToolError> {
+    ) -> Result<TimerRecord, AgencyError> {
         write(self.store(), "creating a timer", |tx| {
             agents::require(tx, agent_id)?;
             timers::create(tx, agent_id, "timer", delay_ms, reason, now_ms())
@@ -95,13 +97,13 @@ impl Runtime {
     /// Fires every timer due at `now_ms` (each wakes its waiters; a cancelled timer is
     /// never due) and wakes every active wait whose recheck time has come. Returns the
     /// wakes.
-    pub fn fire_due_timers(&self, now_ms: i64) -> Result<Vec<Wake>, ToolError> {
+    pub fn fire_due_timers(&self, now_ms: i64) -> Result<Vec<Wake>, AgencyError> {
         write(self.store(), "firing timers", |tx| fire_due(tx, now_ms))
     }
 
     /// Wakes the waits on tasks that are no longer running (a command task that ended,
     /// a child agent that finished).
-    pub fn sync_task_wakes(&self) -> Result<Vec<Wake>, ToolError> {
+    pub fn sync_task_wakes(&self) -> Result<Vec<Wake>, AgencyError> {
         write(self.store(), "waking task waits", |tx| {
             wake_ended_tasks(tx, now_ms())
         })
@@ -109,7 +111,7 @@ impl Runtime {
 
     /// Everything time and tasks brought since the last tick, in one transaction: due
     /// timers, rechecks and ended tasks. [`Runtime::dispatch`] ticks before every call.
-    pub fn tick(&self) -> Result<Vec<Wake>, ToolError> {
+    pub fn tick(&self) -> Result<Vec<Wake>, AgencyError> {
         let now = now_ms();
         write(self.store(), "bringing timers and tasks up to date", |tx| {
             let mut woken = fire_due(tx, now)?;
@@ -125,13 +127,13 @@ impl Runtime {
         agent_id: &str,
         outcome: AgentOutcome,
         result: Option<&str>,
-    ) -> Result<Option<Wake>, ToolError> {
+    ) -> Result<Option<Wake>, AgencyError> {
         let now = now_ms();
         write(self.store(), "finishing an agent", |tx| {
             let agent = agents::require(tx, agent_id)?;
             if agent.parent_id.is_none() {
                 return Err(errors::error(
-                    errors::UNKNOWN_AGENT,
+                    AgencyErrorKind::UnknownAgent,
                     format!("`{agent_id}` is not a child agent and cannot be finished"),
                     "finish an agent that SpawnAgent created",
                 ));
@@ -167,14 +169,14 @@ impl Runtime {
         &self,
         agent_id: &str,
         task_handle: &str,
-    ) -> Result<TaskOwner, ToolError> {
+    ) -> Result<TaskOwner, AgencyError> {
         write(self.store(), "capturing a task owner", |tx| {
             ownership::capture(tx, task_handle, agent_id, now_ms())
         })
     }
 
     /// The captured owner of `task_handle`.
-    pub fn task_owner(&self, task_handle: &str) -> Result<Option<TaskOwner>, ToolError> {
+    pub fn task_owner(&self, task_handle: &str) -> Result<Option<TaskOwner>, AgencyError> {
         ownership::owner(&self.store().connection(), task_handle)
     }
 
@@ -185,7 +187,7 @@ impl Runtime {
         &self,
         trigger_id: &str,
         payload: &str,
-    ) -> Result<Wake, ToolError> {
+    ) -> Result<Wake, AgencyError> {
         write(self.store(), "firing an external trigger", |tx| {
             triggers::fire(tx, trigger_id, payload, now_ms())
         })
@@ -198,7 +200,7 @@ impl Runtime {
         agent_id: &str,
         level: NotificationLevel,
         text: &str,
-    ) -> Result<Notification, ToolError> {
+    ) -> Result<Notification, AgencyError> {
         let text = errors::non_empty(text, "notification", "text")?;
         write(self.store(), "notifying the operator", |tx| {
             agents::require(tx, agent_id)?;
@@ -207,13 +209,13 @@ impl Runtime {
     }
 
     /// The newest `limit` operator notifications, newest first.
-    pub fn notifications(&self, limit: usize) -> Result<Vec<Notification>, ToolError> {
+    pub fn notifications(&self, limit: usize) -> Result<Vec<Notification>, AgencyError> {
         notifications::recent(&self.store().connection(), limit)
     }
 }
 
 /// Fires the timers and rechecks due at `now_ms`.
-fn fire_due(tx: &Connection, now_ms: i64) -> Result<Vec<Wake>, ToolError> {
+fn fire_due(tx: &Connection, now_ms: i64) -> Result<Vec<Wake>, AgencyError> {
     let mut woken: Vec<Wake> = timers::fire_due(tx, now_ms)?
         .into_iter()
         .map(|(_, wake)| wake)
@@ -225,7 +227,7 @@ fn fire_due(tx: &Connection, now_ms: i64) -> Result<Vec<Wake>, ToolError> {
 }
 
 /// Wakes the active waits on tasks that ended.
-fn wake_ended_tasks(tx: &Connection, now_ms: i64) -> Result<Vec<Wake>, ToolError> {
+fn wake_ended_tasks(tx: &Connection, now_ms: i64) -> Result<Vec<Wake>, AgencyError> {
     let mut woken = Vec::new();
     for (agent, handle, state) in ownership::ended_awaited_tasks(tx)? {
         let detail = format!("task {handle} is {state}");

@@ -1,11 +1,11 @@
 //! What the host does with work items on the operator's behalf, outside the agent's
-//! turns: move an agent's focus, and edit a work item. Both obey the same rules as the
-//! tools (a focus switch moves no task; every edit increments the revision).
+//! turns: move an agent's focus, and edit a work item. Both are the work item
+//! service's operations ([`super::services::WorkItems`]) acting as the operator, so
+//! the tools' rules apply to them unchanged.
 
-use holon_core::prelude::*;
-
-use super::work_items::{self, PlanStatus, TodoItem, WorkItemPatch, WorkItemRecord, WorkItemState};
-use super::{agents, errors, now_ms, write};
+use super::errors::AgencyError;
+use super::services::{Actor, WorkItemChange};
+use super::work_items::{PlanStatus, TodoItem, WorkItemRecord};
 use crate::Runtime;
 
 /// An operator's edit of a work item; `None` leaves a field as it is.
@@ -23,48 +23,37 @@ pub struct WorkItemEdit {
 
 impl Runtime {
     /// Moves `agent_id`'s focus to its work item `work_item_id` (`None` clears it). No
-    /// task and no wait moves with the focus.
-    pub fn set_focus(&self, agent_id: &str, work_item_id: Option<&str>) -> Result<(), ToolError> {
-        let now = now_ms();
-        write(self.store(), "moving a focus", |tx| {
-            agents::require(tx, agent_id)?;
-            let row = match work_item_id {
-                Some(id) => {
-                    let item = work_items::require_owned(tx, agent_id, id, "work_item_id")?;
-                    work_items::mark_picked(tx, item.row, now)?;
-                    Some(item.row)
-                }
-                None => None,
-            };
-            agents::set_focus(tx, agent_id, row)
-        })
+    /// task and no wait moves with the focus; a completed item cannot be focused, a
+    /// blocked one can (its wait stays).
+    pub fn set_focus(&self, agent_id: &str, work_item_id: Option<&str>) -> Result<(), AgencyError> {
+        match work_item_id {
+            Some(id) => self
+                .work_items()
+                .pick(Actor::Operator(agent_id), id, None)
+                .map(|_| ()),
+            None => self.work_items().clear_focus(agent_id),
+        }
     }
 
     /// Edits `agent_id`'s work item `work_item_id` for the operator; returns it at its
-    /// new revision.
+    /// new revision. Refused like UpdateWorkItem: an edit that names no field, an
+    /// empty objective, a completed item.
     pub fn edit_work_item(
         &self,
         agent_id: &str,
         work_item_id: &str,
         edit: &WorkItemEdit,
-    ) -> Result<WorkItemRecord, ToolError> {
-        let now = now_ms();
-        write(self.store(), "editing a work item", |tx| {
-            let item = work_items::require_owned(tx, agent_id, work_item_id, "work_item_id")?;
-            if item.state == WorkItemState::Completed {
-                return Err(work_items::completed_error(&item, "work_item_id"));
-            }
-            if let Some(objective) = &edit.objective {
-                errors::non_empty(objective, "objective", "objective")?;
-            }
-            let patch = WorkItemPatch {
-                objective: edit.objective.as_deref().map(str::trim),
-                plan: edit.plan.as_deref(),
-                plan_status: edit.plan_status,
-                todo_list: edit.todo_list.as_deref(),
-            };
-            work_items::update(tx, item.row, &patch, now)
-        })
+    ) -> Result<WorkItemRecord, AgencyError> {
+        let change = WorkItemChange {
+            objective: edit.objective.clone(),
+            plan: edit.plan.clone(),
+            plan_status: edit.plan_status,
+            todo_list: edit.todo_list.clone(),
+            expected_revision: None,
+        };
+        self.work_items()
+            .update(Actor::Operator(agent_id), work_item_id, &change)
+            .map(|(item, _)| item)
     }
 
     /// `agent_id`'s work item `work_item_id`.
@@ -72,12 +61,9 @@ impl Runtime {
         &self,
         agent_id: &str,
         work_item_id: &str,
-    ) -> Result<WorkItemRecord, ToolError> {
-        work_items::require_owned(
-            &self.store().connection(),
-            agent_id,
-            work_item_id,
-            "work_item_id",
-        )
+    ) -> Result<WorkItemRecord, AgencyError> {
+        self.work_items()
+            .get(Actor::Operator(agent_id), work_item_id)
+            .map(|(item, _)| item)
     }
 }

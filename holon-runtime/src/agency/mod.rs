@@ -33,6 +33,7 @@ pub mod ids;
 pub mod notifications;
 pub mod ownership;
 pub mod queue;
+pub mod services;
 pub mod settlement;
 pub mod timers;
 pub mod triggers;
@@ -41,11 +42,10 @@ pub mod waits;
 pub mod wakes;
 pub mod work_items;
 
-use holon_core::ToolError;
 use rusqlite::Transaction;
 
 pub use agents::{AgentProfile, AgentRecord, Lifecycle, ROOT_AGENT_ID};
-pub use errors::*;
+pub use errors::{AgencyError, AgencyErrorKind};
 pub use host::{TurnStart, TurnView};
 pub use host_command::HostCommand;
 pub use host_events::AgentOutcome;
@@ -67,11 +67,11 @@ pub use super::clock::now_ms;
 
 /// Runs `work` in one immediate (write-locking) transaction of `store` and commits it;
 /// an error rolls everything back.
-pub fn write<T>(
+pub(crate) fn write<T>(
     store: &super::Store,
     doing: &'static str,
-    work: impl FnOnce(&Transaction<'_>) -> Result<T, ToolError>,
-) -> Result<T, ToolError> {
+    work: impl FnOnce(&Transaction<'_>) -> Result<T, AgencyError>,
+) -> Result<T, AgencyError> {
     let mut conn = store.connection();
     let tx = crate::begin_write(&mut conn).map_err(errors::store(doing))?;
     let value = work(&tx)?;

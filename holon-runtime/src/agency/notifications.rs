@@ -2,7 +2,7 @@
 //! operator is a runtime capability ([`crate::Runtime::notify_operator`]), never a
 //! tool a model can call.
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, params};
 
@@ -60,7 +60,7 @@ pub fn insert(
     level: NotificationLevel,
     text: &str,
     now_ms: i64,
-) -> Result<Notification, ToolError> {
+) -> Result<Notification, AgencyError> {
     conn.execute(
         "INSERT INTO notifications (agent_id, level, text, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
         params![agent, level.as_str(), text, now_ms],
@@ -76,7 +76,7 @@ pub fn insert(
 }
 
 /// The newest `limit` notifications, newest first.
-pub fn recent(conn: &Connection, limit: usize) -> Result<Vec<Notification>, ToolError> {
+pub fn recent(conn: &Connection, limit: usize) -> Result<Vec<Notification>, AgencyError> {
     let mut statement = conn
         .prepare("SELECT id, agent_id, level, text, created_at_ms FROM notifications ORDER BY id DESC LIMIT ?1")
         .map_err(errors::store("reading notifications"))?;

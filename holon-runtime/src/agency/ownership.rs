@@ -8,7 +8,7 @@
 //! Tasks are command tasks of the task plane (`task-<n>`, the `tasks` table) or the
 //! task of a private child agent (`agent:<child id>`, the `agent_tasks` table).
 
-use holon_core::ToolError;
+use super::errors::{AgencyError, AgencyErrorKind};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{agents, errors, ids};
@@ -36,7 +36,7 @@ pub fn capture(
     task_handle: &str,
     agent: &str,
     now_ms: i64,
-) -> Result<TaskOwner, ToolError> {
+) -> Result<TaskOwner, AgencyError> {
     let record = agents::require(conn, agent)?;
     conn.execute(
         "INSERT OR IGNORE INTO task_owners (task_handle, agent_id, work_item_id, captured_at_ms)
@@ -46,7 +46,7 @@ pub fn capture(
     .map_err(errors::store("capturing a task owner"))?;
     owner(conn, task_handle)?.ok_or_else(|| {
         errors::error(
-            errors::UNKNOWN_TASK,
+            AgencyErrorKind::UnknownTask,
             format!("the owner of `{task_handle}` was not kept"),
             "retry",
         )
@@ -54,7 +54,7 @@ pub fn capture(
 }
 
 /// The captured owner of `task_handle`.
-pub fn owner(conn: &Connection, task_handle: &str) -> Result<Option<TaskOwner>, ToolError> {
+pub fn owner(conn: &Connection, task_handle: &str) -> Result<Option<TaskOwner>, AgencyError> {
     conn.query_row(
         "SELECT agent_id, work_item_id FROM task_owners WHERE task_handle = ?1",
         [task_handle],
@@ -70,7 +70,7 @@ pub fn owner(conn: &Connection, task_handle: &str) -> Result<Option<TaskOwner>, 
 }
 
 /// The state of `task_handle` (`running`, or how it ended), if the task exists.
-pub fn task_state(conn: &Connection, task_handle: &str) -> Result<Option<String>, ToolError> {
+pub fn task_state(conn: &Connection, task_handle: &str) -> Result<Option<String>, AgencyError> {
     if task_handle.starts_with(ids::AGENT_TASK_PREFIX) {
         return conn
             .query_row(
@@ -104,7 +104,7 @@ pub fn create_agent_task(
     child: &str,
     parent: &str,
     now_ms: i64,
-) -> Result<String, ToolError> {
+) -> Result<String, AgencyError> {
     let handle = agent_task_handle(child);
     conn.execute(
         "INSERT INTO agent_tasks (task_handle, child_agent_id, state, created_at_ms) VALUES (?1, ?2, 'running', ?3)",
@@ -123,7 +123,7 @@ pub fn finish_agent_task(
     state: &str,
     result: Option<&str>,
     now_ms: i64,
-) -> Result<Option<String>, ToolError> {
+) -> Result<Option<String>, AgencyError> {
     let handle = agent_task_handle(child);
     let changed = conn
         .execute(
@@ -137,7 +137,9 @@ pub fn finish_agent_task(
 
 /// Active task-result waits whose task is no longer running: `(agent, task handle,
 /// task state)`.
-pub fn ended_awaited_tasks(conn: &Connection) -> Result<Vec<(String, String, String)>, ToolError> {
+pub fn ended_awaited_tasks(
+    conn: &Connection,
+) -> Result<Vec<(String, String, String)>, AgencyError> {
     let mut statement = conn
         .prepare(
             "SELECT DISTINCT agent_id, resource FROM waits

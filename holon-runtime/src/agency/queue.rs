@@ -2,7 +2,7 @@
 //! then `delivered` to the turn that shows it to the agent, then `settled` when that
 //! turn ends (its terminal state).
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, Row, params};
 
@@ -90,7 +90,7 @@ pub fn enqueue(
     priority: Priority,
     text: &str,
     now_ms: i64,
-) -> Result<(QueuedMessage, i64), ToolError> {
+) -> Result<(QueuedMessage, i64), AgencyError> {
     conn.execute(
         "INSERT INTO queue (agent_id, sender, priority, rank, text, state, created_at_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6)",
@@ -130,7 +130,7 @@ pub fn deliver_to_turn(
     conn: &Connection,
     agent: &str,
     turn: i64,
-) -> Result<Vec<QueuedMessage>, ToolError> {
+) -> Result<Vec<QueuedMessage>, AgencyError> {
     let urgent: i64 = conn
         .query_row(
             "SELECT COUNT(*) FROM queue WHERE agent_id = ?1 AND state = 'queued' AND rank < 3",
@@ -161,7 +161,7 @@ pub fn deliver_to_turn(
 }
 
 /// Settles the messages delivered to `turn` (their terminal state); returns how many.
-pub fn settle_turn(conn: &Connection, turn: i64) -> Result<usize, ToolError> {
+pub fn settle_turn(conn: &Connection, turn: i64) -> Result<usize, AgencyError> {
     conn.execute(
         "UPDATE queue SET state = 'settled' WHERE turn_id = ?1 AND state = 'delivered'",
         [turn],
@@ -171,7 +171,7 @@ pub fn settle_turn(conn: &Connection, turn: i64) -> Result<usize, ToolError> {
 
 /// The newest interjection others sent `agent` (0 when none): a wait captures it, and
 /// a newer one makes the wait's report stale.
-pub fn interjection_mark(conn: &Connection, agent: &str) -> Result<i64, ToolError> {
+pub fn interjection_mark(conn: &Connection, agent: &str) -> Result<i64, AgencyError> {
     conn.query_row(
         "SELECT COALESCE(MAX(id), 0) FROM queue
          WHERE agent_id = ?1 AND priority = 'interject' AND sender <> ?1",
@@ -182,7 +182,7 @@ pub fn interjection_mark(conn: &Connection, agent: &str) -> Result<i64, ToolErro
 }
 
 /// How many messages wait for `agent`.
-pub fn depth(conn: &Connection, agent: &str) -> Result<i64, ToolError> {
+pub fn depth(conn: &Connection, agent: &str) -> Result<i64, AgencyError> {
     conn.query_row(
         "SELECT COUNT(*) FROM queue WHERE agent_id = ?1 AND state = 'queued'",
         [agent],

@@ -17,11 +17,11 @@
 
 use std::cell::Cell;
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::json;
 
-use super::errors::{self, INJECTED_FAILURE, STALE_WAIT_SETTLEMENT};
+use super::errors::{self, AgencyErrorKind};
 use super::turns::{self, TurnState};
 use super::waits::{self, WaitRecord};
 use super::wakes::WakeKind;
@@ -62,13 +62,13 @@ impl FailPoint {
         ARMED.with(|armed| armed.set(None));
     }
 
-    fn hit(step: SettlementStep) -> Result<(), ToolError> {
+    fn hit(step: SettlementStep) -> Result<(), AgencyError> {
         if ARMED.with(|armed| armed.get()) != Some(step) {
             return Ok(());
         }
         Self::disarm();
         Err(errors::error(
-            INJECTED_FAILURE,
+            AgencyErrorKind::InjectedFailure,
             format!("a failure was injected after the settlement step {step:?}"),
             "nothing of the settlement was kept; retry",
         ))
@@ -76,7 +76,7 @@ impl FailPoint {
 }
 
 /// The wait in row `row`, which must exist.
-pub fn require_wait(conn: &Connection, row: i64) -> Result<WaitRecord, ToolError> {
+pub fn require_wait(conn: &Connection, row: i64) -> Result<WaitRecord, AgencyError> {
     waits::load(conn, row)?.ok_or_else(|| {
         stale(
             &ids::format(ids::WAIT, row),
@@ -85,13 +85,13 @@ pub fn require_wait(conn: &Connection, row: i64) -> Result<WaitRecord, ToolError
     })
 }
 
-fn stale(wait_id: &str, reasons: &[String]) -> ToolError {
+fn stale(wait_id: &str, reasons: &[String]) -> AgencyError {
     let dimensions: Vec<&str> = reasons
         .iter()
         .map(|reason| reason.split(':').next().unwrap_or_default())
         .collect();
     errors::error(
-        STALE_WAIT_SETTLEMENT,
+        AgencyErrorKind::StaleWaitSettlement,
         format!(
             "the report of {wait_id} expired before it could settle ({}); nothing was written",
             reasons.join("; ")
@@ -103,7 +103,7 @@ fn stale(wait_id: &str, reasons: &[String]) -> ToolError {
 
 /// Checks that nothing `wait` was reported against changed, its turn being in
 /// `expected` state; returns every stale dimension at once.
-pub fn check(conn: &Connection, wait: &WaitRecord, expected: TurnState) -> Result<(), ToolError> {
+pub fn check(conn: &Connection, wait: &WaitRecord, expected: TurnState) -> Result<(), AgencyError> {
     let mut reasons = Vec::new();
     let agent = wait.agent_id.as_str();
     let turn = turns::current(conn, agent)?;
@@ -157,7 +157,7 @@ fn check_resource(
     wait: &WaitRecord,
     resource: &str,
     reasons: &mut Vec<String>,
-) -> Result<(), ToolError> {
+) -> Result<(), AgencyError> {
     match wait.view.wake {
         WakeKind::TaskResult => {
             let state = ownership::task_state(conn, resource)?;
@@ -208,7 +208,7 @@ pub fn settle(
     final_brief: Option<&str>,
     input: &str,
     now_ms: i64,
-) -> Result<WaitRecord, ToolError> {
+) -> Result<WaitRecord, AgencyError> {
     let wait = require_wait(conn, row)?;
     let expected = if final_brief.is_some() {
         TurnState::AwaitingFinal
@@ -264,7 +264,7 @@ pub fn settle(
 }
 
 /// The wait the turn `turn` awaits its final brief for.
-pub fn pending_wait_of(conn: &Connection, turn: i64) -> Result<Option<i64>, ToolError> {
+pub fn pending_wait_of(conn: &Connection, turn: i64) -> Result<Option<i64>, AgencyError> {
     conn.query_row(
         "SELECT pending_wait_id FROM turns WHERE id = ?1 AND state = 'awaiting_final'",
         [turn],

@@ -3,11 +3,11 @@
 //! anything). Sleep records its pauses here too, as timers of kind `sleep`, which
 //! wake nobody.
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::errors::{self, UNKNOWN_TIMER};
+use super::errors::{self, AgencyErrorKind};
 use super::{ids, wakes};
 
 /// A timer as stored.
@@ -54,7 +54,7 @@ pub fn create(
     delay_ms: u64,
     reason: Option<&str>,
     now_ms: i64,
-) -> Result<TimerRecord, ToolError> {
+) -> Result<TimerRecord, AgencyError> {
     let due = now_ms.saturating_add(i64::try_from(delay_ms).unwrap_or(i64::MAX));
     conn.execute(
         "INSERT INTO timers (agent_id, kind, reason, due_at_ms, state, created_at_ms)
@@ -67,7 +67,7 @@ pub fn create(
 }
 
 /// The timer in row `row`.
-pub fn load(conn: &Connection, row: i64) -> Result<Option<TimerRecord>, ToolError> {
+pub fn load(conn: &Connection, row: i64) -> Result<Option<TimerRecord>, AgencyError> {
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM timers WHERE id = ?1"),
         [row],
@@ -77,9 +77,9 @@ pub fn load(conn: &Connection, row: i64) -> Result<Option<TimerRecord>, ToolErro
     .map_err(errors::store("reading a timer"))
 }
 
-fn unknown(id: &str) -> ToolError {
+fn unknown(id: &str) -> AgencyError {
     errors::error(
-        UNKNOWN_TIMER,
+        AgencyErrorKind::UnknownTimer,
         format!("you have no timer `{id}`"),
         "use the `timer_id` CreateTimer returned, such as `timer-2`",
     )
@@ -91,7 +91,7 @@ pub fn require_owned(
     agent: &str,
     id: &str,
     field: &str,
-) -> Result<TimerRecord, ToolError> {
+) -> Result<TimerRecord, AgencyError> {
     let found = match ids::parse(ids::TIMER, id) {
         Some(row) => load(conn, row)?.filter(|t| t.owner_agent_id == agent && t.kind == "timer"),
         None => None,
@@ -104,7 +104,7 @@ pub fn cancel(
     conn: &Connection,
     timer: &TimerRecord,
     now_ms: i64,
-) -> Result<TimerRecord, ToolError> {
+) -> Result<TimerRecord, AgencyError> {
     let row = timer.row();
     conn.execute(
         "UPDATE timers SET state = 'cancelled', settled_at_ms = ?2 WHERE id = ?1 AND state = 'scheduled'",
@@ -115,7 +115,7 @@ pub fn cancel(
 }
 
 /// Marks the sleep timer `row` over.
-pub fn finish_sleep(conn: &Connection, row: i64, now_ms: i64) -> Result<(), ToolError> {
+pub fn finish_sleep(conn: &Connection, row: i64, now_ms: i64) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE timers SET state = 'fired', settled_at_ms = ?2 WHERE id = ?1 AND state = 'scheduled'",
         params![row, now_ms],
@@ -125,7 +125,7 @@ pub fn finish_sleep(conn: &Connection, row: i64, now_ms: i64) -> Result<(), Tool
 }
 
 /// How many active waits wait for the timer `timer_id`.
-pub fn waiters(conn: &Connection, timer_id: &str) -> Result<i64, ToolError> {
+pub fn waiters(conn: &Connection, timer_id: &str) -> Result<i64, AgencyError> {
     conn.query_row(
         "SELECT COUNT(*) FROM waits WHERE wake = 'timer' AND resource = ?1 AND state IN ('active', 'pending_final')",
         [timer_id],
@@ -136,7 +136,7 @@ pub fn waiters(conn: &Connection, timer_id: &str) -> Result<i64, ToolError> {
 
 /// Fires every scheduled timer due at `now_ms`: each wakes its agent (resolving the
 /// waits on it); a due sleep record is just marked over. Returns the wakes.
-pub fn fire_due(conn: &Connection, now_ms: i64) -> Result<Vec<(String, wakes::Wake)>, ToolError> {
+pub fn fire_due(conn: &Connection, now_ms: i64) -> Result<Vec<(String, wakes::Wake)>, AgencyError> {
     let mut statement = conn
         .prepare(&format!(
             "UPDATE timers SET state = 'fired', settled_at_ms = ?1
@@ -170,7 +170,7 @@ pub fn fire_due(conn: &Connection, now_ms: i64) -> Result<Vec<(String, wakes::Wa
 }
 
 /// Active waits of any agent whose recheck time has come: `(agent, wait row)`.
-pub fn due_rechecks(conn: &Connection, now_ms: i64) -> Result<Vec<(String, i64)>, ToolError> {
+pub fn due_rechecks(conn: &Connection, now_ms: i64) -> Result<Vec<(String, i64)>, AgencyError> {
     let mut statement = conn
         .prepare(
             "SELECT agent_id, id FROM waits WHERE state = 'active' AND recheck_at_ms IS NOT NULL AND recheck_at_ms <= ?1 ORDER BY id",

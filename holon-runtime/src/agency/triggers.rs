@@ -1,11 +1,11 @@
 //! The `external_triggers` table: hooks the outside world fires to reach an agent,
 //! either by queueing a message or by only waking it.
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::errors::{self, EXTERNAL_TRIGGER_CANCELLED, UNKNOWN_EXTERNAL_TRIGGER};
+use super::errors::{self, AgencyErrorKind};
 use super::ids;
 use super::queue::{self, Priority};
 use super::wakes::{self, WakeKind};
@@ -67,7 +67,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TriggerRecord> {
     })
 }
 
-fn load(conn: &Connection, id: &str) -> Result<Option<TriggerRecord>, ToolError> {
+fn load(conn: &Connection, id: &str) -> Result<Option<TriggerRecord>, AgencyError> {
     let Some(row) = ids::parse(ids::TRIGGER, id) else {
         return Ok(None);
     };
@@ -80,9 +80,9 @@ fn load(conn: &Connection, id: &str) -> Result<Option<TriggerRecord>, ToolError>
     .map_err(errors::store("reading an external trigger"))
 }
 
-fn unknown(id: &str, field: &str) -> ToolError {
+fn unknown(id: &str, field: &str) -> AgencyError {
     errors::error(
-        UNKNOWN_EXTERNAL_TRIGGER,
+        AgencyErrorKind::UnknownExternalTrigger,
         format!("there is no external trigger `{id}` of this agent"),
         "use the id CreateExternalTrigger returned, such as `trigger-1`",
     )
@@ -96,7 +96,7 @@ pub fn create(
     mode: DeliveryMode,
     about: Option<&str>,
     now_ms: i64,
-) -> Result<TriggerRecord, ToolError> {
+) -> Result<TriggerRecord, AgencyError> {
     conn.execute(
         "INSERT INTO external_triggers (agent_id, delivery_mode, description, state, created_at_ms)
          VALUES (?1, ?2, ?3, 'active', ?4)",
@@ -113,14 +113,14 @@ pub fn require_owned(
     agent: &str,
     id: &str,
     field: &str,
-) -> Result<TriggerRecord, ToolError> {
+) -> Result<TriggerRecord, AgencyError> {
     load(conn, id)?
         .filter(|t| t.owner_agent_id == agent)
         .ok_or_else(|| unknown(id, field))
 }
 
 /// Whether trigger `id` exists and is active.
-pub fn is_active(conn: &Connection, id: &str) -> Result<bool, ToolError> {
+pub fn is_active(conn: &Connection, id: &str) -> Result<bool, AgencyError> {
     Ok(load(conn, id)?.is_some_and(|t| t.state == "active"))
 }
 
@@ -129,7 +129,7 @@ pub fn cancel(
     conn: &Connection,
     trigger: &TriggerRecord,
     now_ms: i64,
-) -> Result<TriggerRecord, ToolError> {
+) -> Result<TriggerRecord, AgencyError> {
     conn.execute(
         "UPDATE external_triggers SET state = 'cancelled', cancelled_at_ms = ?2 WHERE id = ?1 AND state = 'active'",
         params![ids::parse(ids::TRIGGER, &trigger.trigger_id), now_ms],
@@ -146,11 +146,11 @@ pub fn fire(
     id: &str,
     payload: &str,
     now_ms: i64,
-) -> Result<wakes::Wake, ToolError> {
+) -> Result<wakes::Wake, AgencyError> {
     let trigger = load(conn, id)?.ok_or_else(|| unknown(id, "external_trigger_id"))?;
     if trigger.state != "active" {
         return Err(errors::error(
-            EXTERNAL_TRIGGER_CANCELLED,
+            AgencyErrorKind::ExternalTriggerCancelled,
             format!("external trigger `{id}` is cancelled and fires nothing"),
             "create a new trigger",
         ));

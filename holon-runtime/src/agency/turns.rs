@@ -3,11 +3,11 @@
 //! brief after a WaitFor with `delivery = final`, and closes. An agent has at most one
 //! turn that is not closed: its current turn.
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::errors::{self, AGENT_STOPPED, TURN_AWAITING_FINAL, TURN_NOT_ACTIVE};
+use super::errors::{self, AgencyErrorKind};
 use super::{agents, ids};
 
 /// Where a turn is.
@@ -88,7 +88,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TurnRecord> {
 }
 
 /// The turn in row `row`.
-pub fn load(conn: &Connection, row: i64) -> Result<Option<TurnRecord>, ToolError> {
+pub fn load(conn: &Connection, row: i64) -> Result<Option<TurnRecord>, AgencyError> {
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM turns WHERE id = ?1"),
         [row],
@@ -99,14 +99,14 @@ pub fn load(conn: &Connection, row: i64) -> Result<Option<TurnRecord>, ToolError
 }
 
 /// The turn `id` (`turn-<n>`), or a `turn_not_active` error.
-pub fn require(conn: &Connection, id: &str) -> Result<TurnRecord, ToolError> {
+pub fn require(conn: &Connection, id: &str) -> Result<TurnRecord, AgencyError> {
     let found = match ids::parse(ids::TURN, id) {
         Some(row) => load(conn, row)?,
         None => None,
     };
     found.ok_or_else(|| {
         errors::error(
-            TURN_NOT_ACTIVE,
+            AgencyErrorKind::TurnNotActive,
             format!("there is no turn `{id}`"),
             "use the id Runtime::begin_turn or current_turn returned, such as `turn-3`",
         )
@@ -114,7 +114,7 @@ pub fn require(conn: &Connection, id: &str) -> Result<TurnRecord, ToolError> {
 }
 
 /// The agent's current turn: the one that is not closed.
-pub fn current(conn: &Connection, agent: &str) -> Result<Option<TurnRecord>, ToolError> {
+pub fn current(conn: &Connection, agent: &str) -> Result<Option<TurnRecord>, AgencyError> {
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM turns WHERE agent_id = ?1 AND state <> 'closed'"),
         [agent],
@@ -125,9 +125,9 @@ pub fn current(conn: &Connection, agent: &str) -> Result<Option<TurnRecord>, Too
 }
 
 /// The refusal of a call made while `turn` awaits its final brief.
-pub fn awaiting_final(turn: &TurnRecord) -> ToolError {
+pub fn awaiting_final(turn: &TurnRecord) -> AgencyError {
     errors::error(
-        TURN_AWAITING_FINAL,
+        AgencyErrorKind::TurnAwaitingFinal,
         format!(
             "{} of agent `{}` waits for its operator-facing final brief: WaitFor with delivery = final was accepted, so no further tool call runs in this turn",
             turn.id(),
@@ -138,7 +138,7 @@ pub fn awaiting_final(turn: &TurnRecord) -> ToolError {
 }
 
 /// Opens a new turn for `agent`; the caller made sure none is current.
-pub fn open(conn: &Connection, agent: &str, now_ms: i64) -> Result<TurnRecord, ToolError> {
+pub fn open(conn: &Connection, agent: &str, now_ms: i64) -> Result<TurnRecord, AgencyError> {
     conn.execute(
         "INSERT INTO turns (agent_id, state, opened_at_ms) VALUES (?1, 'open', ?2)",
         params![agent, now_ms],
@@ -148,7 +148,7 @@ pub fn open(conn: &Connection, agent: &str, now_ms: i64) -> Result<TurnRecord, T
     agents::refresh_lifecycle(conn, agent)?;
     load(conn, row)?.ok_or_else(|| {
         errors::error(
-            TURN_NOT_ACTIVE,
+            AgencyErrorKind::TurnNotActive,
             "the turn just opened is gone",
             "retry the call",
         )
@@ -158,11 +158,11 @@ pub fn open(conn: &Connection, agent: &str, now_ms: i64) -> Result<TurnRecord, T
 /// The turn a tool call of `agent` runs in: the current one, opened when there is
 /// none. Refused while the current turn awaits its final brief, and for a stopped
 /// agent.
-pub fn for_call(conn: &Connection, agent: &str, now_ms: i64) -> Result<TurnRecord, ToolError> {
+pub fn for_call(conn: &Connection, agent: &str, now_ms: i64) -> Result<TurnRecord, AgencyError> {
     let record = agents::require(conn, agent)?;
     if record.lifecycle == agents::Lifecycle::Stopped {
         return Err(errors::error(
-            AGENT_STOPPED,
+            AgencyErrorKind::AgentStopped,
             format!("agent `{agent}` has stopped and runs no more turns"),
             "address a running agent",
         ));
@@ -175,7 +175,7 @@ pub fn for_call(conn: &Connection, agent: &str, now_ms: i64) -> Result<TurnRecor
 }
 
 /// Marks `turn` awaiting the final brief that settles wait `wait_row`.
-pub fn await_final(conn: &Connection, turn: i64, wait_row: i64) -> Result<(), ToolError> {
+pub fn await_final(conn: &Connection, turn: i64, wait_row: i64) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE turns SET state = 'awaiting_final', pending_wait_id = ?2 WHERE id = ?1",
         params![turn, wait_row],
@@ -191,7 +191,7 @@ pub fn close(
     outcome: &str,
     final_brief: Option<&str>,
     now_ms: i64,
-) -> Result<(), ToolError> {
+) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE turns SET state = 'closed', pending_wait_id = NULL, outcome = ?2,
                 final_brief = COALESCE(?3, final_brief), closed_at_ms = ?4
@@ -203,7 +203,7 @@ pub fn close(
 }
 
 /// Puts a turn that awaits its final brief back to open, forgetting the pending wait.
-pub fn reopen(conn: &Connection, turn: i64) -> Result<(), ToolError> {
+pub fn reopen(conn: &Connection, turn: i64) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE turns SET state = 'open', pending_wait_id = NULL WHERE id = ?1",
         [turn],
@@ -213,7 +213,7 @@ pub fn reopen(conn: &Connection, turn: i64) -> Result<(), ToolError> {
 }
 
 /// Records the operator-facing completion report of `turn`.
-pub fn set_completion_report(conn: &Connection, turn: i64, text: &str) -> Result<(), ToolError> {
+pub fn set_completion_report(conn: &Connection, turn: i64, text: &str) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE turns SET completion_report = ?2 WHERE id = ?1",
         params![turn, text],

@@ -1,17 +1,14 @@
-//! The `waits` table and WaitFor's request: validate what is awaited, record the wait
-//! with what it was reported against (the agent's newest wake and interjection, the
-//! work item's revision, the turn and its execution), then settle it at once
-//! (`delivery = silent`) or leave it pending until the turn's final brief
-//! (`delivery = final`). The settlement itself is in [`super::settlement`].
+//! The `waits` table: what an agent waits for, recorded with what it was reported
+//! against (the agent's newest wake and interjection, the work item's revision, the
+//! turn and its execution). WaitFor's request is a service
+//! ([`super::services::WaitRequest`]); the settlement is in [`super::settlement`].
 
-use holon_core::ToolError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::errors::{self, TASK_NOT_OWNED, TASK_OWNERSHIP_MISMATCH, UNKNOWN_TASK};
-use super::turns::{self, TurnState};
+use super::errors::{self, AgencyError};
 use super::wakes::WakeKind;
-use super::{evidence, ids, ownership, queue, settlement, timers, triggers, wakes, work_items};
+use super::{ids, queue, wakes};
 
 /// When the wait's report reaches the operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ClosedInput)]
@@ -118,7 +115,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<WaitRecord> {
 }
 
 /// The wait in row `row`.
-pub fn load(conn: &Connection, row: i64) -> Result<Option<WaitRecord>, ToolError> {
+pub fn load(conn: &Connection, row: i64) -> Result<Option<WaitRecord>, AgencyError> {
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM waits WHERE id = ?1"),
         [row],
@@ -129,7 +126,7 @@ pub fn load(conn: &Connection, row: i64) -> Result<Option<WaitRecord>, ToolError
 }
 
 /// `agent`'s waits in `pending_final` or `active` state, oldest first.
-pub fn open_waits(conn: &Connection, agent: &str) -> Result<Vec<WaitView>, ToolError> {
+pub fn open_waits(conn: &Connection, agent: &str) -> Result<Vec<WaitView>, AgencyError> {
     let mut statement = conn
         .prepare(&format!(
             "SELECT {COLUMNS} FROM waits WHERE agent_id = ?1 AND state IN ('pending_final', 'active') ORDER BY id"
@@ -143,162 +140,84 @@ pub fn open_waits(conn: &Connection, agent: &str) -> Result<Vec<WaitView>, ToolE
         .map_err(errors::store("reading waits"))
 }
 
-/// What WaitFor asks for.
-#[derive(Debug, Clone, Serialize)]
-pub struct WaitRequest<'a> {
-    /// Why the agent waits, for the operator.
+/// Cancels the active wait `row` because the work item it blocked was picked with
+/// `clear_blocker`: it will not wake its agent, and its reason keeps why it was cleared.
+pub fn cancel_for_blocker_clear(
+    conn: &Connection,
+    row: i64,
+    cleared_because: &str,
+    now_ms: i64,
+) -> Result<(), AgencyError> {
+    conn.execute(
+        "UPDATE waits SET state = 'cancelled', resolved_at_ms = ?2,
+                reason = reason || ' [cleared: ' || ?3 || ']'
+         WHERE id = ?1 AND state = 'active'",
+        params![row, now_ms, cleared_because],
+    )
+    .map(|_| ())
+    .map_err(errors::store("cancelling a wait"))
+}
+
+/// Records a new wait, `pending_final` or `pending`, against what the agent has seen;
+/// returns its row.
+pub fn insert(conn: &Connection, wait: &NewWait<'_>) -> Result<i64, AgencyError> {
+    conn.execute(
+        "INSERT INTO waits (agent_id, turn_id, reason, wake, delivery, resource, work_item_id, work_item_revision,
+                            wake_mark, interjection_mark, recheck_at_ms, state, created_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        params![
+            wait.agent,
+            wait.turn,
+            wait.reason,
+            wait.wake.as_str(),
+            wait.delivery.as_str(),
+            wait.resource,
+            wait.work_item,
+            wait.work_item_revision,
+            wakes::mark(conn, wait.agent)?,
+            queue::interjection_mark(conn, wait.agent)?,
+            wait.recheck_at_ms,
+            match wait.delivery {
+                Delivery::Final => "pending_final",
+                Delivery::Silent => "pending",
+            },
+            wait.now_ms,
+        ],
+    )
+    .map_err(errors::store("recording a wait"))?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A wait to record.
+pub struct NewWait<'a> {
+    /// The waiting agent.
+    pub agent: &'a str,
+    /// The turn that reports it.
+    pub turn: i64,
+    /// Why the agent waits.
     pub reason: &'a str,
     /// What wakes it.
     pub wake: WakeKind,
     /// How the turn ends.
     pub delivery: Delivery,
-    /// The task or trigger it waits on.
+    /// The task, timer or trigger awaited.
     pub resource: Option<&'a str>,
-    /// The work item the wait blocks.
-    pub work_item_id: Option<&'a str>,
+    /// The work item it blocks.
+    pub work_item: Option<i64>,
+    /// That work item's revision now.
+    pub work_item_revision: Option<i64>,
     /// When to wake anyway to recheck.
-    pub recheck_after_ms: Option<u64>,
+    pub recheck_at_ms: Option<i64>,
+    /// Now.
+    pub now_ms: i64,
 }
 
-/// Checks what `request` awaits and returns the work item the wait belongs to: the
-/// one named, or for a task the work item that owns the task (never the focus).
-fn resolve_work_item(
-    conn: &Connection,
-    agent: &str,
-    request: &WaitRequest<'_>,
-) -> Result<Option<i64>, ToolError> {
-    let named = match request.work_item_id {
-        Some(id) => {
-            let item = work_items::require_owned(conn, agent, id, "work_item_id")?;
-            if item.state == work_items::WorkItemState::Completed {
-                return Err(work_items::completed_error(&item, "work_item_id"));
-            }
-            Some(item.row)
-        }
-        None => None,
-    };
-    let resource = request.resource.map(str::trim).filter(|r| !r.is_empty());
-    match (request.wake, resource) {
-        (WakeKind::TaskResult, Some(handle)) => {
-            if ownership::task_state(conn, handle)?.is_none() {
-                return Err(errors::error(
-                    UNKNOWN_TASK,
-                    format!("there is no task `{handle}`"),
-                    "use a task handle from ExecCommand (`task-<n>`) or SpawnAgent (`agent:<id>`)",
-                )
-                .with_field("resource"));
-            }
-            let owner = ownership::owner(conn, handle)?.filter(|o| o.agent_id == agent);
-            let Some(owner) = owner else {
-                return Err(errors::error(
-                    TASK_NOT_OWNED,
-                    format!("task `{handle}` is not yours: its owner was captured when it was created, and it is another agent (or none)"),
-                    "wait only for tasks you created",
-                )
-                .with_field("resource"));
-            };
-            if named.is_some() && named != owner.work_item {
-                return Err(errors::error(
-                    TASK_OWNERSHIP_MISMATCH,
-                    format!(
-                        "task `{handle}` belongs to work item {}, not to {}: a wait on a task stays with the work item that owns the task",
-                        owner.work_item_id().unwrap_or_else(|| "(none)".into()),
-                        request.work_item_id.unwrap_or_default()
-                    ),
-                    "omit work_item_id (the wait then belongs to the task's work item) or name the task's own work item",
-                )
-                .with_field("work_item_id"));
-            }
-            Ok(owner.work_item)
-        }
-        (WakeKind::Timer, Some(id)) => {
-            timers::require_owned(conn, agent, id, "resource")?;
-            Ok(named)
-        }
-        (WakeKind::External, Some(id)) => {
-            triggers::require_owned(conn, agent, id, "resource")?;
-            Ok(named)
-        }
-        _ => Ok(named),
-    }
-}
-
-/// What WaitFor did.
-#[derive(Debug, Clone)]
-pub struct WaitReport {
-    /// The wait as stored.
-    pub wait: WaitView,
-    /// Whether it was already settled when reported.
-    pub settled: bool,
-}
-
-/// Runs WaitFor for `agent` in one transaction: the wait is recorded and, with
-/// `delivery = silent`, settled; with `final` its turn awaits the final brief.
-pub fn request(
-    conn: &mut Connection,
-    agent: &str,
-    request: &WaitRequest<'_>,
-    now_ms: i64,
-) -> Result<WaitReport, ToolError> {
-    let reason = errors::non_empty(request.reason, "reason", "reason")?;
-    let tx = crate::begin_write(conn).map_err(errors::store("starting a wait"))?;
-    let turn = turns::for_call(&tx, agent, now_ms)?;
-    let work_item = resolve_work_item(&tx, agent, request)?;
-    let revision = match work_item {
-        Some(row) => work_items::revision(&tx, row)?.map(|(revision, _)| revision),
-        None => None,
-    };
-    let recheck_at = request
-        .recheck_after_ms
-        .map(|ms| now_ms.saturating_add(i64::try_from(ms).unwrap_or(i64::MAX)));
-    let resource = request.resource.map(str::trim).filter(|r| !r.is_empty());
-    tx.execute(
-        "INSERT INTO waits (agent_id, turn_id, reason, wake, delivery, resource, work_item_id, work_item_revision,
-                            wake_mark, interjection_mark, recheck_at_ms, state, created_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        params![
-            agent,
-            turn.row,
-            reason,
-            request.wake.as_str(),
-            request.delivery.as_str(),
-            resource,
-            work_item,
-            revision,
-            wakes::mark(&tx, agent)?,
-            queue::interjection_mark(&tx, agent)?,
-            recheck_at,
-            match request.delivery {
-                Delivery::Final => "pending_final",
-                Delivery::Silent => "pending",
-            },
-            now_ms,
-        ],
+/// Binds wait `row` to its execution record `execution`.
+pub fn bind_execution(conn: &Connection, row: i64, execution: i64) -> Result<(), AgencyError> {
+    conn.execute(
+        "UPDATE waits SET execution_id = ?2 WHERE id = ?1",
+        params![row, execution],
     )
-    .map_err(errors::store("recording a wait"))?;
-    let row = tx.last_insert_rowid();
-    let input = serde_json::to_string(request).unwrap_or_default();
-    let settled = match request.delivery {
-        Delivery::Silent => {
-            settlement::settle(&tx, row, None, &input, now_ms)?;
-            true
-        }
-        Delivery::Final => {
-            // The final path must pass the same checks now, so that a report that is
-            // already stale is refused before the turn commits to a brief.
-            let wait = settlement::require_wait(&tx, row)?;
-            settlement::check(&tx, &wait, TurnState::Open)?;
-            let execution = evidence::insert(&tx, "WaitFor", &input, "deferred", now_ms)?;
-            tx.execute(
-                "UPDATE waits SET execution_id = ?2 WHERE id = ?1",
-                params![row, execution],
-            )
-            .map_err(errors::store("recording a wait"))?;
-            turns::await_final(&tx, turn.row, row)?;
-            false
-        }
-    };
-    let wait = settlement::require_wait(&tx, row)?.view;
-    tx.commit().map_err(errors::store("recording a wait"))?;
-    Ok(WaitReport { wait, settled })
+    .map(|_| ())
+    .map_err(errors::store("binding a wait to its execution"))
 }

@@ -3,7 +3,7 @@
 //! Delivering a wake resolves the agent's active waits on it and clears the blockers
 //! they put on work items; the wake stays `pending` until a turn takes it.
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, Row, params};
 
@@ -84,7 +84,7 @@ pub fn deliver(
     resource: Option<&str>,
     detail: Option<&str>,
     now_ms: i64,
-) -> Result<Wake, ToolError> {
+) -> Result<Wake, AgencyError> {
     conn.execute(
         "INSERT INTO wakes (agent_id, kind, resource, detail, state, created_at_ms)
          VALUES (?1, ?2, ?3, ?4, 'pending', ?5)",
@@ -124,7 +124,7 @@ pub fn deliver(
 
 /// The newest wake of `agent` (0 when none): a wait captures it, and a newer one makes
 /// the wait's report stale.
-pub fn mark(conn: &Connection, agent: &str) -> Result<i64, ToolError> {
+pub fn mark(conn: &Connection, agent: &str) -> Result<i64, AgencyError> {
     conn.query_row(
         "SELECT COALESCE(MAX(id), 0) FROM wakes WHERE agent_id = ?1",
         [agent],
@@ -138,7 +138,7 @@ pub fn deliver_pending_to_turn(
     conn: &Connection,
     agent: &str,
     turn: i64,
-) -> Result<Vec<Wake>, ToolError> {
+) -> Result<Vec<Wake>, AgencyError> {
     let mut statement = conn
         .prepare(
             "UPDATE wakes SET state = 'delivered', turn_id = ?2
@@ -157,7 +157,12 @@ pub fn deliver_pending_to_turn(
 
 /// Wakes the active wait `wait` of `agent` because its recheck time came: a `system`
 /// wake about `wait-<n>`.
-pub fn recheck(conn: &Connection, agent: &str, wait: i64, now_ms: i64) -> Result<Wake, ToolError> {
+pub fn recheck(
+    conn: &Connection,
+    agent: &str,
+    wait: i64,
+    now_ms: i64,
+) -> Result<Wake, AgencyError> {
     let wait_id = ids::format(ids::WAIT, wait);
     let detail = format!("recheck of {wait_id} is due");
     conn.execute(

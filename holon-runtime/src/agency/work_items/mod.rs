@@ -4,11 +4,11 @@
 //! increments its revision; which item an agent focuses on is the agent's state, not
 //! the item's, and does not.
 
-use holon_core::ToolError;
+use super::errors::AgencyError;
 use holon_core::prelude::*;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::errors::{self, UNKNOWN_WORK_ITEM, WORK_ITEM_COMPLETED};
+use super::errors::{self, AgencyErrorKind};
 use super::ids;
 
 mod status;
@@ -172,7 +172,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<WorkItemRecord> {
 }
 
 /// The work item in row `row`.
-pub fn load(conn: &Connection, row: i64) -> Result<Option<WorkItemRecord>, ToolError> {
+pub fn load(conn: &Connection, row: i64) -> Result<Option<WorkItemRecord>, AgencyError> {
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM work_items WHERE id = ?1"),
         [row],
@@ -189,14 +189,14 @@ pub fn require_owned(
     agent: &str,
     id: &str,
     field: &str,
-) -> Result<WorkItemRecord, ToolError> {
+) -> Result<WorkItemRecord, AgencyError> {
     let found = match ids::parse(ids::WORK_ITEM, id) {
         Some(row) => load(conn, row)?.filter(|item| item.agent_id == agent),
         None => None,
     };
     found.ok_or_else(|| {
         errors::error(
-            UNKNOWN_WORK_ITEM,
+            AgencyErrorKind::UnknownWorkItem,
             format!("you have no work item `{id}`"),
             "use an id ListWorkItems returns, such as `wi-3`",
         )
@@ -205,9 +205,9 @@ pub fn require_owned(
 }
 
 /// The `work_item_completed` error for `item`.
-pub fn completed_error(item: &WorkItemRecord, field: &str) -> ToolError {
+pub fn completed_error(item: &WorkItemRecord, field: &str) -> AgencyError {
     errors::error(
-        WORK_ITEM_COMPLETED,
+        AgencyErrorKind::WorkItemCompleted,
         format!(
             "work item {} is completed and can no longer change",
             item.id()
@@ -239,7 +239,7 @@ pub fn insert(
     agent: &str,
     item: &NewWorkItem<'_>,
     now_ms: i64,
-) -> Result<WorkItemRecord, ToolError> {
+) -> Result<WorkItemRecord, AgencyError> {
     conn.execute(
         "INSERT INTO work_items (agent_id, objective, plan, plan_status, todo_json, state, revision, created_at_ms, updated_at_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, 'open', 1, ?6, ?6)",
@@ -250,10 +250,10 @@ pub fn insert(
 }
 
 /// The work item at `row`, which must exist.
-pub fn reload(conn: &Connection, row: i64) -> Result<WorkItemRecord, ToolError> {
+pub fn reload(conn: &Connection, row: i64) -> Result<WorkItemRecord, AgencyError> {
     load(conn, row)?.ok_or_else(|| {
         errors::error(
-            UNKNOWN_WORK_ITEM,
+            AgencyErrorKind::UnknownWorkItem,
             format!("work item wi-{row} vanished"),
             "retry the call",
         )
@@ -279,7 +279,7 @@ pub fn update(
     row: i64,
     patch: &WorkItemPatch<'_>,
     now_ms: i64,
-) -> Result<WorkItemRecord, ToolError> {
+) -> Result<WorkItemRecord, AgencyError> {
     conn.execute(
         "UPDATE work_items SET
             objective = COALESCE(?2, objective),
@@ -303,7 +303,7 @@ pub fn update(
 }
 
 /// Records that an agent focused on `row` (once; not a change of the item).
-pub fn mark_picked(conn: &Connection, row: i64, now_ms: i64) -> Result<(), ToolError> {
+pub fn mark_picked(conn: &Connection, row: i64, now_ms: i64) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE work_items SET first_picked_at_ms = COALESCE(first_picked_at_ms, ?2) WHERE id = ?1",
         params![row, now_ms],
@@ -313,7 +313,7 @@ pub fn mark_picked(conn: &Connection, row: i64, now_ms: i64) -> Result<(), ToolE
 }
 
 /// The current revision of `row`, and whether it is completed.
-pub fn revision(conn: &Connection, row: i64) -> Result<Option<(i64, bool)>, ToolError> {
+pub fn revision(conn: &Connection, row: i64) -> Result<Option<(i64, bool)>, AgencyError> {
     conn.query_row(
         "SELECT revision, state = 'completed' FROM work_items WHERE id = ?1",
         [row],
@@ -332,7 +332,7 @@ pub fn select(
     focus: Option<i64>,
     condition: &str,
     limit: usize,
-) -> Result<(Vec<WorkItemRecord>, i64), ToolError> {
+) -> Result<(Vec<WorkItemRecord>, i64), AgencyError> {
     let focus = focus.unwrap_or(-1);
     let total: i64 = conn
         .query_row(

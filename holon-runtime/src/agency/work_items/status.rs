@@ -1,7 +1,7 @@
 //! The transitions of a work item's status: blocked by a wait and unblocked, and
 //! completing and completed. Each is a change of the item and increments its revision.
 
-use holon_core::ToolError;
+use crate::agency::errors::AgencyError;
 use rusqlite::{Connection, params};
 
 use super::{WorkItemRecord, reload};
@@ -14,7 +14,7 @@ pub fn set_blocker(
     wait: i64,
     reason: &str,
     now_ms: i64,
-) -> Result<(), ToolError> {
+) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE work_items SET blocker_wait_id = ?2, blocker_reason = ?3, revision = revision + 1, updated_at_ms = ?4
          WHERE id = ?1",
@@ -25,7 +25,7 @@ pub fn set_blocker(
 }
 
 /// Clears the blocker of `row`, if it has one.
-pub fn clear_blocker(conn: &Connection, row: i64, now_ms: i64) -> Result<(), ToolError> {
+pub fn clear_blocker(conn: &Connection, row: i64, now_ms: i64) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE work_items SET blocker_wait_id = NULL, blocker_reason = NULL, revision = revision + 1, updated_at_ms = ?2
          WHERE id = ?1 AND blocker_wait_id IS NOT NULL",
@@ -36,7 +36,7 @@ pub fn clear_blocker(conn: &Connection, row: i64, now_ms: i64) -> Result<(), Too
 }
 
 /// Clears the blocker of the work item blocked by wait `wait`.
-pub fn clear_blocker_of_wait(conn: &Connection, wait: i64, now_ms: i64) -> Result<(), ToolError> {
+pub fn clear_blocker_of_wait(conn: &Connection, wait: i64, now_ms: i64) -> Result<(), AgencyError> {
     conn.execute(
         "UPDATE work_items SET blocker_wait_id = NULL, blocker_reason = NULL, revision = revision + 1, updated_at_ms = ?2
          WHERE blocker_wait_id = ?1",
@@ -52,7 +52,7 @@ pub fn begin_completion(
     row: i64,
     turn: i64,
     now_ms: i64,
-) -> Result<WorkItemRecord, ToolError> {
+) -> Result<WorkItemRecord, AgencyError> {
     conn.execute(
         "UPDATE work_items SET state = 'completing', completing_turn_id = ?2,
                 revision = revision + CASE WHEN state = 'completing' THEN 0 ELSE 1 END, updated_at_ms = ?3
@@ -69,7 +69,7 @@ pub fn complete(
     row: i64,
     report: &str,
     now_ms: i64,
-) -> Result<WorkItemRecord, ToolError> {
+) -> Result<WorkItemRecord, AgencyError> {
     conn.execute(
         "UPDATE work_items SET state = 'completed', completion_report = ?2, completing_turn_id = NULL,
                 revision = revision + 1, updated_at_ms = ?3, completed_at_ms = ?3
@@ -81,7 +81,7 @@ pub fn complete(
 }
 
 /// The work items waiting in `completing` for `turn`'s completion report.
-pub fn completing_in_turn(conn: &Connection, turn: i64) -> Result<Vec<i64>, ToolError> {
+pub fn completing_in_turn(conn: &Connection, turn: i64) -> Result<Vec<i64>, AgencyError> {
     let mut statement = conn
         .prepare("SELECT id FROM work_items WHERE state = 'completing' AND completing_turn_id = ?1 ORDER BY id")
         .map_err(errors::store("reading completing work items"))?;

@@ -4,7 +4,7 @@ use holon_core::prelude::*;
 
 use super::view::{AgentView, agent_view};
 use holon_runtime::Runtime;
-use holon_runtime::agency::{agents, caller, now_ms, turns, write};
+use holon_runtime::agency::caller;
 
 /// Arguments of AgentGet.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -34,18 +34,8 @@ fn agent_get(
     ctx: &ToolContext,
     args: AgentGetArgs,
 ) -> Result<ToolOutput<AgentSnapshot>, ToolError> {
-    let me = caller(ctx);
-    let view = write(rt.store(), "reading an agent", |tx| {
-        turns::for_call(tx, me, now_ms())?;
-        let id = args.agent_id.as_deref().unwrap_or(me);
-        let my_parent = agents::require(tx, me)?.parent_id;
-        let agent = agents::load(tx, id)?
-            .filter(|agent| {
-                agents::visible_to(agent, me) || my_parent.as_deref() == Some(agent.id.as_str())
-            })
-            .ok_or_else(|| agents::unknown(id))?;
-        agent_view(tx, &agent)
-    })?;
+    let state = rt.agents().get(caller(ctx), args.agent_id.as_deref())?;
+    let view = agent_view(&state);
     let summary = format!(
         "{} ({}, {})",
         view.agent_id,

@@ -3,10 +3,9 @@
 use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
-use holon_runtime::agency::queue::{self, Priority, QueuedMessage};
-use holon_runtime::agency::{
-    AGENT_STOPPED, Lifecycle, agents, caller, errors, now_ms, turns, write,
-};
+use holon_runtime::agency::caller;
+use holon_runtime::agency::queue::{Priority, QueuedMessage};
+use holon_runtime::agency::services::EnqueuedMessage;
 
 /// Arguments of Enqueue.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -47,32 +46,14 @@ fn enqueue(
     ctx: &ToolContext,
     args: EnqueueArgs,
 ) -> Result<ToolOutput<Enqueued>, ToolError> {
-    let me = caller(ctx);
-    let text = errors::non_empty(&args.text, "message", "text")?;
     let priority = args.priority.unwrap_or_default();
-    let now = now_ms();
-    let (message, recipient, ahead) = write(rt.store(), "queueing a message", |tx| {
-        turns::for_call(tx, me, now)?;
-        let recipient = match args.agent_id.as_deref() {
-            None => me.to_string(),
-            Some(id) => {
-                let agent = agents::load(tx, id)?
-                    .filter(|agent| agent.id == me || agent.parent_id.as_deref() == Some(me))
-                    .ok_or_else(|| agents::unknown(id))?;
-                if agent.lifecycle == Lifecycle::Stopped {
-                    return Err(errors::error(
-                        AGENT_STOPPED,
-                        format!("agent `{id}` has stopped and takes no more messages"),
-                        "spawn a new agent for further work",
-                    )
-                    .with_field("agent_id"));
-                }
-                agent.id
-            }
-        };
-        let (message, ahead) = queue::enqueue(tx, &recipient, me, priority, text, now)?;
-        Ok((message, recipient, ahead))
-    })?;
+    let EnqueuedMessage {
+        message,
+        recipient,
+        ahead,
+    } = rt
+        .agents()
+        .enqueue(caller(ctx), args.agent_id.as_deref(), priority, &args.text)?;
     let summary = format!(
         "queued {} for {recipient} ({}, {ahead} ahead)",
         message.message_id,

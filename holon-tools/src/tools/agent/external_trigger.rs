@@ -4,8 +4,8 @@
 use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
-use holon_runtime::agency::triggers::{self, DeliveryMode, TriggerRecord};
-use holon_runtime::agency::{caller, now_ms, write};
+use holon_runtime::agency::caller;
+use holon_runtime::agency::triggers::{DeliveryMode, TriggerRecord};
 
 /// Arguments of CreateExternalTrigger.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -37,16 +37,9 @@ fn create_external_trigger(
     args: CreateExternalTriggerArgs,
 ) -> Result<ToolOutput<TriggerOutcome>, ToolError> {
     let agent = caller(ctx);
-    let trigger = write(rt.store(), "creating an external trigger", |tx| {
-        holon_runtime::agency::agents::require(tx, agent)?;
-        triggers::create(
-            tx,
-            agent,
-            args.delivery_mode,
-            args.description.as_deref(),
-            now_ms(),
-        )
-    })?;
+    let trigger =
+        rt.agents()
+            .create_trigger(agent, args.delivery_mode, args.description.as_deref())?;
     let summary = format!("created {} for {agent}", trigger.trigger_id);
     Ok(ToolOutput::new(TriggerOutcome { trigger }).with_summary(summary))
 }
@@ -68,12 +61,9 @@ fn cancel_external_trigger(
     ctx: &ToolContext,
     args: CancelExternalTriggerArgs,
 ) -> Result<ToolOutput<TriggerOutcome>, ToolError> {
-    let agent = caller(ctx);
-    let trigger = write(rt.store(), "cancelling an external trigger", |tx| {
-        let trigger =
-            triggers::require_owned(tx, agent, &args.external_trigger_id, "external_trigger_id")?;
-        triggers::cancel(tx, &trigger, now_ms())
-    })?;
+    let trigger = rt
+        .agents()
+        .cancel_trigger(caller(ctx), &args.external_trigger_id)?;
     let summary = format!("{} is {}", trigger.trigger_id, trigger.state);
     Ok(ToolOutput::new(TriggerOutcome { trigger }).with_summary(summary))
 }

@@ -1,19 +1,12 @@
 //! `SpawnAgent`.
 
 use holon_core::prelude::*;
-use holon_core::{ToolCapabilityFamily, closest};
-use rusqlite::Connection;
 
-use super::view::ChildView;
+use super::view::{ChildView, child_view};
 use crate::tools::workspace::ChildWorktreePlan;
 use holon_runtime::Runtime;
-use holon_runtime::agency::agents::NewAgent;
-use holon_runtime::agency::queue::{self, Priority};
-use holon_runtime::agency::{
-    AGENT_EXISTS, AgentProfile, UNKNOWN_MODEL, agents, caller, errors, now_ms, ownership, turns,
-    write,
-};
-use holon_runtime::catalog::{ModelCatalog, ModelStatus};
+use holon_runtime::agency::services::{ModelRequest, SpawnRequest};
+use holon_runtime::agency::{AgentProfile, caller};
 
 /// What a public agent's id must look like.
 pub const AGENT_ID_PATTERN: &str = "^[a-z][a-z0-9_-]{1,47}$";
@@ -147,123 +140,6 @@ pub struct AgentWorktree {
     pub branch_name: String,
 }
 
-/// Checks `model` against the catalog.
-fn check_model(catalog: &ModelCatalog, model: &ModelChoice) -> Result<(), ToolError> {
-    let Some(provider) = catalog.provider(&model.provider) else {
-        let hint = closest(
-            &model.provider,
-            catalog.providers().iter().map(|p| p.id.as_str()),
-        )
-        .map_or_else(
-            || "list providers with ListModelProviders".to_string(),
-            |best| format!("did you mean `{best}`?"),
-        );
-        return Err(errors::error(
-            UNKNOWN_MODEL,
-            format!("the model catalog has no provider `{}`", model.provider),
-            hint,
-        )
-        .with_field("model.provider"));
-    };
-    match provider.models.iter().find(|m| m.id == model.model) {
-        None => {
-            let hint = closest(&model.model, provider.models.iter().map(|m| m.id.as_str()))
-                .map_or_else(
-                    || "list models with ListProviderModels".to_string(),
-                    |best| format!("did you mean `{best}`?"),
-                );
-            Err(errors::error(
-                UNKNOWN_MODEL,
-                format!("provider `{}` has no model `{}`", provider.id, model.model),
-                hint,
-            )
-            .with_field("model.model"))
-        }
-        Some(entry)
-            if entry.status == ModelStatus::Retired && model.allow_fallback != Some(true) =>
-        {
-            Err(errors::error(
-                UNKNOWN_MODEL,
-                format!(
-                    "model `{}` is retired and can no longer be called",
-                    model.model
-                ),
-                "choose an available model (ListProviderModels), or set allow_fallback",
-            )
-            .with_field("model.model"))
-        }
-        Some(_) => Ok(()),
-    }
-}
-
-fn create(
-    conn: &Connection,
-    parent: &str,
-    args: &SpawnAgentArgs,
-    profile: AgentProfile,
-    now: i64,
-) -> Result<SpawnedAgent, ToolError> {
-    let id = match (profile, &args.agent_id) {
-        (AgentProfile::PublicNamed, Some(id)) => {
-            if agents::load(conn, id)?.is_some() {
-                return Err(errors::error(
-                    AGENT_EXISTS,
-                    format!("an agent `{id}` already exists"),
-                    "choose another agent_id",
-                )
-                .with_field("agent_id"));
-            }
-            id.clone()
-        }
-        _ => agents::fresh_child_id(conn)?,
-    };
-    let model = args
-        .model
-        .as_ref()
-        .and_then(|m| serde_json::to_value(m).ok());
-    let workspace = args.workspace_mode.unwrap_or_default();
-    agents::insert(
-        conn,
-        &NewAgent {
-            id: &id,
-            profile,
-            parent_id: parent,
-            model: model.as_ref(),
-            template: args.template.as_deref(),
-            workspace_mode: workspace.as_str(),
-            now_ms: now,
-        },
-    )?;
-    let queued = match args
-        .initial_message
-        .as_deref()
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-    {
-        Some(message) => Some(
-            queue::enqueue(conn, &id, parent, Priority::Normal, message, now)?
-                .0
-                .message_id,
-        ),
-        None => None,
-    };
-    let task_handle = match profile {
-        AgentProfile::PrivateChild => Some(ownership::create_agent_task(conn, &id, parent, now)?),
-        AgentProfile::PublicNamed => None,
-    };
-    let record = agents::require(conn, &id)?;
-    Ok(SpawnedAgent {
-        spawned: ChildView {
-            agent_id: id,
-            profile,
-            lifecycle: record.lifecycle,
-            task_handle,
-        },
-        queued_message_id: queued,
-        worktree: None,
-    })
-}
-
 /// Create a new agent. A `private_child` (the default) is your helper: only you see
 /// it, the runtime names it, it starts with `initial_message` queued, and it works
 /// under a task handle you can wait on (WaitFor with `wake = task_result`). A
@@ -282,49 +158,49 @@ fn spawn_agent(
     ctx: &ToolContext,
     args: SpawnAgentArgs,
 ) -> Result<ToolOutput<SpawnedAgent>, ToolError> {
-    let parent = caller(ctx);
-    if let Some(model) = &args.model {
-        check_model(rt.catalog(), model)?;
-    }
     let profile = args.preset.unwrap_or(AgentProfile::PrivateChild);
     // Only a private child may have a worktree; the schema refuses one for a public agent.
-    let plan = match args.workspace_mode.unwrap_or_default() {
+    let workspace = args.workspace_mode.unwrap_or_default();
+    let plan = match workspace {
         WorkspaceMode::Worktree => Some(ChildWorktreePlan::prepare(rt)?),
         WorkspaceMode::Inherit => None,
     };
-    let now = now_ms();
+    let model = args
+        .model
+        .as_ref()
+        .and_then(|m| serde_json::to_value(m).ok());
+    let request = SpawnRequest {
+        profile,
+        agent_id: args.agent_id.as_deref(),
+        initial_message: args.initial_message.as_deref(),
+        model: args
+            .model
+            .as_ref()
+            .zip(model.as_ref())
+            .map(|(m, record)| ModelRequest {
+                provider: &m.provider,
+                model: &m.model,
+                allow_fallback: m.allow_fallback == Some(true),
+                record,
+            }),
+        template: args.template.as_deref(),
+        workspace_mode: workspace.as_str(),
+    };
     let mut added = None;
-    let spawned = write(rt.store(), "spawning an agent", |tx| {
-        turns::for_call(tx, parent, now)?;
-        let parent_profile = agents::require(tx, parent)?.profile;
-        if !parent_profile
-            .policy()
-            .allows(ToolCapabilityFamily::AgentCreation)
-        {
-            return Err(errors::error(
-                holon_core::ToolErrorKind::FAMILY_NOT_ALLOWED,
-                format!(
-                    "agent `{parent}` is a {} and may not create agents",
-                    parent_profile.as_str()
-                ),
-                "ask your parent to spawn the agent you need",
-            ));
-        }
-        let mut spawned = create(tx, parent, &args, profile, now)?;
-        if let Some(plan) = &plan {
-            // The git worktree is made inside the transaction, so that a failure
-            // leaves no agent behind.
-            let id = spawned.spawned.agent_id.clone();
-            let worktree = added.insert(plan.add(&id)?);
-            plan.bind_in(tx, worktree)?;
-            agents::set_worktree(tx, &id, &worktree.execution_root_id)?;
-            spawned.worktree = Some(AgentWorktree {
-                execution_root_id: worktree.execution_root_id.clone(),
-                root_path: worktree.path.to_string_lossy().into_owned(),
-                branch_name: worktree.branch.clone(),
-            });
-        }
-        Ok(spawned)
+    // The git worktree is made inside the spawn's transaction, so that a failure
+    // leaves no agent behind.
+    let spawned = rt.agents().spawn(caller(ctx), &request, |tx, id| {
+        let Some(plan) = &plan else {
+            return Ok(None);
+        };
+        let worktree = added.insert(plan.add(id)?);
+        plan.bind_in(tx, worktree)?;
+        let made = AgentWorktree {
+            execution_root_id: worktree.execution_root_id.clone(),
+            root_path: worktree.path.to_string_lossy().into_owned(),
+            branch_name: worktree.branch.clone(),
+        };
+        Ok::<_, ToolError>(Some((made, worktree.execution_root_id.clone())))
     });
     let spawned = match (spawned, plan) {
         (Ok(spawned), Some(plan)) => {
@@ -338,6 +214,14 @@ fn spawn_agent(
             }
             return Err(error);
         }
+    };
+    let spawned = SpawnedAgent {
+        spawned: ChildView {
+            task_handle: spawned.task_handle,
+            ..child_view(&spawned.agent)
+        },
+        queued_message_id: spawned.queued_message_id,
+        worktree: spawned.provisioned,
     };
     let mut summary = format!("spawned {} ({}", spawned.spawned.agent_id, profile.as_str());
     if let Some(handle) = &spawned.spawned.task_handle {

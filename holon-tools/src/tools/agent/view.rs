@@ -1,15 +1,12 @@
 //! How the agent tools show an agent.
 
-use holon_core::ToolError;
 use holon_core::prelude::*;
-use rusqlite::Connection;
 
 use super::spawn_agent::{ModelChoice, WorkspaceMode};
-use holon_runtime::agency::turns::{self, TurnState};
-use holon_runtime::agency::waits::{self, WaitView};
-use holon_runtime::agency::{
-    AgentProfile, AgentRecord, Lifecycle, agents, ids, ownership, queue, work_items,
-};
+use holon_runtime::agency::services::AgentState;
+use holon_runtime::agency::turns::TurnState;
+use holon_runtime::agency::waits::WaitView;
+use holon_runtime::agency::{AgentProfile, AgentRecord, Lifecycle, ownership};
 
 /// The work item an agent focuses on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -81,38 +78,25 @@ fn task_handle(child: &AgentRecord) -> Option<String> {
     (child.profile == AgentProfile::PrivateChild).then(|| ownership::agent_task_handle(&child.id))
 }
 
-/// The view of `agent`.
-pub(crate) fn agent_view(conn: &Connection, agent: &AgentRecord) -> Result<AgentView, ToolError> {
-    let focus = match agent.focus_work_item {
-        Some(row) => work_items::load(conn, row)?.map(|item| FocusView {
-            work_item_id: ids::format(ids::WORK_ITEM, row),
-            objective: item.objective,
-        }),
-        None => None,
-    };
-    let children = agents::children(conn, &agent.id)?
-        .iter()
-        .map(|child| ChildView {
-            agent_id: child.id.clone(),
-            profile: child.profile,
-            lifecycle: child.lifecycle,
-            task_handle: task_handle(child),
-        })
-        .collect();
-    let current_turn = turns::current(conn, &agent.id)?.map(|turn| TurnBrief {
-        turn_id: turn.id(),
-        state: turn.state,
-    });
-    Ok(AgentView {
+/// The view of an agent's state.
+pub(crate) fn agent_view(state: &AgentState) -> AgentView {
+    let agent = &state.agent;
+    AgentView {
         agent_id: agent.id.clone(),
         profile: agent.profile,
         parent_id: agent.parent_id.clone(),
         lifecycle: agent.lifecycle,
-        focus,
-        waiting_on: waits::open_waits(conn, &agent.id)?,
-        children,
-        current_turn,
-        queued_messages: queue::depth(conn, &agent.id)?,
+        focus: state.focus.as_ref().map(|item| FocusView {
+            work_item_id: item.id(),
+            objective: item.objective.clone(),
+        }),
+        waiting_on: state.waiting_on.clone(),
+        children: state.children.iter().map(child_view).collect(),
+        current_turn: state.current_turn.as_ref().map(|turn| TurnBrief {
+            turn_id: turn.id(),
+            state: turn.state,
+        }),
+        queued_messages: state.queued_messages,
         runs_on: agent
             .model
             .clone()
@@ -121,5 +105,15 @@ pub(crate) fn agent_view(conn: &Connection, agent: &AgentRecord) -> Result<Agent
         workspace: WorkspaceMode::parse(&agent.workspace_mode),
         worktree_root_id: agent.worktree_root_id.clone(),
         created_at_unix_ms: agent.created_at_ms,
-    })
+    }
+}
+
+/// The short view of a child agent.
+pub(crate) fn child_view(child: &AgentRecord) -> ChildView {
+    ChildView {
+        agent_id: child.id.clone(),
+        profile: child.profile,
+        lifecycle: child.lifecycle,
+        task_handle: task_handle(child),
+    }
 }

@@ -3,8 +3,9 @@
 use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
-use holon_runtime::agency::waits::{self, Delivery, WaitRequest, WaitView};
-use holon_runtime::agency::{WakeKind, caller, now_ms};
+use holon_runtime::agency::services::WaitRequest;
+use holon_runtime::agency::waits::{Delivery, WaitView};
+use holon_runtime::agency::{WakeKind, caller};
 
 /// Arguments of WaitFor.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -85,12 +86,7 @@ fn wait_for(
         work_item_id: args.work_item_id.as_deref(),
         recheck_after_ms: args.recheck_after_ms,
     };
-    let report = waits::request(
-        &mut rt.store().connection(),
-        caller(ctx),
-        &request,
-        now_ms(),
-    )?;
+    let report = rt.agents().wait_for(caller(ctx), &request)?;
     let wait_id = report.wait.wait_id.clone();
     let output = WaitForOutcome {
         wait: report.wait,

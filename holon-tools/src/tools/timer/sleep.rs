@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
-use holon_runtime::agency::{caller, now_ms, timers, turns, write};
+use holon_runtime::agency::{caller, now_ms};
 
 /// The pause when `duration_ms` is not given.
 pub const DEFAULT_SLEEP_MS: u64 = 1_000;
@@ -35,21 +35,6 @@ pub struct SleepOutcome {
     pub woke_at_unix_ms: u64,
 }
 
-/// Records the pause of `agent` as a timer of kind `sleep`; returns its row.
-fn record_start(
-    rt: &Runtime,
-    agent: &str,
-    ms: u64,
-    reason: Option<&str>,
-) -> Result<i64, ToolError> {
-    let now = now_ms();
-    write(rt.store(), "recording a sleep", |tx| {
-        turns::for_call(tx, agent, now)?;
-        timers::create(tx, agent, "sleep", ms, reason, now)?;
-        Ok(tx.last_insert_rowid())
-    })
-}
-
 /// Pause for `duration_ms` milliseconds (default 1,000, at most 600,000), then return.
 ///
 /// Use it to give a background process time to make progress before checking on it
@@ -65,16 +50,15 @@ async fn sleep(ctx: &ToolContext, args: SleepArgs) -> Result<ToolOutput<SleepOut
     let record = match ctx.state::<Runtime>() {
         Ok(rt) => Some((
             rt,
-            record_start(rt, caller(ctx), requested, args.reason.as_deref())?,
+            rt.timers()
+                .start_sleep(caller(ctx), requested, args.reason.as_deref())?,
         )),
         Err(_) => None,
     };
     let started = Instant::now();
     tokio::time::sleep(Duration::from_millis(requested)).await;
-    if let Some((rt, row)) = &record {
-        write(rt.store(), "recording a sleep", |tx| {
-            timers::finish_sleep(tx, *row, now_ms())
-        })?;
+    if let Some((rt, sleep)) = record {
+        rt.timers().finish_sleep(sleep)?;
     }
     let slept_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let woke_at_unix_ms = u64::try_from(now_ms()).unwrap_or(0);

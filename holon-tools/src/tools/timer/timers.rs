@@ -3,8 +3,8 @@
 use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
-use holon_runtime::agency::timers::{self, TimerRecord};
-use holon_runtime::agency::{caller, now_ms, turns, write};
+use holon_runtime::agency::caller;
+use holon_runtime::agency::timers::TimerRecord;
 
 /// The longest delay of a timer (30 days).
 pub const MAX_TIMER_DELAY_MS: u64 = 2_592_000_000;
@@ -41,19 +41,9 @@ fn create_timer(
     ctx: &ToolContext,
     args: CreateTimerArgs,
 ) -> Result<ToolOutput<TimerOutcome>, ToolError> {
-    let agent = caller(ctx);
-    let now = now_ms();
-    let timer = write(rt.store(), "creating a timer", |tx| {
-        turns::for_call(tx, agent, now)?;
-        timers::create(
-            tx,
-            agent,
-            "timer",
-            args.delay_ms,
-            args.reason.as_deref(),
-            now,
-        )
-    })?;
+    let timer = rt
+        .timers()
+        .create(caller(ctx), args.delay_ms, args.reason.as_deref())?;
     let summary = format!("{} fires in {} ms", timer.timer_id, args.delay_ms);
     Ok(ToolOutput::new(TimerOutcome {
         timer,
@@ -81,15 +71,7 @@ fn cancel_timer(
     ctx: &ToolContext,
     args: CancelTimerArgs,
 ) -> Result<ToolOutput<TimerOutcome>, ToolError> {
-    let agent = caller(ctx);
-    let now = now_ms();
-    let (timer, waiters) = write(rt.store(), "cancelling a timer", |tx| {
-        turns::for_call(tx, agent, now)?;
-        let timer = timers::require_owned(tx, agent, &args.timer_id, "timer_id")?;
-        let timer = timers::cancel(tx, &timer, now)?;
-        let waiters = timers::waiters(tx, &timer.timer_id)?;
-        Ok((timer, waiters))
-    })?;
+    let (timer, waiters) = rt.timers().cancel(caller(ctx), &args.timer_id)?;
     let summary = format!("{} is {}", timer.timer_id, timer.state);
     Ok(ToolOutput::new(TimerOutcome {
         timer,

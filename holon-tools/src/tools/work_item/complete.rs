@@ -4,10 +4,9 @@ use holon_core::prelude::*;
 
 use super::view::WorkItemView;
 use holon_runtime::Runtime;
-use holon_runtime::agency::work_items::{self, TodoState, WorkItemState};
-use holon_runtime::agency::{
-    UNFINISHED_TODO_ITEMS, WORK_ITEM_BLOCKED, agents, caller, errors, now_ms, turns, write,
-};
+use holon_runtime::agency::caller;
+use holon_runtime::agency::services::Completion;
+use holon_runtime::agency::work_items::WorkItemState;
 
 /// Arguments of CompleteWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -41,44 +40,8 @@ fn complete_work_item(
     ctx: &ToolContext,
     args: CompleteWorkItemArgs,
 ) -> Result<ToolOutput<CompletedWorkItem>, ToolError> {
-    let agent = caller(ctx);
-    let now = now_ms();
-    let (item, turn, focus) = write(rt.store(), "completing a work item", |tx| {
-        let turn = turns::for_call(tx, agent, now)?;
-        let item = work_items::require_owned(tx, agent, &args.work_item_id, "work_item_id")?;
-        if item.state == WorkItemState::Completed {
-            return Err(work_items::completed_error(&item, "work_item_id"));
-        }
-        let open = item
-            .todo_list
-            .iter()
-            .filter(|todo| todo.state != TodoState::Completed)
-            .count();
-        if open > 0 {
-            return Err(errors::error(
-                UNFINISHED_TODO_ITEMS,
-                format!("{} still has {open} todo entr{} not completed", item.id(), if open == 1 { "y" } else { "ies" }),
-                "finish them and mark them completed with UpdateWorkItem, or drop those that no longer apply",
-            )
-            .with_field("work_item_id"));
-        }
-        if item.blocker_wait.is_some() {
-            return Err(errors::error(
-                WORK_ITEM_BLOCKED,
-                format!("{} is blocked by a wait and cannot complete", item.id()),
-                "clear the blocker with PickWorkItem (clear_blocker: true, with a reason) first",
-            )
-            .with_field("work_item_id"));
-        }
-        let item = match &turn.completion_report {
-            Some(report) => {
-                agents::clear_focus_on(tx, item.row)?;
-                work_items::complete(tx, item.row, report, now)?
-            }
-            None => work_items::begin_completion(tx, item.row, turn.row, now)?,
-        };
-        Ok((item, turn, agents::require(tx, agent)?.focus_work_item))
-    })?;
+    let Completion { item, turn, focus } =
+        rt.work_items().complete(caller(ctx), &args.work_item_id)?;
     let view = WorkItemView::of(&item, focus, false);
     let id = view.work_item_id.clone();
     let output = CompletedWorkItem {

@@ -4,8 +4,9 @@ use holon_core::prelude::*;
 
 use super::view::WorkItemView;
 use holon_runtime::Runtime;
-use holon_runtime::agency::work_items::{self, NewWorkItem, PlanStatus, TodoItem};
-use holon_runtime::agency::{agents, caller, errors, ids, now_ms, turns, write};
+use holon_runtime::agency::services::{self, NewWorkItem};
+use holon_runtime::agency::work_items::{PlanStatus, TodoItem};
+use holon_runtime::agency::{caller, ids};
 
 /// Arguments of CreateWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -58,28 +59,18 @@ fn create_work_item(
     ctx: &ToolContext,
     args: CreateWorkItemArgs,
 ) -> Result<ToolOutput<CreatedWorkItem>, ToolError> {
-    let agent = caller(ctx);
-    let objective = errors::non_empty(&args.objective, "objective", "objective")?;
-    let now = now_ms();
     let focus = args.focus.unwrap_or(true);
-    let (item, previous, focused) = write(rt.store(), "creating a work item", |tx| {
-        turns::for_call(tx, agent, now)?;
-        let previous = agents::require(tx, agent)?.focus_work_item;
-        let new_item = NewWorkItem {
-            objective,
-            plan: args.plan.as_deref(),
-            plan_status: args.plan_status.unwrap_or_default(),
-            todo_list: args.todo_list.as_deref().unwrap_or_default(),
-        };
-        let item = work_items::insert(tx, agent, &new_item, now)?;
-        if focus {
-            agents::set_focus(tx, agent, Some(item.row))?;
-            work_items::mark_picked(tx, item.row, now)?;
-        }
-        let focused = if focus { Some(item.row) } else { previous };
-        let item = work_items::load(tx, item.row)?.unwrap_or(item);
-        Ok((item, previous, focused))
-    })?;
+    let new_item = NewWorkItem {
+        objective: &args.objective,
+        plan: args.plan.as_deref(),
+        plan_status: args.plan_status.unwrap_or_default(),
+        todo_list: args.todo_list.as_deref().unwrap_or_default(),
+    };
+    let services::CreatedWorkItem {
+        item,
+        previous_focus: previous,
+        focus: focused,
+    } = rt.work_items().create(caller(ctx), &new_item, focus)?;
     let view = WorkItemView::of(&item, focused, true);
     let summary = format!("created {}: {}", view.work_item_id, item.objective);
     Ok(ToolOutput::new(CreatedWorkItem {

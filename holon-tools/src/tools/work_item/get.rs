@@ -4,8 +4,8 @@ use holon_core::prelude::*;
 
 use super::view::WorkItemView;
 use holon_runtime::Runtime;
-use holon_runtime::agency::work_items;
-use holon_runtime::agency::{agents, caller, now_ms, turns, write};
+use holon_runtime::agency::caller;
+use holon_runtime::agency::services::Actor;
 
 /// Arguments of GetWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -35,12 +35,9 @@ fn get_work_item(
     ctx: &ToolContext,
     args: GetWorkItemArgs,
 ) -> Result<ToolOutput<WorkItemDetail>, ToolError> {
-    let agent = caller(ctx);
-    let (item, focus) = write(rt.store(), "reading a work item", |tx| {
-        turns::for_call(tx, agent, now_ms())?;
-        let item = work_items::require_owned(tx, agent, &args.work_item_id, "work_item_id")?;
-        Ok((item, agents::require(tx, agent)?.focus_work_item))
-    })?;
+    let (item, focus) = rt
+        .work_items()
+        .get(Actor::Agent(caller(ctx)), &args.work_item_id)?;
     let view = WorkItemView::of(&item, focus, args.include_todo_list);
     let summary = format!(
         "{} ({}, revision {}): {}",

@@ -4,8 +4,8 @@ use holon_core::prelude::*;
 
 use super::view::WorkItemView;
 use holon_runtime::Runtime;
-use holon_runtime::agency::work_items::{self, WorkItemState};
-use holon_runtime::agency::{WORK_ITEM_BLOCKED, agents, caller, errors, ids, now_ms, turns, write};
+use holon_runtime::agency::services::{Actor, Picked};
+use holon_runtime::agency::{caller, ids};
 
 /// Arguments of PickWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -62,55 +62,23 @@ fn pick_work_item(
     ctx: &ToolContext,
     args: PickWorkItemArgs,
 ) -> Result<ToolOutput<PickedWorkItem>, ToolError> {
-    let agent = caller(ctx);
-    // The schema requires the reason already; this holds for hosts that skip it.
-    let reason = match (args.clear_blocker, args.reason.as_deref()) {
-        (true, Some(reason)) => Some(errors::non_empty(reason, "reason", "reason")?),
-        (true, None) => Some(errors::non_empty("", "reason", "reason")?),
-        (false, _) => None,
-    };
-    let now = now_ms();
-    let (item, previous, cleared) = write(rt.store(), "picking a work item", |tx| {
-        turns::for_call(tx, agent, now)?;
-        let item = work_items::require_owned(tx, agent, &args.work_item_id, "work_item_id")?;
-        if item.state == WorkItemState::Completed {
-            return Err(work_items::completed_error(&item, "work_item_id"));
-        }
-        let mut cleared = None;
-        if let Some(wait) = item.blocker_wait {
-            let Some(reason) = reason else {
-                return Err(errors::error(
-                    WORK_ITEM_BLOCKED,
-                    format!(
-                        "{} is blocked: {}",
-                        item.id(),
-                        item.blocker_reason.as_deref().unwrap_or("a wait holds it")
-                    ),
-                    "wait for the wake, or pass clear_blocker: true with a reason to cancel the wait",
-                )
-                .with_field("work_item_id"));
-            };
-            tx.execute(
-                "UPDATE waits SET state = 'cancelled', resolved_at_ms = ?2,
-                        reason = reason || ' [cleared: ' || ?3 || ']'
-                 WHERE id = ?1 AND state = 'active'",
-                rusqlite::params![wait, now, reason],
-            )
-            .map_err(errors::store("cancelling a wait"))?;
-            work_items::clear_blocker(tx, item.row, now)?;
-            agents::refresh_lifecycle(tx, agent)?;
-            cleared = Some(ClearedBlocker {
-                wait_id: ids::format(ids::WAIT, wait),
-                blocked_on: item.blocker_reason.clone().unwrap_or_default(),
-                cleared_because: reason.to_string(),
-            });
-        }
-        let previous = agents::require(tx, agent)?.focus_work_item;
-        agents::set_focus(tx, agent, Some(item.row))?;
-        work_items::mark_picked(tx, item.row, now)?;
-        let item = work_items::load(tx, item.row)?.unwrap_or(item);
-        Ok((item, previous, cleared))
-    })?;
+    // The schema requires the reason already; an absent one is refused as empty
+    // for hosts that skip the schema.
+    let clear = args
+        .clear_blocker
+        .then(|| args.reason.as_deref().unwrap_or_default());
+    let Picked {
+        item,
+        previous_focus: previous,
+        cleared,
+    } = rt
+        .work_items()
+        .pick(Actor::Agent(caller(ctx)), &args.work_item_id, clear)?;
+    let cleared = cleared.map(|cleared| ClearedBlocker {
+        wait_id: ids::format(ids::WAIT, cleared.wait),
+        blocked_on: cleared.blocked_on,
+        cleared_because: cleared.reason,
+    });
     let view = WorkItemView::of(&item, Some(item.row), false);
     let summary = match &cleared {
         Some(cleared) => format!(

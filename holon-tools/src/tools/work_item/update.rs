@@ -4,10 +4,9 @@ use holon_core::prelude::*;
 
 use super::view::WorkItemView;
 use holon_runtime::Runtime;
-use holon_runtime::agency::work_items::{self, PlanStatus, TodoItem, WorkItemPatch, WorkItemState};
-use holon_runtime::agency::{
-    NOTHING_TO_UPDATE, STALE_REVISION, agents, caller, errors, now_ms, turns, write,
-};
+use holon_runtime::agency::caller;
+use holon_runtime::agency::services::{Actor, WorkItemChange};
+use holon_runtime::agency::work_items::{PlanStatus, TodoItem};
 
 /// Arguments of UpdateWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -57,59 +56,17 @@ fn update_work_item(
     ctx: &ToolContext,
     args: UpdateWorkItemArgs,
 ) -> Result<ToolOutput<UpdatedWorkItem>, ToolError> {
-    let agent = caller(ctx);
-    let mut changed = Vec::new();
-    for (name, given) in [
-        ("objective", args.objective.is_some()),
-        ("plan", args.plan.is_some()),
-        ("plan_status", args.plan_status.is_some()),
-        ("todo_list", args.todo_list.is_some()),
-    ] {
-        if given {
-            changed.push(name.to_string());
-        }
-    }
-    if changed.is_empty() {
-        return Err(errors::error(
-            NOTHING_TO_UPDATE,
-            "the update names no field to change",
-            "pass at least one of objective, plan, plan_status, todo_list",
-        ));
-    }
-    let objective = match &args.objective {
-        Some(objective) => Some(errors::non_empty(objective, "objective", "objective")?),
-        None => None,
+    let change = WorkItemChange {
+        objective: args.objective,
+        plan: args.plan,
+        plan_status: args.plan_status,
+        todo_list: args.todo_list,
+        expected_revision: args.expected_revision,
     };
-    let now = now_ms();
-    let (item, focus) = write(rt.store(), "updating a work item", |tx| {
-        turns::for_call(tx, agent, now)?;
-        let item = work_items::require_owned(tx, agent, &args.work_item_id, "work_item_id")?;
-        if item.state == WorkItemState::Completed {
-            return Err(work_items::completed_error(&item, "work_item_id"));
-        }
-        if let Some(expected) = args.expected_revision
-            && i64::try_from(expected).ok() != Some(item.revision)
-        {
-            return Err(errors::error(
-                STALE_REVISION,
-                format!(
-                    "{} is at revision {}, not {expected}: it changed since you read it",
-                    item.id(),
-                    item.revision
-                ),
-                "read it again with GetWorkItem and apply your change to what it is now",
-            )
-            .with_field("expected_revision"));
-        }
-        let patch = WorkItemPatch {
-            objective,
-            plan: args.plan.as_deref(),
-            plan_status: args.plan_status,
-            todo_list: args.todo_list.as_deref(),
-        };
-        let item = work_items::update(tx, item.row, &patch, now)?;
-        Ok((item, agents::require(tx, agent)?.focus_work_item))
-    })?;
+    let changed: Vec<String> = change.fields().into_iter().map(String::from).collect();
+    let (item, focus) =
+        rt.work_items()
+            .update(Actor::Agent(caller(ctx)), &args.work_item_id, &change)?;
     let view = WorkItemView::of(&item, focus, true);
     let summary = format!(
         "updated {} ({}) to revision {}",
