@@ -25,6 +25,7 @@ mod exec_command;
 mod execution_log;
 mod export;
 mod generate_image;
+mod host_work_rules;
 mod memory;
 mod process_gate;
 mod serve;
