@@ -21,8 +21,8 @@
 //! [`Runtime::publish_final`](super::Runtime::publish_final) settles the wait with the
 //! brief, atomically (see [`SettlementStep`]).
 
-pub mod agents;
-pub mod errors;
+mod agents;
+mod errors;
 mod evidence;
 mod gate;
 mod host;
@@ -30,17 +30,17 @@ mod host_command;
 mod host_events;
 mod host_work;
 pub mod ids;
-pub mod notifications;
-pub mod ownership;
-pub mod queue;
+mod notifications;
+mod ownership;
+mod queue;
 pub mod services;
-pub mod settlement;
-pub mod timers;
-pub mod triggers;
-pub mod turns;
-pub mod waits;
-pub mod wakes;
-pub mod work_items;
+mod settlement;
+mod timers;
+mod triggers;
+mod turns;
+mod waits;
+mod wakes;
+mod work_items;
 
 use rusqlite::Transaction;
 
@@ -51,12 +51,12 @@ pub use host_command::HostCommand;
 pub use host_events::AgentOutcome;
 pub use host_work::WorkItemEdit;
 pub use notifications::{Notification, NotificationLevel};
-pub use ownership::TaskOwner;
+pub use ownership::{TaskOwner, agent_task_handle};
 pub use queue::{Priority, QueuedMessage};
 pub use settlement::{FailPoint, SettlementStep};
 pub use timers::TimerRecord;
 pub use triggers::{DeliveryMode, TriggerRecord};
-pub use turns::TurnState;
+pub use turns::{TurnRecord, TurnState};
 pub use waits::{Delivery, WaitView};
 pub use wakes::{Wake, WakeKind};
 pub use work_items::{PlanStatus, TodoItem, TodoState, WorkItemRecord, WorkItemState};

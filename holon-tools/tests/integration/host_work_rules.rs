@@ -9,7 +9,7 @@ use std::sync::Arc;
 use holon_core::ToolError;
 use holon_runtime::Runtime;
 use holon_runtime::agency::WorkItemEdit;
-use holon_runtime::agency::work_items::{PlanStatus, TodoItem, TodoState};
+use holon_runtime::agency::{PlanStatus, TodoItem, TodoState};
 use serde_json::{Value, json};
 
 use crate::support::{call, ok, runtime};

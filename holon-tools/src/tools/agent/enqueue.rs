@@ -4,8 +4,8 @@ use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
 use holon_runtime::agency::caller;
-use holon_runtime::agency::queue::{Priority, QueuedMessage};
 use holon_runtime::agency::services::EnqueuedMessage;
+use holon_runtime::agency::{Priority, QueuedMessage};
 
 /// Arguments of Enqueue.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

@@ -5,7 +5,7 @@ use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
 use holon_runtime::agency::caller;
-use holon_runtime::agency::triggers::{DeliveryMode, TriggerRecord};
+use holon_runtime::agency::{DeliveryMode, TriggerRecord};
 
 /// Arguments of CreateExternalTrigger.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

@@ -3,10 +3,10 @@
 use holon_core::prelude::*;
 
 use super::spawn_agent::{ModelChoice, WorkspaceMode};
+use holon_runtime::agency::TurnState;
+use holon_runtime::agency::WaitView;
 use holon_runtime::agency::services::AgentState;
-use holon_runtime::agency::turns::TurnState;
-use holon_runtime::agency::waits::WaitView;
-use holon_runtime::agency::{AgentProfile, AgentRecord, Lifecycle, ownership};
+use holon_runtime::agency::{AgentProfile, AgentRecord, Lifecycle, agent_task_handle};
 
 /// The work item an agent focuses on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -75,7 +75,7 @@ pub struct AgentView {
 }
 
 fn task_handle(child: &AgentRecord) -> Option<String> {
-    (child.profile == AgentProfile::PrivateChild).then(|| ownership::agent_task_handle(&child.id))
+    (child.profile == AgentProfile::PrivateChild).then(|| agent_task_handle(&child.id))
 }
 
 /// The view of an agent's state.

@@ -4,7 +4,7 @@ use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
 use holon_runtime::agency::services::WaitRequest;
-use holon_runtime::agency::waits::{Delivery, WaitView};
+use holon_runtime::agency::{Delivery, WaitView};
 use holon_runtime::agency::{WakeKind, caller};
 
 /// Arguments of WaitFor.

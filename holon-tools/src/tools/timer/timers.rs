@@ -3,8 +3,8 @@
 use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
+use holon_runtime::agency::TimerRecord;
 use holon_runtime::agency::caller;
-use holon_runtime::agency::timers::TimerRecord;
 
 /// The longest delay of a timer (30 days).
 pub const MAX_TIMER_DELAY_MS: u64 = 2_592_000_000;

@@ -4,9 +4,9 @@ use holon_core::prelude::*;
 
 use super::view::WorkItemView;
 use holon_runtime::Runtime;
+use holon_runtime::agency::WorkItemState;
 use holon_runtime::agency::caller;
 use holon_runtime::agency::services::Completion;
-use holon_runtime::agency::work_items::WorkItemState;
 
 /// Arguments of CompleteWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

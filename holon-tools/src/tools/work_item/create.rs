@@ -5,7 +5,7 @@ use holon_core::prelude::*;
 use super::view::WorkItemView;
 use holon_runtime::Runtime;
 use holon_runtime::agency::services::{self, NewWorkItem};
-use holon_runtime::agency::work_items::{PlanStatus, TodoItem};
+use holon_runtime::agency::{PlanStatus, TodoItem};
 use holon_runtime::agency::{caller, ids};
 
 /// Arguments of CreateWorkItem.

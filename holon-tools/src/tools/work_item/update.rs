@@ -6,7 +6,7 @@ use super::view::WorkItemView;
 use holon_runtime::Runtime;
 use holon_runtime::agency::caller;
 use holon_runtime::agency::services::{Actor, WorkItemChange};
-use holon_runtime::agency::work_items::{PlanStatus, TodoItem};
+use holon_runtime::agency::{PlanStatus, TodoItem};
 
 /// Arguments of UpdateWorkItem.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]

@@ -3,9 +3,7 @@
 use holon_core::prelude::*;
 
 use holon_runtime::agency::ids;
-use holon_runtime::agency::work_items::{
-    PlanStatus, TodoItem, TodoState, WorkItemRecord, WorkItemState,
-};
+use holon_runtime::agency::{PlanStatus, TodoItem, TodoState, WorkItemRecord, WorkItemState};
 
 /// How many todo entries are in each state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
