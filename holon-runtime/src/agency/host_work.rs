@@ -5,21 +5,12 @@
 
 use super::errors::AgencyError;
 use super::services::{Actor, WorkItemChange};
-use super::work_items::{PlanStatus, TodoItem, WorkItemRecord};
+use super::work_items::WorkItemRecord;
 use crate::Runtime;
 
-/// An operator's edit of a work item; `None` leaves a field as it is.
-#[derive(Debug, Clone, Default)]
-pub struct WorkItemEdit {
-    /// A new objective.
-    pub objective: Option<String>,
-    /// A new plan.
-    pub plan: Option<String>,
-    /// A new plan status.
-    pub plan_status: Option<PlanStatus>,
-    /// A new todo list, replacing the old one whole.
-    pub todo_list: Option<Vec<TodoItem>>,
-}
+/// An operator's edit of a work item: the same change UpdateWorkItem makes, with its
+/// optional `expected_revision`.
+pub type WorkItemEdit = WorkItemChange;
 
 impl Runtime {
     /// Moves `agent_id`'s focus to its work item `work_item_id` (`None` clears it). No
@@ -37,22 +28,15 @@ impl Runtime {
 
     /// Edits `agent_id`'s work item `work_item_id` for the operator; returns it at its
     /// new revision. Refused like UpdateWorkItem: an edit that names no field, an
-    /// empty objective, a completed item.
+    /// empty objective, a completed item, another revision than `expected_revision`.
     pub fn edit_work_item(
         &self,
         agent_id: &str,
         work_item_id: &str,
         edit: &WorkItemEdit,
     ) -> Result<WorkItemRecord, AgencyError> {
-        let change = WorkItemChange {
-            objective: edit.objective.clone(),
-            plan: edit.plan.clone(),
-            plan_status: edit.plan_status,
-            todo_list: edit.todo_list.clone(),
-            expected_revision: None,
-        };
         self.work_items()
-            .update(Actor::Operator(agent_id), work_item_id, &change)
+            .update(Actor::Operator(agent_id), work_item_id, edit)
             .map(|(item, _)| item)
     }
 

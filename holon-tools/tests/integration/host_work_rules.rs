@@ -70,6 +70,7 @@ fn edit(cases: &mut Cases, n: u64) -> (String, WorkItemEdit, Value) {
             }]),
             _ => None,
         },
+        expected_revision: [None, None, Some(cases.below(40) + 1)][cases.below(3) as usize],
     };
     let mut input = json!({ "work_item_id": target });
     if let Some(objective) = &edit.objective {
@@ -84,6 +85,9 @@ fn edit(cases: &mut Cases, n: u64) -> (String, WorkItemEdit, Value) {
     if let Some(todo) = &edit.todo_list {
         input["todo_list"] = json!(todo);
     }
+    if let Some(revision) = edit.expected_revision {
+        input["expected_revision"] = json!(revision);
+    }
     (target.to_string(), edit, input)
 }
 
@@ -97,6 +101,7 @@ async fn host_edits_and_update_work_item_apply_the_same_rules() {
     let (host, tools) = (prepared().await, prepared().await);
     let mut cases = Cases(0x9E37_79B9_7F4A_7C15);
     let mut refused_kinds = std::collections::BTreeSet::new();
+    let mut applied = 0;
     for n in 0..300 {
         let (target, edit, input) = edit(&mut cases, n);
         let by_tool = call(&tools, "UpdateWorkItem", input.clone()).await;
@@ -108,6 +113,7 @@ async fn host_edits_and_update_work_item_apply_the_same_rules() {
                 assert_eq!(view["plan"], json!(item.plan), "case {n}: {input}");
                 assert_eq!(view["plan_status"], json!(item.plan_status), "case {n}");
                 assert_eq!(view["todo_list"], json!(item.todo_list), "case {n}");
+                applied += 1;
             }
             Err(error) => {
                 let error = seen(error);
@@ -116,12 +122,14 @@ async fn host_edits_and_update_work_item_apply_the_same_rules() {
             }
         }
     }
+    assert!(applied >= 30, "only {applied} edits applied");
     // The generator reaches every rule an edit can break.
     assert_eq!(
         refused_kinds.into_iter().collect::<Vec<_>>(),
         [
             "empty_text",
             "nothing_to_update",
+            "stale_revision",
             "unknown_work_item",
             "work_item_completed"
         ]
