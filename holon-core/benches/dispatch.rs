@@ -263,7 +263,10 @@ fn main() {
         assert!(result.is_success(), "{:?}", result.error);
         let result = dispatch_text(registry, &context, &name_for(*size), INPUT_TEXT);
         assert!(result.is_success(), "{:?}", result.error);
-        assert_eq!(result.structured, Some(json!({ "accepted": 17 })));
+        assert_eq!(
+            result.structured.as_deref(),
+            Some(&json!({ "accepted": 17 }))
+        );
     }
 
     // `HOLON_BENCH_PROFILE=MODE`: only run `HOLON_BENCH_CALLS` calls (default 20,000)

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::result::{Artifact, ContentBlock, ToolResult, ToolStatus};
+use crate::structured::Structured;
 
 impl ToolResult {
     /// JSON Schema of the envelope this type serializes to.
@@ -34,7 +35,8 @@ struct Envelope<'a> {
     /// Content blocks: the receipt as text first, then the tool's own blocks.
     content: Vec<ContentBlock>,
     /// The typed result as JSON (null on error).
-    structured: Option<&'a Value>,
+    #[schemars(with = "Option<Value>")]
+    structured: Option<&'a Structured>,
     /// Files referenced by path.
     artifacts: &'a [Artifact],
     /// The error, when status is `error`.

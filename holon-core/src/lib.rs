@@ -115,6 +115,7 @@ mod result_check;
 pub mod schema;
 mod schema_problems;
 mod spec;
+mod structured;
 mod tool;
 
 pub use cancel::Cancellation;
@@ -140,6 +141,7 @@ pub use progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use registry::{Registry, RegistryError};
 pub use result::{Artifact, ContentBlock, ToolResult, ToolStatus};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
+pub use structured::Structured;
 /// The token behind a [`Cancellation`], re-exported so that a host needs no
 /// `tokio-util` dependency of its own.
 pub use tokio_util::sync::CancellationToken;

@@ -1,11 +1,10 @@
 //! What a handler returns, and how it becomes the envelope's parts.
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::Serialize;
-use serde_json::Value;
-
 use crate::error::{ToolError, ToolErrorKind};
 use crate::result::{Artifact, ContentBlock};
+use crate::structured::Structured;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
 
 /// A handler's success value plus what the envelope carries besides it: content blocks
 /// (an image), artifacts, a summary, a custom receipt, or a deferral.
@@ -13,7 +12,7 @@ use crate::result::{Artifact, ContentBlock};
 /// A handler that returns a plain `T: Serialize + JsonSchema` gets the defaults; return
 /// `ToolOutput<T>` to set more. Either way the tool's result schema is `T`'s.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput<T = Value> {
+pub struct ToolOutput<T = Structured> {
     /// The structured result.
     pub value: T,
     /// Content blocks besides the receipt.
@@ -90,13 +89,16 @@ pub trait IntoToolOutput {
     fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
 }
 
-fn to_structured<T: Serialize>(value: &T) -> Result<Value, ToolError> {
-    serde_json::to_value(value).map_err(|error| {
-        ToolError::new(
-            ToolErrorKind::new("invalid_tool_result"),
-            format!("the tool's result could not be serialized: {error}"),
-        )
-    })
+fn to_structured<T: Serialize>(value: &T) -> Result<Structured, ToolError> {
+    Structured::new(value).map_err(not_serialized)
+}
+
+#[cold]
+fn not_serialized(error: serde_json::Error) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::new("invalid_tool_result"),
+        format!("the tool's result could not be serialized: {error}"),
+    )
 }
 
 /// The schema of a result of type `T`.

@@ -57,7 +57,7 @@ fn render(result: &ToolResult) -> String {
     if result.status != ToolStatus::Error
         && let Some(structured) = &result.structured
     {
-        match structured {
+        match structured.as_value() {
             Value::Object(map) => {
                 for (key, value) in map {
                     write_entry(&mut out, 0, key, value);
@@ -265,7 +265,7 @@ mod tests {
         let mut result = ToolResult::from_error(Arc::from("Demo"), ToolError::invalid_input("x"));
         result.status = ToolStatus::Success;
         result.error = None;
-        result.structured = Some(structured);
+        result.structured = Some(structured.into());
         result
     }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::structured::Structured;
 
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -123,7 +124,7 @@ pub struct ToolResult {
     /// Content blocks the tool returned besides its receipt (images, tool uses).
     pub content: Vec<ContentBlock>,
     /// The typed result as JSON; it validates against the tool's result schema.
-    pub structured: Option<Value>,
+    pub structured: Option<Structured>,
     /// Files referenced by path.
     pub artifacts: Vec<Artifact>,
     /// The error, when `status` is `error`.

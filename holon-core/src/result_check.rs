@@ -6,10 +6,11 @@ use serde_json::{Value, json};
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::registry::Entry;
+use crate::structured::Structured;
 
 /// `Ok` when `value` fits the result schema of `entry`'s tool, or the checks are off
 /// (a release build). The validator is compiled on the tool's first result.
-pub(crate) fn check_result(entry: &Entry, value: &Value) -> Result<(), ToolError> {
+pub(crate) fn check_result(entry: &Entry, result: &Structured) -> Result<(), ToolError> {
     if !cfg!(debug_assertions) {
         return Ok(());
     }
@@ -17,7 +18,7 @@ pub(crate) fn check_result(entry: &Entry, value: &Value) -> Result<(), ToolError
         return Ok(());
     };
     let mismatches: Vec<(String, String)> = validator
-        .iter_errors(value)
+        .iter_errors(result.as_value())
         .map(|error| (error.instance_path().to_string(), error.to_string()))
         .collect();
     let Some((first_path, first_message)) = mismatches.first() else {

@@ -143,7 +143,7 @@ pub fn call_result(definition: Option<&ToolDefinition>, result: &ToolResult) -> 
             Some(definition) if wraps_result(definition) => {
                 json!({ WRAPPED_RESULT_KEY: structured })
             }
-            _ => structured.clone(),
+            _ => structured.to_value(),
         };
         out.insert("structuredContent".into(), structured);
     }

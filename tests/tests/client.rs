@@ -184,7 +184,10 @@ async fn sampling_and_elicitation_go_to_a_capable_client_and_their_replies_come_
         ClientCapability::Elicitation,
     ]);
     let result = call("SampleAWord", Some(client.clone())).await;
-    assert_eq!(result.structured, Some(json!("test-model said hello")));
+    assert_eq!(
+        result.structured.as_deref(),
+        Some(&json!("test-model said hello"))
+    );
     let sampled = client.samplings.lock().unwrap().remove(0);
     assert_eq!(sampled.max_tokens, 5);
     assert_eq!(
@@ -196,8 +199,8 @@ async fn sampling_and_elicitation_go_to_a_capable_client_and_their_replies_come_
 
     let result = call("AskColour", Some(client.clone())).await;
     assert_eq!(
-        result.structured,
-        Some(json!(r#"accepted {"colour":"teal"}"#))
+        result.structured.as_deref(),
+        Some(&json!(r#"accepted {"colour":"teal"}"#))
     );
     assert_eq!(
         client.elicitations.lock().unwrap()[0].message,

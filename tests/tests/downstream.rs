@@ -113,8 +113,8 @@ async fn downstream_tools_dispatch_through_the_global_registry() {
         .await;
     assert!(result.is_success(), "{result:?}");
     assert_eq!(
-        result.structured,
-        Some(json!({ "echoed": "hi hi hi", "length_chars": 8 }))
+        result.structured.as_deref(),
+        Some(&json!({ "echoed": "hi hi hi", "length_chars": 8 }))
     );
 
     let input = json!({ "todo_list": [
@@ -128,7 +128,7 @@ async fn downstream_tools_dispatch_through_the_global_registry() {
         .await;
     assert!(result.is_success(), "{result:?}");
     assert_eq!(
-        result.structured,
-        Some(json!({ "total": 4, "pending": 2, "in_progress": 1, "done": 1 }))
+        result.structured.as_deref(),
+        Some(&json!({ "total": 4, "pending": 2, "in_progress": 1, "done": 1 }))
     );
 }

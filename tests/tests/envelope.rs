@@ -310,7 +310,10 @@ async fn concurrent_calls_on_a_multi_threaded_runtime_are_independent() {
     for task in tasks {
         let (n, result) = task.await.expect("the task finishes");
         assert_eq!(result.call_id.as_deref(), Some(format!("c{n}").as_str()));
-        assert_eq!(result.structured, Some(json!({ "squared": n * n })));
+        assert_eq!(
+            result.structured.as_deref(),
+            Some(&json!({ "squared": n * n }))
+        );
     }
 }
 

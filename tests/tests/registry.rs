@@ -40,7 +40,7 @@ impl Tool for HandTool {
     }
 
     fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput) -> CallFuture<'a> {
-        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }))))
+        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }).into())))
     }
 }
 
@@ -463,7 +463,7 @@ impl Tool for NestedOpen {
     }
 
     fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput) -> CallFuture<'a> {
-        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }))))
+        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }).into())))
     }
 }
 

@@ -280,8 +280,8 @@ async fn recursive_inputs_are_validated_at_every_depth() {
         .await;
     assert!(result.is_success(), "{result:?}");
     assert_eq!(
-        result.structured,
-        Some(json!({ "nodes": 4, "label_bytes": 4 }))
+        result.structured.as_deref(),
+        Some(&json!({ "nodes": 4, "label_bytes": 4 }))
     );
 
     // A constraint deep in the recursion.
@@ -338,8 +338,8 @@ async fn recursive_inputs_are_validated_at_every_depth() {
         .dispatch(&context, ToolCall::new("Outline", outline))
         .await;
     assert_eq!(
-        result.structured,
-        Some(json!({ "depth": 3, "all_headings": "a/b/c" }))
+        result.structured.as_deref(),
+        Some(&json!({ "depth": 3, "all_headings": "a/b/c" }))
     );
 }
 

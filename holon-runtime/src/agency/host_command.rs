@@ -203,7 +203,7 @@ impl Runtime {
                 result.status = ToolStatus::Success;
                 result.error = None;
                 result.summary = Some(format!("host {} done", command.name()));
-                result.structured = Some(structured);
+                result.structured = Some(structured.into());
                 result
             }
             Err(error) => ToolResult::from_error(tool_name, error.into()),

@@ -69,7 +69,7 @@ mod tests {
             status: ToolStatus::Success,
             summary: None,
             content,
-            structured: Some(serde_json::json!({ "ok": true })),
+            structured: Some(serde_json::json!({ "ok": true }).into()),
             artifacts,
             error: None,
             directive: None,

@@ -1,0 +1,227 @@
+//! The structured result of a call, kept as the compact JSON text it serializes to.
+//!
+//! A tool's typed result is serialized once, straight to text, when the call ends: no
+//! `Value` tree is built on the dispatch path (with serde_json's `preserve_order`, each
+//! object would be an `IndexMap` with a SipHash table). Consumers that walk the result
+//! (receipts, tests) get a `Value`, parsed on first use and kept; consumers that
+//! serialize it (MCP, the CLI, receipts' JSON) get the same output as from that `Value`.
+
+use std::fmt;
+use std::io;
+use std::sync::OnceLock;
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use serde_json::ser::{CompactFormatter, Formatter};
+
+/// A call's structured result: compact JSON text, with a `Value` view parsed on demand.
+/// Derefs to that `Value`.
+#[derive(Clone)]
+pub struct Structured {
+    /// UTF-8: serde_json writes nothing else (checked when it is read as text, off
+    /// the dispatch path).
+    json: Vec<u8>,
+    value: OnceLock<Box<Value>>,
+}
+
+impl Structured {
+    /// Serializes `value` as `serde_json::to_value` would see it: an `f32` is widened
+    /// to `f64`, a 128-bit integer must fit 64 bits. The text holds what the `Value` of
+    /// `to_value` would serialize to.
+    pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
+        Ok(Self::from_json(serialize(value)?))
+    }
+
+    /// The compact JSON text.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.json).unwrap_or_default()
+    }
+
+    /// The result as a `Value` (parsed on the first call).
+    pub fn as_value(&self) -> &Value {
+        self.value.get_or_init(|| {
+            // The text is serde_json's own output, so it parses; `Null` is unreachable.
+            Box::new(serde_json::from_slice(&self.json).unwrap_or(Value::Null))
+        })
+    }
+
+    /// The result as an owned `Value`.
+    pub fn to_value(&self) -> Value {
+        self.as_value().clone()
+    }
+
+    fn from_json(json: Vec<u8>) -> Self {
+        Self {
+            json,
+            value: OnceLock::new(),
+        }
+    }
+}
+
+/// The compact JSON of `value`, with numbers as [`AsValueWould`] writes them.
+fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
+    let mut json = Vec::with_capacity(128);
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut json,
+        AsValueWould,
+    ))?;
+    Ok(json)
+}
+
+impl From<Value> for Structured {
+    fn from(value: Value) -> Self {
+        let structured = Self::from_json(value.to_string().into_bytes());
+        let _ = structured.value.set(Box::new(value));
+        structured
+    }
+}
+
+impl std::ops::Deref for Structured {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        self.as_value()
+    }
+}
+
+/// Equal when the JSON values are (object keys in any order, as `Value`s compare).
+impl PartialEq for Structured {
+    fn eq(&self, other: &Self) -> bool {
+        self.json == other.json || self.as_value() == other.as_value()
+    }
+}
+
+impl PartialEq<Value> for Structured {
+    fn eq(&self, other: &Value) -> bool {
+        self.as_value() == other
+    }
+}
+
+impl fmt::Debug for Structured {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Structured").field(&self.as_str()).finish()
+    }
+}
+
+/// The compact JSON, as `Value`'s `Display` writes it (`{:#}`: pretty-printed).
+impl fmt::Display for Structured {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            write!(f, "{:#}", self.as_value())
+        } else {
+            f.write_str(self.as_str())
+        }
+    }
+}
+
+/// Serializes as the `Value` would, streaming the text into `serializer`: compact,
+/// pretty or into a `Value`, the output is the one the `Value` gives.
+impl Serialize for Structured {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let Some(value) = self.value.get() {
+            return value.serialize(serializer);
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(&self.json);
+        serde_transcode::transcode(&mut deserializer, serializer)
+    }
+}
+
+/// serde_json's compact output, with numbers as `serde_json::to_value` takes them, so
+/// that the text parses back into the `Value` it would build.
+struct AsValueWould;
+
+impl Formatter for AsValueWould {
+    fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
+        CompactFormatter.write_f64(writer, f64::from(value))
+    }
+
+    fn write_i128<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: i128) -> io::Result<()> {
+        match (u64::try_from(value), i64::try_from(value)) {
+            (Ok(value), _) => CompactFormatter.write_u64(writer, value),
+            (_, Ok(value)) => CompactFormatter.write_i64(writer, value),
+            _ => Err(out_of_range()),
+        }
+    }
+
+    fn write_u128<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: u128) -> io::Result<()> {
+        match u64::try_from(value) {
+            Ok(value) => CompactFormatter.write_u64(writer, value),
+            Err(_) => Err(out_of_range()),
+        }
+    }
+}
+
+fn out_of_range() -> io::Error {
+    io::Error::other("number out of range: a JSON result's integers fit 64 bits")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Sample {
+        name: &'static str,
+        ratio: f32,
+        wide: f64,
+        big: u128,
+        small: i128,
+        nothing: Option<u8>,
+        nan: f64,
+        tags: Vec<&'static str>,
+        empty: BTreeMap<String, u8>,
+        nested: BTreeMap<u32, Vec<bool>>,
+    }
+
+    fn sample() -> Sample {
+        Sample {
+            name: "é\n\"x\u{1}",
+            ratio: 0.1,
+            wide: 1e300,
+            big: u128::from(u64::MAX),
+            small: i128::from(i64::MIN),
+            nothing: None,
+            nan: f64::NAN,
+            tags: vec!["a", "b"],
+            empty: BTreeMap::new(),
+            nested: BTreeMap::from([(3, vec![true]), (10, vec![])]),
+        }
+    }
+
+    #[test]
+    fn holds_what_to_value_builds_and_serializes_as_that_value_does() {
+        let value = serde_json::to_value(sample()).unwrap();
+        let structured = Structured::new(&sample()).unwrap();
+        assert_eq!(structured.as_str(), value.to_string());
+        assert_eq!(*structured.as_value(), value);
+        let fresh = || Structured::new(&sample()).unwrap();
+        assert_eq!(
+            serde_json::to_string_pretty(&fresh()).unwrap(),
+            serde_json::to_string_pretty(&value).unwrap()
+        );
+        assert_eq!(serde_json::to_value(fresh()).unwrap(), value);
+        assert_eq!(serde_json::to_string(&fresh()).unwrap(), value.to_string());
+        assert_eq!(format!("{}", fresh()), format!("{value}"));
+        assert_eq!(format!("{:#}", fresh()), format!("{value:#}"));
+    }
+
+    #[test]
+    fn refuses_what_to_value_refuses() {
+        assert!(serde_json::to_value(u128::MAX).is_err());
+        assert!(Structured::new(&u128::MAX).is_err());
+        assert!(Structured::new(&i128::MIN).is_err());
+    }
+
+    #[test]
+    fn compares_as_values() {
+        let text = Structured::from(json!({"a": 1, "b": [2]}));
+        let reordered: Value = serde_json::from_str(r#"{"b": [2], "a": 1}"#).unwrap();
+        assert_eq!(text, Structured::from(reordered.clone()));
+        assert_eq!(text, reordered);
+        assert_ne!(text, Structured::from(json!({"a": 2, "b": [2]})));
+    }
+}
