@@ -284,7 +284,7 @@ pub(crate) fn check_prepared_input(entry: &Entry, input: Value) -> Result<(), To
 fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
     match arguments {
         Arguments::Value(value) => prepare_value(entry, value),
-        Arguments::Text(text) if entry.text_fast_path && text.trim_start().starts_with('{') => {
+        Arguments::Text(text) if entry.text_fast_path && opens_object(text) => {
             Ok(Prepared::Text(text))
         }
         Arguments::Text(text) => {
@@ -300,6 +300,14 @@ fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, 
             prepare_value(entry, parsed.value)
         }
     }
+}
+
+/// Whether JSON text starts with `{` after JSON's own whitespace (the only whitespace
+/// serde_json skips, so other text goes the way that reports it).
+fn opens_object(text: &str) -> bool {
+    text.bytes()
+        .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+        == Some(b'{')
 }
 
 /// [`prepare`] of a parsed input.

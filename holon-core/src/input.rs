@@ -5,6 +5,8 @@
 //! reference so that the input is still there if it fails. Only then is the input
 //! looked at again, to report all that is wrong with it, each with its path.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -88,38 +90,69 @@ impl<'a> JsonArguments<'a> {
     }
 
     /// The slow path, for an input the typed parse refused: every problem of it.
+    /// Only the typed parse is generic; the rest is shared by every argument type.
     #[cold]
     fn parse_failed<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
-        let owned;
+        let failed = self.failed_input()?;
+        let typed = failed.integers.as_ref().unwrap_or(&failed.value);
+        match serde_path_to_error::deserialize::<_, T>(typed) {
+            Ok(parsed) if failed.repeated.is_empty() => Ok(parsed),
+            Ok(_) => Err(self.report(failed, None)),
+            Err(error) => {
+                let serde = serde_problem(&error);
+                Err(self.report(failed, Some(serde)))
+            }
+        }
+    }
+
+    /// The refused input as a `Value`, with its repeated keys, for the typed parse
+    /// that finds the path of a problem.
+    fn failed_input(&self) -> Result<FailedInput<'a>, ToolError> {
         let (value, repeated) = match self.source {
-            Source::Value(value) => (value, Vec::new()),
+            Source::Value(value) => (Cow::Borrowed(value), Vec::new()),
             Source::Text(text) => match json_text::parse(text) {
                 Ok(parsed) => {
-                    owned = parsed.value;
                     let repeated: Vec<Problem> = parsed
                         .duplicates
                         .iter()
                         .map(|p| duplicate_field(p))
                         .collect();
-                    (&owned, repeated)
+                    (Cow::Owned(parsed.value), repeated)
                 }
                 Err(error) => return Err(combine(vec![not_json(&error)])),
             },
         };
-        if exceeds_depth(value, MAX_INPUT_DEPTH) {
+        if exceeds_depth(&value, MAX_INPUT_DEPTH) {
             return Err(combine(vec![Problem::new(Category::WrongType, too_deep())]));
         }
         // JSON Schema's `integer` takes `3.0`; serde's integers do not, so a whole
         // float is read as the integer it is.
-        let integers = whole_floats_as_integers(value);
-        let typed = serde_path_to_error::deserialize::<_, T>(integers.as_ref().unwrap_or(value));
-        let serde = match typed {
-            Ok(parsed) if repeated.is_empty() => return Ok(parsed),
-            Ok(_) => None,
-            Err(error) => Some(classify(&render(error.path()), &error.inner().to_string())),
-        };
-        Err(self.entry.report(value, repeated, serde))
+        let integers = whole_floats_as_integers(&value);
+        Ok(FailedInput {
+            value,
+            integers,
+            repeated,
+        })
     }
+
+    /// Every problem of a refused input: its repeated keys, the schema's problems,
+    /// and serde's error, if the typed parse gave one.
+    fn report(&self, failed: FailedInput<'_>, serde: Option<Problem>) -> ToolError {
+        self.entry.report(&failed.value, failed.repeated, serde)
+    }
+}
+
+/// An input the typed parse refused, ready for the parse that reports its problems.
+struct FailedInput<'a> {
+    value: Cow<'a, Value>,
+    /// `value` with whole floats as integers, if it has any.
+    integers: Option<Value>,
+    repeated: Vec<Problem>,
+}
+
+/// The problem a typed parse found, at its path.
+fn serde_problem(error: &serde_path_to_error::Error<serde_json::Error>) -> Problem {
+    classify(&render(error.path()), &error.inner().to_string())
 }
 
 /// A path of `serde_path_to_error`, as the errors write it: `todo_list[2].state`.
