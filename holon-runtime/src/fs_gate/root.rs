@@ -149,6 +149,32 @@ impl RootDir {
         read_regular(file.into_std().into(), &shown, limit)
     }
 
+    /// The handle of the directory at `rel`, following symlinks that stay beneath the
+    /// root (the kernel refuses the others), as a command's working directory is.
+    pub fn open_dir_beneath(&self, rel: &RelPath) -> Result<DirHandle, FsError> {
+        let shown = rel.to_path_buf();
+        let name = if rel.is_root() {
+            PathBuf::from(".")
+        } else {
+            shown.clone()
+        };
+        let dir = self.dir.open_dir(&name).map_err(|error| {
+            if is_escape(&error) {
+                FsError::Escapes {
+                    path: shown.clone(),
+                    reason: PathEscape::SymlinkOut,
+                }
+            } else {
+                FsError::io(shown.clone(), error)
+            }
+        })?;
+        Ok(DirHandle {
+            root: Arc::clone(&self.dir),
+            dir: Arc::new(dir),
+            rel: rel.clone(),
+        })
+    }
+
     /// The handle of the directory at `rel`, no symlink followed on the way; with a
     /// policy, a protected directory along the way is refused.
     pub fn open_dir_nofollow(
@@ -274,6 +300,12 @@ pub struct DirHandle {
     root: Arc<Dir>,
     dir: Arc<Dir>,
     rel: RelPath,
+}
+
+impl AsFd for DirHandle {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.dir.as_fd()
+    }
 }
 
 impl DirHandle {

@@ -167,7 +167,7 @@ pub(super) fn insert(
             params![
                 kind.as_str(),
                 spec.cmd,
-                spec.workdir.display().to_string(),
+                spec.workdir.path().display().to_string(),
                 spec.shell,
                 spec.login,
                 spec.accepts_input,

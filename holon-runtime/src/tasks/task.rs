@@ -199,7 +199,7 @@ impl Task {
             kind: self.identity.kind,
             status: live.state,
             cmd: self.identity.spec.cmd.clone(),
-            workdir: self.identity.spec.workdir.display().to_string(),
+            workdir: self.identity.spec.workdir.path().display().to_string(),
             pid: Some(self.pid),
             exit_status: live.exit.map(|exit| exit.exit_status()),
             signal: live.exit.and_then(|exit| exit.signal),
