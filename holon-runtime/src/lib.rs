@@ -20,6 +20,7 @@ pub mod catalog;
 mod clock;
 pub mod execution_log;
 pub mod fs_gate;
+pub mod git;
 pub mod memory;
 mod migrations;
 pub mod net;
@@ -329,6 +330,11 @@ impl Runtime {
     /// The commands started as tasks, live and recorded.
     pub fn tasks(&self) -> &TaskManager {
         &self.tasks
+    }
+
+    /// Git, started through the same process gate as the tasks.
+    pub fn git(&self) -> git::Git<'_> {
+        git::Git::new(self.tasks.launcher())
     }
 
     /// The model catalog.
