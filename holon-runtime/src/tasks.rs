@@ -23,10 +23,12 @@ use std::time::Duration;
 
 pub use logs::OutputPreview;
 pub use task::{KillOnDrop, STOP_GRACE, StopCause, Task};
-pub use types::{ExitDetails, LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
+pub use types::{
+    ExitDetails, LaunchSpec, OutputStream, TaskError, TaskInfo, TaskKind, TaskListing, TaskState,
+};
 
 use super::{RuntimeError, Store, StoreError};
-use crate::process_gate::{Launcher, LauncherConfig};
+use crate::process_gate::{Launcher, LauncherConfig, create_log_dir, remove_log_dir};
 use records::StoredTask;
 
 /// How long TaskStop waits, after SIGKILL, for a lost runtime's task to be gone.
@@ -74,7 +76,7 @@ impl TaskManager {
             }
         };
         let logs_root = base.join(TASKS_DIR_NAME);
-        std::fs::create_dir_all(&logs_root).map_err(|source| RuntimeError::StateDir {
+        create_log_dir(&logs_root).map_err(|source| RuntimeError::StateDir {
             path: logs_root.clone(),
             source,
         })?;
@@ -135,7 +137,7 @@ impl TaskManager {
         started_at_ms: u64,
     ) -> Result<Arc<Task>, TaskError> {
         let dir = self.logs_root.join(task_id(row));
-        std::fs::create_dir_all(&dir).map_err(|source| TaskError::Io {
+        create_log_dir(&dir).map_err(|source| TaskError::Io {
             doing: format!("creating the log folder {}", dir.display()),
             source,
         })?;
@@ -327,9 +329,8 @@ fn remove_old_logs(store: &Store, logs_root: &Path, retention: Duration) -> Resu
     let cutoff = now.saturating_sub(u64::try_from(retention.as_millis()).unwrap_or(u64::MAX));
     for row in records::ended_before(store, cutoff)? {
         let dir = logs_root.join(task_id(row));
-        match std::fs::remove_dir_all(&dir) {
+        match remove_log_dir(&dir) {
             Ok(()) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
                 eprintln!(
                     "holon-tools: cannot remove the old logs {}: {error}",

@@ -16,6 +16,7 @@
 mod environment;
 pub mod limits;
 mod log_cap;
+mod log_files;
 mod working_dir;
 
 use std::ffi::OsString;
@@ -25,6 +26,7 @@ use std::process::Command;
 pub use environment::HiddenEnv;
 pub use limits::{LIMITS_HELPER_ARG, LimitsError, ResourceLimits};
 pub use log_cap::{CappedLog, DEFAULT_LOG_CAP_BYTES};
+pub use log_files::{create_log_dir, log_len, read_log, remove_log_dir};
 pub use working_dir::WorkingDir;
 
 /// Why a command could not be started.

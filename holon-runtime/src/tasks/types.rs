@@ -78,6 +78,15 @@ impl TaskState {
     }
 }
 
+/// One of a task's output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputStream {
+    /// stdout, or everything a terminal task's terminal showed.
+    Stdout,
+    /// stderr; a terminal task has none.
+    Stderr,
+}
+
 /// What to run, fully resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchSpec {
