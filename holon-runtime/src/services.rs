@@ -191,8 +191,7 @@ impl MediaDir {
     /// The directory, created if needed.
     pub fn ensure(&self) -> std::io::Result<PathBuf> {
         if let Some(dir) = &self.configured {
-            std::fs::create_dir_all(dir)?;
-            return dir.canonicalize();
+            return crate::state_dir::ensure_dir(dir);
         }
         let mut scratch = self
             .scratch

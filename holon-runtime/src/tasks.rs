@@ -9,7 +9,6 @@
 //! children), and dropping a runtime kills the process groups of its running tasks and
 //! marks them the same way.
 
-mod group;
 mod logs;
 mod process;
 mod records;
@@ -150,7 +149,7 @@ impl TaskManager {
         let spawned = process::spawn(&self.launcher, &spec)?;
         // The start time tells the leader from a later process with its pid, for a
         // runtime that finds the task again after this one was lost.
-        let started = group::start_time(spawned.pid);
+        let started = crate::process_gate::group::start_time(spawned.pid);
         if let Err(error) = records::set_pid(&self.store, row, spawned.pid, started) {
             // The pid is a convenience of the record; the task runs without it.
             eprintln!("holon-tools: task {}: {error}", task_id(row));

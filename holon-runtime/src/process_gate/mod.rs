@@ -6,14 +6,19 @@
 //! - resource limits (`RLIMIT_NPROC`, `RLIMIT_FSIZE`, `RLIMIT_CORE`, optional
 //!   `RLIMIT_AS` and `RLIMIT_CPU`, see [`ResourceLimits`]), set by a helper mode of our
 //!   own binary that execs the command ([`limits`]),
-//! - its own process group (a new session under a terminal),
+//! - its own process group (a new session under a terminal), whose members are read
+//!   back from `/proc` (`group`),
 //! - log files of bounded size ([`CappedLog`]: head and tail kept, the cut noted),
 //! - a working directory set from a directory handle, never by path ([`WorkingDir`]).
 //!
 //! The module depends on nothing in `tools::` and has its own errors, so that it can
 //! move into a runtime crate of its own.
 
+// The process gate: the one launcher of commands, its log files and /proc reads.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 mod environment;
+pub(crate) mod group;
 pub mod limits;
 mod log_cap;
 mod log_files;

@@ -72,7 +72,9 @@ impl StoredTask {
     /// Whether the process group of an orphaned task still runs.
     pub(super) fn group_alive(&self) -> bool {
         match (self.pid, self.leader_started) {
-            (Some(pid), Some(started)) => super::group::task_group_alive(pid, started),
+            (Some(pid), Some(started)) => {
+                crate::process_gate::group::task_group_alive(pid, started)
+            }
             _ => false,
         }
     }

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use portable_pty::MasterPty;
 use tokio::sync::watch;
 
-use super::group::Member;
 use super::logs::{self, OutputPreview};
 use super::process::{ProcessEvents, Spawned, Workers};
 use super::{
     ExitDetails, LaunchSpec, OutputStream, TaskError, TaskInfo, TaskKind, TaskState, lock, records,
 };
 use crate::Store;
+use crate::process_gate::group::Member;
 use crate::process_gate::{CappedLog, Launcher};
 
 mod control;
