@@ -126,39 +126,39 @@ impl RootDir {
     /// Reads the regular file at `rel`, following symlinks that stay beneath the root
     /// (the kernel refuses the others), at most `limit` bytes.
     pub fn read_beneath(&self, rel: &RelPath, limit: u64) -> Result<RegularFile, FsError> {
-        let shown = rel.to_path_buf();
-        let name = if rel.is_root() {
-            PathBuf::from(".")
-        } else {
-            shown.clone()
-        };
         let mut options = OpenOptions::new();
         options
             .read(true)
             .custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32);
-        let file = self.dir.open_with(&name, &options).map_err(|error| {
-            if is_escape(&error) {
-                FsError::Escapes {
-                    path: shown.clone(),
-                    reason: PathEscape::SymlinkOut,
-                }
-            } else {
-                FsError::io(shown.clone(), error)
-            }
-        })?;
-        read_regular(file.into_std().into(), &shown, limit)
+        let file = self.beneath(rel, |dir, name| dir.open_with(name, &options))?;
+        read_regular(file.into_std().into(), &rel.to_path_buf(), limit)
     }
 
     /// The handle of the directory at `rel`, following symlinks that stay beneath the
     /// root (the kernel refuses the others), as a command's working directory is.
     pub fn open_dir_beneath(&self, rel: &RelPath) -> Result<DirHandle, FsError> {
+        let dir = self.beneath(rel, |dir, name| dir.open_dir(name))?;
+        Ok(DirHandle {
+            root: Arc::clone(&self.dir),
+            dir: Arc::new(dir),
+            rel: rel.clone(),
+        })
+    }
+
+    /// `open(root, rel)` through cap-std, which resolves `rel` beneath the root; a
+    /// refusal for leading out is [`FsError::Escapes`].
+    fn beneath<T>(
+        &self,
+        rel: &RelPath,
+        open: impl FnOnce(&Dir, &Path) -> std::io::Result<T>,
+    ) -> Result<T, FsError> {
         let shown = rel.to_path_buf();
         let name = if rel.is_root() {
-            PathBuf::from(".")
+            Path::new(".")
         } else {
-            shown.clone()
+            shown.as_path()
         };
-        let dir = self.dir.open_dir(&name).map_err(|error| {
+        open(&self.dir, name).map_err(|error| {
             if is_escape(&error) {
                 FsError::Escapes {
                     path: shown.clone(),
@@ -167,11 +167,6 @@ impl RootDir {
             } else {
                 FsError::io(shown.clone(), error)
             }
-        })?;
-        Ok(DirHandle {
-            root: Arc::clone(&self.dir),
-            dir: Arc::new(dir),
-            rel: rel.clone(),
         })
     }
 
