@@ -6,6 +6,9 @@
 //! grammars without lazy quantifiers, which llguidance's engine would read as greedy
 //! ones; we refuse them as the documentation says.
 
+// Tests set their fixtures up with std::fs, processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::path::Path;
 
 use holon_core::{FreeformGrammarDecl, GrammarSyntax, check_grammar};

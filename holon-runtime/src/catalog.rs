@@ -101,7 +101,7 @@ impl ModelCatalog {
         let mut providers = parse(EMBEDDED_CATALOG, "embedded catalog")?.providers;
         if let Some(path) = override_file {
             let name = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|error| CatalogError {
+            let text = crate::state_dir::read_config(path).map_err(|error| CatalogError {
                 source_name: name.clone(),
                 message: format!("cannot read it: {error}"),
             })?;

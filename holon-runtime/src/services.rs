@@ -2,9 +2,12 @@
 //! (WebFetch, WebSearch) and the image provider of GenerateImage, plus the media
 //! directory generated files are saved in.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
+
+use crate::fs_gate::{RelPath, RootDir};
 
 pub use crate::net::{PrivateAddresses, WEB_ALLOW_PRIVATE_ENV};
 
@@ -188,8 +191,7 @@ impl MediaDir {
     /// The directory, created if needed.
     pub fn ensure(&self) -> std::io::Result<PathBuf> {
         if let Some(dir) = &self.configured {
-            std::fs::create_dir_all(dir)?;
-            return dir.canonicalize();
+            return crate::state_dir::ensure_dir(dir);
         }
         let mut scratch = self
             .scratch
@@ -215,6 +217,20 @@ impl MediaDir {
                 .as_ref()
                 .and_then(|dir| dir.path().canonicalize().ok()),
         }
+    }
+
+    /// Writes `bytes` to the new file `name` (one component) in the media directory,
+    /// created if needed, through the filesystem gate: staged in the directory's
+    /// handle, then renamed to `name` only if nothing has that name
+    /// (`AlreadyExists` otherwise). Its path.
+    pub fn write_new(&self, name: &OsStr, bytes: &[u8]) -> std::io::Result<PathBuf> {
+        let dir = self.ensure()?;
+        let root = RootDir::open(&dir)?;
+        let top = root
+            .open_dir_nofollow(&RelPath::default(), None)
+            .map_err(std::io::Error::other)?;
+        top.stage(bytes, 0o666, |mode| mode)?.commit_new(name)?;
+        Ok(root.path().join(name))
     }
 
     /// Whether `path` (canonical) lies inside the media directory.

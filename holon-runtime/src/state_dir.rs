@@ -2,8 +2,28 @@
 //! user's data directory, in a folder named after the workspace's path. A state
 //! directory inside the workspace is within reach of every tool that writes there
 //! (a patch to `model-catalog.json`, `sqlite3` on the audit log).
+//!
+//! This module is also where the runtime sets its state up by path: the folders it
+//! keeps its own state in, and the configuration files the operator names. Tools
+//! never reach it; everything they name goes through the gates.
+
+// The state directory and the operator's files are the runtime's own, named by the
+// operator, never by a tool: the one place outside the gates they are touched by path.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::path::{Path, PathBuf};
+
+/// Creates the folder `dir` the runtime keeps its own state in (the state directory,
+/// its worktrees and media folders), with its parents; its canonical path.
+pub fn ensure_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    dir.canonicalize()
+}
+
+/// The text of a configuration file the operator names (the model catalog override).
+pub fn read_config(path: &Path) -> std::io::Result<String> {
+    std::fs::read_to_string(path)
+}
 
 /// The folder under the data directory holding one state directory per workspace.
 pub const WORKSPACES_DIR: &str = "holon/workspaces";

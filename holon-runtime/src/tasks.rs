@@ -9,7 +9,6 @@
 //! children), and dropping a runtime kills the process groups of its running tasks and
 //! marks them the same way.
 
-mod group;
 mod logs;
 mod process;
 mod records;
@@ -23,10 +22,12 @@ use std::time::Duration;
 
 pub use logs::OutputPreview;
 pub use task::{KillOnDrop, STOP_GRACE, StopCause, Task};
-pub use types::{ExitDetails, LaunchSpec, TaskError, TaskInfo, TaskKind, TaskListing, TaskState};
+pub use types::{
+    ExitDetails, LaunchSpec, OutputStream, TaskError, TaskInfo, TaskKind, TaskListing, TaskState,
+};
 
 use super::{RuntimeError, Store, StoreError};
-use crate::process_gate::{Launcher, LauncherConfig};
+use crate::process_gate::{Launcher, LauncherConfig, create_log_dir, remove_log_dir};
 use records::StoredTask;
 
 /// How long TaskStop waits, after SIGKILL, for a lost runtime's task to be gone.
@@ -74,7 +75,7 @@ impl TaskManager {
             }
         };
         let logs_root = base.join(TASKS_DIR_NAME);
-        std::fs::create_dir_all(&logs_root).map_err(|source| RuntimeError::StateDir {
+        create_log_dir(&logs_root).map_err(|source| RuntimeError::StateDir {
             path: logs_root.clone(),
             source,
         })?;
@@ -135,7 +136,7 @@ impl TaskManager {
         started_at_ms: u64,
     ) -> Result<Arc<Task>, TaskError> {
         let dir = self.logs_root.join(task_id(row));
-        std::fs::create_dir_all(&dir).map_err(|source| TaskError::Io {
+        create_log_dir(&dir).map_err(|source| TaskError::Io {
             doing: format!("creating the log folder {}", dir.display()),
             source,
         })?;
@@ -148,7 +149,7 @@ impl TaskManager {
         let spawned = process::spawn(&self.launcher, &spec)?;
         // The start time tells the leader from a later process with its pid, for a
         // runtime that finds the task again after this one was lost.
-        let started = group::start_time(spawned.pid);
+        let started = crate::process_gate::group::start_time(spawned.pid);
         if let Err(error) = records::set_pid(&self.store, row, spawned.pid, started) {
             // The pid is a convenience of the record; the task runs without it.
             eprintln!("holon-tools: task {}: {error}", task_id(row));
@@ -327,9 +328,8 @@ fn remove_old_logs(store: &Store, logs_root: &Path, retention: Duration) -> Resu
     let cutoff = now.saturating_sub(u64::try_from(retention.as_millis()).unwrap_or(u64::MAX));
     for row in records::ended_before(store, cutoff)? {
         let dir = logs_root.join(task_id(row));
-        match std::fs::remove_dir_all(&dir) {
+        match remove_log_dir(&dir) {
             Ok(()) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
                 eprintln!(
                     "holon-tools: cannot remove the old logs {}: {error}",

@@ -5,6 +5,9 @@
 //! `git apply` is the `git` process. Run: `cargo bench -p holon-tools --bench
 //! apply_patch_vs_git`.
 
+// A benchmark harness: it sets up files, servers and processes of its own.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -10,6 +10,9 @@
 //! connection alive, as MCP clients do, and sets `TCP_NODELAY` itself, so what the
 //! figures show of Nagle is the server's sockets.
 
+// A benchmark harness: it sets up files, servers and processes of its own.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;

@@ -9,6 +9,9 @@
 //! (decode, title, rendering under the bounds, wrapping). `unbounded` is what WebFetch
 //! did before: html2text over the whole decoded body, on the calling thread.
 
+// A benchmark harness: it sets up files, servers and processes of its own.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;

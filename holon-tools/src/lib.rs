@@ -8,6 +8,10 @@
 //! Tools live in `src/tools/<plane>/`; the plane of a tool is the folder it is
 //! declared in ([`plane_of`]).
 
+// Tests set their fixtures up with std::fs and std::process freely; the code
+// they test is linted without this.
+#![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
+
 pub mod cli;
 pub mod tools;
 

@@ -2,6 +2,9 @@
 //! fixture, the project's own `guidance/` folder, every tool description, and the
 //! `holon-tools lint-guidance` command.
 
+// Tests set their fixtures up with std::fs, processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -3,6 +3,9 @@
 //! reference. Every tool here is a `#[holon_tool]`, so the global registry of this
 //! binary must build with all of them.
 
+// Tests set their fixtures up with std::fs, processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use holon_core::prelude::*;
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use serde_json::{Value, json};

@@ -4,6 +4,9 @@
 //! `pub use child::Item`) is structure, not a cycle; `a` naming `b` and `b` naming `a`
 //! (directly or through other siblings) is one.
 
+// Tests set their fixtures up with std::fs, processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -4,6 +4,9 @@
 //! `logging/setLevel` filters them, that a client without a capability gets the typed
 //! error, and what the server sends in its requests.
 
+// Tests set their fixtures up with std::fs, processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};

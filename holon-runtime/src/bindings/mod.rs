@@ -94,8 +94,7 @@ impl Bindings {
                 }
             }
         };
-        std::fs::create_dir_all(&dir)?;
-        dir.canonicalize()
+        crate::state_dir::ensure_dir(&dir)
     }
 
     /// Every binding, as the store has it now.

@@ -17,6 +17,9 @@
 //!
 //! The gate knows nothing of tools: its errors are its own ([`FsError`]).
 
+// The filesystem gate: the one place where workspace files are opened, by handle.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 mod ancestry;
 mod error;
 mod policy;

@@ -126,17 +126,39 @@ impl RootDir {
     /// Reads the regular file at `rel`, following symlinks that stay beneath the root
     /// (the kernel refuses the others), at most `limit` bytes.
     pub fn read_beneath(&self, rel: &RelPath, limit: u64) -> Result<RegularFile, FsError> {
-        let shown = rel.to_path_buf();
-        let name = if rel.is_root() {
-            PathBuf::from(".")
-        } else {
-            shown.clone()
-        };
         let mut options = OpenOptions::new();
         options
             .read(true)
             .custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32);
-        let file = self.dir.open_with(&name, &options).map_err(|error| {
+        let file = self.beneath(rel, |dir, name| dir.open_with(name, &options))?;
+        read_regular(file.into_std().into(), &rel.to_path_buf(), limit)
+    }
+
+    /// The handle of the directory at `rel`, following symlinks that stay beneath the
+    /// root (the kernel refuses the others), as a command's working directory is.
+    pub fn open_dir_beneath(&self, rel: &RelPath) -> Result<DirHandle, FsError> {
+        let dir = self.beneath(rel, |dir, name| dir.open_dir(name))?;
+        Ok(DirHandle {
+            root: Arc::clone(&self.dir),
+            dir: Arc::new(dir),
+            rel: rel.clone(),
+        })
+    }
+
+    /// `open(root, rel)` through cap-std, which resolves `rel` beneath the root; a
+    /// refusal for leading out is [`FsError::Escapes`].
+    fn beneath<T>(
+        &self,
+        rel: &RelPath,
+        open: impl FnOnce(&Dir, &Path) -> std::io::Result<T>,
+    ) -> Result<T, FsError> {
+        let shown = rel.to_path_buf();
+        let name = if rel.is_root() {
+            Path::new(".")
+        } else {
+            shown.as_path()
+        };
+        open(&self.dir, name).map_err(|error| {
             if is_escape(&error) {
                 FsError::Escapes {
                     path: shown.clone(),
@@ -145,8 +167,7 @@ impl RootDir {
             } else {
                 FsError::io(shown.clone(), error)
             }
-        })?;
-        read_regular(file.into_std().into(), &shown, limit)
+        })
     }
 
     /// The handle of the directory at `rel`, no symlink followed on the way; with a
@@ -274,6 +295,12 @@ pub struct DirHandle {
     root: Arc<Dir>,
     dir: Arc<Dir>,
     rel: RelPath,
+}
+
+impl AsFd for DirHandle {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.dir.as_fd()
+    }
 }
 
 impl DirHandle {

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use cap_std::fs::Dir;
-use rustix::fs::{Mode, OFlags};
+use rustix::fs::{Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
 use super::DirHandle;
@@ -73,6 +73,20 @@ impl Staged {
         self.committed = true;
         Ok(())
     }
+
+    /// Renames the staged file to `target` in its directory unless something has that
+    /// name already (`AlreadyExists`; the stage is removed when dropped).
+    pub fn commit_new(mut self, target: &OsStr) -> std::io::Result<()> {
+        rustix::fs::renameat_with(
+            &*self.dir,
+            self.name.as_os_str(),
+            &*self.dir,
+            target,
+            RenameFlags::NOREPLACE,
+        )?;
+        self.committed = true;
+        Ok(())
+    }
 }
 
 impl Drop for Staged {
@@ -113,5 +127,27 @@ mod tests {
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "an uncommitted stage is removed");
         assert!(Path::new(&dir.path().join("a.txt")).exists());
+    }
+
+    #[test]
+    fn a_new_name_is_never_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("taken"), "old").unwrap();
+        std::os::unix::fs::symlink("/nonexistent-target", dir.path().join("link")).unwrap();
+        let root = RootDir::open(dir.path()).unwrap();
+        let top = root.open_dir_nofollow(&RelPath::default(), None).unwrap();
+        for name in ["taken", "link"] {
+            let staged = top.stage(b"new", 0o600, |m| m).unwrap();
+            let error = staged.commit_new(name.as_ref()).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::AlreadyExists, "{name}");
+        }
+        assert_eq!(std::fs::read(dir.path().join("taken")).unwrap(), b"old");
+        top.stage(b"new", 0o600, |m| m)
+            .unwrap()
+            .commit_new("free".as_ref())
+            .unwrap();
+        assert_eq!(std::fs::read(dir.path().join("free")).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 3, "refused stages are removed");
     }
 }

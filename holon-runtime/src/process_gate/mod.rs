@@ -6,15 +6,23 @@
 //! - resource limits (`RLIMIT_NPROC`, `RLIMIT_FSIZE`, `RLIMIT_CORE`, optional
 //!   `RLIMIT_AS` and `RLIMIT_CPU`, see [`ResourceLimits`]), set by a helper mode of our
 //!   own binary that execs the command ([`limits`]),
-//! - its own process group (a new session under a terminal),
-//! - log files of bounded size ([`CappedLog`]: head and tail kept, the cut noted).
+//! - its own process group (a new session under a terminal), whose members are read
+//!   back from `/proc` (`group`),
+//! - log files of bounded size ([`CappedLog`]: head and tail kept, the cut noted),
+//! - a working directory set from a directory handle, never by path ([`WorkingDir`]).
 //!
 //! The module depends on nothing in `tools::` and has its own errors, so that it can
 //! move into a runtime crate of its own.
 
+// The process gate: the one launcher of commands, its log files and /proc reads.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 mod environment;
+pub(crate) mod group;
 pub mod limits;
 mod log_cap;
+mod log_files;
+mod working_dir;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -23,6 +31,8 @@ use std::process::Command;
 pub use environment::HiddenEnv;
 pub use limits::{LIMITS_HELPER_ARG, LimitsError, ResourceLimits};
 pub use log_cap::{CappedLog, DEFAULT_LOG_CAP_BYTES};
+pub use log_files::{create_log_dir, log_len, read_log, remove_log_dir};
+pub use working_dir::WorkingDir;
 
 /// Why a command could not be started.
 #[derive(Debug, thiserror::Error)]
@@ -156,7 +166,7 @@ impl Launcher {
         &self,
         program: &str,
         args: &[&str],
-        workdir: &Path,
+        workdir: &WorkingDir,
     ) -> std::io::Result<Command> {
         use std::os::unix::process::CommandExt;
         let environment = self.environment();
@@ -164,7 +174,7 @@ impl Launcher {
         let mut command = Command::new(program);
         command
             .args(argv)
-            .current_dir(workdir)
+            .current_dir(workdir.for_child()?)
             .env_clear()
             .envs(environment)
             .process_group(0);
@@ -177,13 +187,13 @@ impl Launcher {
         &self,
         program: &str,
         args: &[&str],
-        workdir: &Path,
+        workdir: &WorkingDir,
     ) -> std::io::Result<portable_pty::CommandBuilder> {
         let environment = self.environment();
         let (program, argv) = self.argv(program, args, &environment)?;
         let mut builder = portable_pty::CommandBuilder::new(program);
         builder.args(argv);
-        builder.cwd(workdir);
+        builder.cwd(workdir.for_child()?);
         builder.env_clear();
         let has_term = environment.iter().any(|(name, _)| name == "TERM");
         for (name, value) in environment {

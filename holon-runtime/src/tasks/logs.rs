@@ -2,8 +2,6 @@
 //! its head and its tail with a marker of what was cut. Only the kept bytes are read,
 //! so a preview of a 500 MB log costs no more memory than the budget.
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
@@ -25,10 +23,7 @@ pub struct OutputPreview {
     pub cut_bytes: u64,
 }
 
-/// The size of a file, 0 when it cannot be read (a log not created yet, or removed).
-pub fn file_len(path: &Path) -> u64 {
-    std::fs::metadata(path).map_or(0, |metadata| metadata.len())
-}
+use crate::process_gate::{log_len, read_log};
 
 /// A byte range of a log: from `start` to the log's size when the window is made.
 pub struct Window<'a> {
@@ -40,7 +35,7 @@ pub struct Window<'a> {
 impl<'a> Window<'a> {
     /// The part of `path` from `start` to its current end.
     pub fn new(path: &'a Path, start: u64) -> Self {
-        let end = file_len(path).max(start);
+        let end = log_len(path).max(start);
         Self { path, start, end }
     }
 
@@ -87,15 +82,15 @@ fn split(budget: usize, a: u64, b: u64) -> (usize, usize) {
 fn read_cut(window: &Window<'_>, share: usize, stream: &str) -> (String, u64) {
     let len = window.len();
     if len <= share as u64 {
-        let bytes = read_range(window.path, window.start, share);
+        let bytes = read_log(window.path, window.start, share);
         return (String::from_utf8_lossy(&bytes).into_owned(), 0);
     }
     let head_len = share / 2;
     let tail_len = share - head_len;
-    let mut head = read_range(window.path, window.start, head_len);
+    let mut head = read_log(window.path, window.start, head_len);
     trim_partial_end(&mut head);
     snap_end_to_line(&mut head);
-    let mut tail = read_range(window.path, window.end - tail_len as u64, tail_len);
+    let mut tail = read_log(window.path, window.end - tail_len as u64, tail_len);
     trim_partial_start(&mut tail);
     snap_start_to_line(&mut tail);
     let cut = len - (head.len() + tail.len()) as u64;
@@ -108,21 +103,6 @@ fn read_cut(window: &Window<'_>, share: usize, stream: &str) -> (String, u64) {
     ));
     text.push_str(&String::from_utf8_lossy(&tail));
     (text, cut)
-}
-
-/// Up to `len` bytes of `path` from `start`; what can be read when the file is shorter
-/// or unreadable.
-fn read_range(path: &Path, start: u64, len: usize) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    if len == 0 {
-        return bytes;
-    }
-    if let Ok(mut file) = File::open(path)
-        && file.seek(SeekFrom::Start(start)).is_ok()
-    {
-        let _ = file.take(len as u64).read_to_end(&mut bytes);
-    }
-    bytes
 }
 
 /// Ends the head at its last line break, when that keeps at least half of it: a cut

@@ -13,10 +13,9 @@ use std::sync::mpsc::{Sender, channel};
 
 use portable_pty::{MasterPty, PtySize, native_pty_system};
 
-use super::group;
-use super::group::Member;
 use super::{ExitDetails, LaunchSpec, TaskError};
 use crate::Store;
+use crate::process_gate::group::{self, Member};
 use crate::process_gate::{CappedLog, Launcher};
 
 /// The signal number of SIGKILL.

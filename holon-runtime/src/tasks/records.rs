@@ -6,7 +6,7 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::ExitDetails;
-use super::{LaunchSpec, TaskInfo, TaskKind, TaskState, logs, task_id};
+use super::{LaunchSpec, TaskInfo, TaskKind, TaskState, task_id};
 use crate::{Store, StoreError};
 
 const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms, owner_pid, leader_started";
@@ -72,7 +72,9 @@ impl StoredTask {
     /// Whether the process group of an orphaned task still runs.
     pub(super) fn group_alive(&self) -> bool {
         match (self.pid, self.leader_started) {
-            (Some(pid), Some(started)) => super::group::task_group_alive(pid, started),
+            (Some(pid), Some(started)) => {
+                crate::process_gate::group::task_group_alive(pid, started)
+            }
             _ => false,
         }
     }
@@ -132,8 +134,8 @@ impl StoredTask {
             started_at_unix_ms: self.started_at_ms,
             ended_at_unix_ms: self.ended_at_ms,
             duration_ms,
-            stdout_bytes: logs::file_len(&stdout_log),
-            stderr_bytes: stderr_log.as_deref().map_or(0, logs::file_len),
+            stdout_bytes: crate::process_gate::log_len(&stdout_log),
+            stderr_bytes: stderr_log.as_deref().map_or(0, crate::process_gate::log_len),
             stdout_log: stdout_log.display().to_string(),
             stderr_log: stderr_log.map(|path| path.display().to_string()),
             reason: self.reason.clone().or_else(|| {
@@ -167,7 +169,7 @@ pub(super) fn insert(
             params![
                 kind.as_str(),
                 spec.cmd,
-                spec.workdir.display().to_string(),
+                spec.workdir.path().display().to_string(),
                 spec.shell,
                 spec.login,
                 spec.accepts_input,

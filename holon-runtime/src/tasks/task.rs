@@ -10,11 +10,13 @@ use std::time::{Duration, Instant};
 use portable_pty::MasterPty;
 use tokio::sync::watch;
 
-use super::group::Member;
 use super::logs::{self, OutputPreview};
 use super::process::{ProcessEvents, Spawned, Workers};
-use super::{ExitDetails, LaunchSpec, TaskError, TaskInfo, TaskKind, TaskState, lock, records};
+use super::{
+    ExitDetails, LaunchSpec, OutputStream, TaskError, TaskInfo, TaskKind, TaskState, lock, records,
+};
 use crate::Store;
+use crate::process_gate::group::Member;
 use crate::process_gate::{CappedLog, Launcher};
 
 mod control;
@@ -186,6 +188,18 @@ impl Task {
         self.logs.stderr.as_deref()
     }
 
+    /// Up to `len` bytes of the log of `stream` from byte `start` on; empty past its
+    /// end, and for the stderr of a terminal task.
+    pub fn read_output(&self, stream: OutputStream, start: u64, len: usize) -> Vec<u8> {
+        let log = match stream {
+            OutputStream::Stdout => Some(self.logs.stdout.as_path()),
+            OutputStream::Stderr => self.logs.stderr.as_deref(),
+        };
+        log.map_or_else(Vec::new, |path| {
+            crate::process_gate::read_log(path, start, len)
+        })
+    }
+
     pub(super) fn mark_background(&self) {
         self.background.store(true, Ordering::Relaxed);
     }
@@ -199,7 +213,7 @@ impl Task {
             kind: self.identity.kind,
             status: live.state,
             cmd: self.identity.spec.cmd.clone(),
-            workdir: self.identity.spec.workdir.display().to_string(),
+            workdir: self.identity.spec.workdir.path().display().to_string(),
             pid: Some(self.pid),
             exit_status: live.exit.map(|exit| exit.exit_status()),
             signal: live.exit.and_then(|exit| exit.signal),
@@ -208,8 +222,12 @@ impl Task {
             started_at_unix_ms: self.identity.started_at_ms,
             ended_at_unix_ms: live.ended_at_ms,
             duration_ms: millis(live.ran_for.unwrap_or_else(|| self.started.elapsed())),
-            stdout_bytes: logs::file_len(&self.logs.stdout),
-            stderr_bytes: self.logs.stderr.as_deref().map_or(0, logs::file_len),
+            stdout_bytes: crate::process_gate::log_len(&self.logs.stdout),
+            stderr_bytes: self
+                .logs
+                .stderr
+                .as_deref()
+                .map_or(0, crate::process_gate::log_len),
             stdout_log: self.logs.stdout.display().to_string(),
             stderr_log: self.logs.stderr.as_ref().map(|p| p.display().to_string()),
             logs_removed_at_unix_ms: None,

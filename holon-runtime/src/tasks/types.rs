@@ -1,10 +1,9 @@
 //! The task plane's data: what a task is, its states, and its errors.
 
-use std::path::PathBuf;
-
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
 
 use crate::StoreError;
+use crate::process_gate::WorkingDir;
 
 /// How a task's process is attached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -79,13 +78,23 @@ impl TaskState {
     }
 }
 
+/// One of a task's output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputStream {
+    /// stdout, or everything a terminal task's terminal showed.
+    Stdout,
+    /// stderr; a terminal task has none.
+    Stderr,
+}
+
 /// What to run, fully resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchSpec {
     /// The command line, passed to the shell with `-c`.
     pub cmd: String,
-    /// The working directory (canonical, inside the workspace roots).
-    pub workdir: PathBuf,
+    /// The working directory, held open: the command starts in the directory the
+    /// handle holds, whatever its name leads to by then.
+    pub workdir: WorkingDir,
     /// The shell program.
     pub shell: String,
     /// Whether the shell runs as a login shell (`-l`).

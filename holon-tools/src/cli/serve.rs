@@ -21,6 +21,9 @@
 //! reply, which goes to the MCP client, never to this server, so nothing here could
 //! lift it. The host that owns the turn publishes the brief.
 
+// The MCP server's own I/O: its listening socket.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -3,6 +3,9 @@
 //! `exec_memory` (it measures this process's memory) and `lint_guidance` (it
 //! registers a fixture tool) stay binaries of their own.
 
+// Tests set their fixtures up with std::fs, processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 // Links the built-in tools into the registry (they are found by link-time inventory).
 use holon_tools as _;
 

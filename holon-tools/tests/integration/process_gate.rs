@@ -132,3 +132,38 @@ async fn a_command_writing_past_the_log_cap_leaves_its_head_a_note_and_its_tail(
         .collect();
     assert_eq!(files.len(), 2, "stdout.log and stderr.log only: {files:?}");
 }
+
+/// Git is started by the process gate too: a hook of the operator's repository (here
+/// `post-checkout`, which `git worktree add` runs) sees the operator's variables but
+/// no credential the runtime reads.
+#[test]
+fn git_hooks_run_without_the_runtimes_credentials() {
+    use crate::workspace_support::init_repo;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    init_repo(&home);
+    let seen = dir.path().join("hook-env.txt");
+    let hook = home.join(".git/hooks/post-checkout");
+    std::fs::write(&hook, format!("#!/bin/sh\nenv > '{}'\n", seen.display())).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let input = json!({"workspace_id": "home", "branch": "hooked", "base_ref": "main"});
+    let output = holon_command(&home)
+        .env("HOLON_XAI_API_KEY", "xai-secret")
+        .env("HOLON_IMAGE_API_KEY", "image-secret")
+        .env("HOLON_PROC_TEST_PLAIN", "visible")
+        .args(["call", "--json", "CreateWorktree", &input.to_string()])
+        .output()
+        .unwrap();
+    let envelope: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(envelope["status"], "success", "{envelope}");
+    let env = std::fs::read_to_string(&seen).expect("the hook ran");
+    assert!(env.contains("HOLON_PROC_TEST_PLAIN=visible"), "{env}");
+    for secret in ["xai-secret", "image-secret"] {
+        assert!(
+            !env.contains(secret),
+            "{secret} reached the git hook: {env}"
+        );
+    }
+}

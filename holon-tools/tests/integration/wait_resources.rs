@@ -200,7 +200,7 @@ async fn a_command_task_wait_needs_its_captured_owner_and_wakes_when_the_task_en
         .tasks()
         .launch(LaunchSpec {
             cmd: "sleep 0.3".into(),
-            workdir: dir.path().canonicalize().unwrap(),
+            workdir: holon_runtime::process_gate::WorkingDir::open(dir.path()).unwrap(),
             shell: "/bin/sh".into(),
             login: false,
             tty: false,

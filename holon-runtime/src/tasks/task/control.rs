@@ -8,7 +8,7 @@ use tokio::sync::watch;
 
 use super::{ExitDetails, SHUTDOWN_REASON, StopCause, Task, now_ms};
 use crate::Store;
-use crate::tasks::group;
+use crate::process_gate::group;
 use crate::tasks::process::{self, Signal};
 use crate::tasks::{TaskKind, TaskState, lock, records};
 

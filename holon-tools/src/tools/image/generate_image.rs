@@ -1,6 +1,5 @@
 //! `GenerateImage`: have the configured image provider draw an image, and save it.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -181,10 +180,6 @@ fn save(
         )
         .with_hint("ask the operator to check the media directory (--media-dir) and free space")
     };
-    let dir = rt
-        .media()
-        .ensure()
-        .map_err(|error| io_error(Path::new("the media directory"), error))?;
     let stem: String = name
         .unwrap_or("image")
         .chars()
@@ -205,23 +200,18 @@ fn save(
         } else {
             format!("-{attempt}")
         };
-        let path = dir.join(format!("{stem}-{stamp}{suffix}.{extension}"));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut file) => {
-                file.write_all(bytes)
-                    .map_err(|error| io_error(&path, error))?;
-                return Ok(path);
-            }
+        let file = format!("{stem}-{stamp}{suffix}.{extension}");
+        match rt.media().write_new(file.as_ref(), bytes) {
+            Ok(path) => return Ok(path),
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(error) => return Err(io_error(&path, error)),
+            Err(error) => {
+                let dir = rt.media().existing().unwrap_or_default();
+                return Err(io_error(&dir.join(&file), error));
+            }
         }
     }
     Err(io_error(
-        &dir,
+        Path::new("the media directory"),
         std::io::Error::other("no free file name after 100 attempts"),
     ))
 }

@@ -3,12 +3,14 @@
 //! the doc of the type and of every field of that type, and so its schema description.
 //! The argument structs use these and never restate them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
+use holon_runtime::fs_gate::FsError;
+use holon_runtime::process_gate::WorkingDir;
 
 /// The output budget when `max_output_tokens` is not given.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u64 = 8_000;
@@ -104,40 +106,46 @@ impl MaxOutputTokens {
 #[serde(transparent)]
 pub struct TaskId(#[schemars(length(min = 1))] pub String);
 
-/// Resolves `requested` (at input path `field`) to a directory inside the workspace
-/// roots; the active root when it is absent.
+/// Opens `requested` (at input path `field`) as a directory beneath the workspace
+/// root's handle, symlinks that stay beneath it followed by the kernel and the others
+/// refused; the working directory when it is absent. The command starts in the
+/// directory this handle holds, so a name swapped after this check changes nothing.
 pub fn resolve_workdir(
     rt: &Runtime,
     requested: Option<&Workdir>,
     field: &str,
-) -> Result<PathBuf, ToolError> {
+) -> Result<WorkingDir, ToolError> {
     let roots = rt.workspace_roots();
-    let Some(Workdir(requested)) = requested else {
-        return Ok(roots.active().to_path_buf());
-    };
-    let path = roots.resolve(Path::new(requested), true).map_err(|escape| {
+    let shown = requested.map_or(".", |Workdir(requested)| requested.as_str());
+    let outside = |reason: String| {
         ToolError::new(
             ToolErrorKind::new("workdir_outside_workspace"),
-            format!("`{field}` `{requested}` cannot be used: {escape}"),
+            format!("`{field}` `{shown}` cannot be used: {reason}"),
         )
         .with_field(field)
         .with_details(serde_json::json!({ "workspace_roots": roots.roots() }))
         .with_hint(
             "give a directory inside the workspace, relative to its root (or omit the field to run in the root)",
         )
-    })?;
-    if !path.is_dir() {
-        return Err(ToolError::new(
+    };
+    let not_found = |why: String| {
+        ToolError::new(
             ToolErrorKind::new("workdir_not_found"),
-            format!(
-                "`{field}` `{requested}` is not a directory (it resolves to {})",
-                path.display()
-            ),
+            format!("`{field}` `{shown}` is not a directory ({why})"),
         )
         .with_field(field)
-        .with_hint("create the directory first, or give an existing one"));
-    }
-    Ok(path)
+        .with_hint("create the directory first, or give an existing one")
+    };
+    let (index, rel) = roots
+        .locate(Path::new(shown), true)
+        .map_err(|escape| outside(escape.to_string()))?;
+    let handle = roots.dirs()[index]
+        .open_dir_beneath(&rel)
+        .map_err(|error| match error {
+            FsError::Escapes { reason, .. } => outside(reason.to_string()),
+            other => not_found(other.to_string()),
+        })?;
+    WorkingDir::from_handle(&handle).map_err(|error| not_found(error.to_string()))
 }
 
 /// The shell to run: the requested one, or the default (bash when installed, else sh).

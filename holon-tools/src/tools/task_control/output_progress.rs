@@ -2,15 +2,12 @@
 //! prints are reported as they come, at most once per [`THROTTLE`], each report
 //! counting the lines so far and carrying the newest one.
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 use std::time::Duration;
 
 use holon_core::Progress;
 use tokio::time::Instant;
 
-use holon_runtime::tasks::Task;
+use holon_runtime::tasks::{OutputStream, Task};
 
 /// The least time between two reports: a command printing thousands of lines a second
 /// gives a few reports a second, each with the newest line.
@@ -18,6 +15,9 @@ const THROTTLE: Duration = Duration::from_millis(200);
 
 /// The most of a line a report carries.
 const MESSAGE_BYTES: usize = 240;
+
+/// How much of a log one read takes.
+const CHUNK_BYTES: usize = 64 * 1024;
 
 /// Waits up to `limit` for `task` to exit, as [`Task::wait_exit`] does, reporting its
 /// output lines to `progress` on the way; whether it exited. Once it exited, its
@@ -32,27 +32,28 @@ pub(super) async fn wait_exit(
         return task.wait_exit(limit).await;
     }
     let deadline = Instant::now() + limit;
-    let mut streams = [
+    let mut tails = [
         LineTail::default(),
         LineTail::default(), // stderr; stays empty for a terminal
     ];
     let mut lines = 0u64;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let seen = (streams[0].offset, streams[1].offset);
+        let seen = (tails[0].offset, tails[1].offset);
         task.wait_progress(left, seen).await;
         let exited = task.exit().is_some();
         if exited {
             task.wait_drained(drain).await;
         }
-        let paths = [Some(task.stdout_log()), task.stderr_log()];
         let mut newest = None;
-        for (stream, path) in streams.iter_mut().zip(paths) {
-            let Some(path) = path else { continue };
-            let added = stream.advance(path);
+        for (tail, stream) in tails
+            .iter_mut()
+            .zip([OutputStream::Stdout, OutputStream::Stderr])
+        {
+            let added = tail.advance(task, stream);
             if added > 0 {
                 lines += added;
-                newest = stream.last.clone();
+                newest = tail.last.clone();
             }
         }
         if let Some(line) = newest {
@@ -82,23 +83,17 @@ struct LineTail {
 }
 
 impl LineTail {
-    /// Reads what the log gained since the last call; how many lines it completed.
-    fn advance(&mut self, path: &Path) -> u64 {
-        let Ok(mut file) = File::open(path) else {
-            return 0;
-        };
-        if file.seek(SeekFrom::Start(self.offset)).is_err() {
-            return 0;
-        }
+    /// Reads what the log of `stream` gained since the last call; how many lines it
+    /// completed.
+    fn advance(&mut self, task: &Task, stream: OutputStream) -> u64 {
         let mut added = 0;
-        let mut chunk = [0u8; 8192];
         loop {
-            let n = match file.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            self.offset += n as u64;
-            for &byte in &chunk[..n] {
+            let chunk = task.read_output(stream, self.offset, CHUNK_BYTES);
+            if chunk.is_empty() {
+                break;
+            }
+            self.offset += chunk.len() as u64;
+            for &byte in &chunk {
                 if byte == b'\n' {
                     added += 1;
                     let line = String::from_utf8_lossy(&self.current);

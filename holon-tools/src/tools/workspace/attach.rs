@@ -59,7 +59,7 @@ fn attach_workspace(
     let edit = rt.bindings().edit();
     let state = edit.state().map_err(store_error)?;
     if let Some(existing) = state.workspaces.iter().find(|w| w.path == path) {
-        return Ok(attached(&state, existing, true));
+        return Ok(attached(rt, &state, existing, true));
     }
     check_overlap(rt, &state, &path, &args.path)?;
     let name = path
@@ -73,10 +73,11 @@ fn attach_workspace(
         attached_at_ms: now_ms(),
     };
     let state = edit.attach(&binding).map_err(store_error)?;
-    Ok(attached(&state, &binding, false))
+    Ok(attached(rt, &state, &binding, false))
 }
 
 fn attached(
+    rt: &Runtime,
     state: &BindingState,
     binding: &WorkspaceBinding,
     already: bool,
@@ -85,7 +86,7 @@ fn attached(
         attached_workspace_id: binding.workspace_id.clone(),
         root_path: binding.path.to_string_lossy().into_owned(),
         already_attached: already,
-        is_git_repository: git::is_repository(&binding.path),
+        is_git_repository: git::is_repository(rt.git(), &binding.path),
         workspace_count: state.workspaces.len(),
     };
     let summary = if already {

@@ -12,6 +12,7 @@ use super::errors::{error, io_error, store_error};
 use super::{git, worktree_place};
 use holon_runtime::Runtime;
 use holon_runtime::bindings::{BindingState, Bindings, BindingsEdit, WorktreeBinding, now_ms};
+use holon_runtime::git::Git;
 
 /// The field errors point at.
 const FIELD: &str = "workspace_mode";
@@ -21,6 +22,7 @@ const FIELD: &str = "workspace_mode";
 /// edit lock until dropped, so that what it checked still holds when the spawn writes.
 pub(crate) struct ChildWorktreePlan<'a> {
     bindings: &'a Bindings,
+    git: Git<'a>,
     _edit: BindingsEdit<'a>,
     /// The active execution root, in whose repository the worktree is added.
     repo: PathBuf,
@@ -44,10 +46,10 @@ impl<'a> ChildWorktreePlan<'a> {
         })?;
         let repo = active.path.to_path_buf();
         let workspace_id = active.workspace_id.to_string();
-        git::toplevel(&repo, "the active workspace", FIELD).map_err(|e| {
+        git::toplevel(rt.git(), &repo, "the active workspace", FIELD).map_err(|e| {
             e.with_hint("a worktree needs a git repository: spawn with `workspace_mode: \"inherit\"`, or switch to a workspace that is a git checkout")
         })?;
-        let base_commit = git::resolve_commit(&repo, "HEAD")?.ok_or_else(|| {
+        let base_commit = git::resolve_commit(rt.git(), &repo, "HEAD")?.ok_or_else(|| {
             error(
                 "unknown_base_ref",
                 format!("the repository at {} has no commit yet", repo.display()),
@@ -61,6 +63,7 @@ impl<'a> ChildWorktreePlan<'a> {
             .map_err(|e| io_error("preparing the worktrees directory", &repo, &e))?;
         Ok(Self {
             bindings: rt.bindings(),
+            git: rt.git(),
             _edit: edit,
             repo,
             workspace_id,
@@ -89,7 +92,7 @@ impl<'a> ChildWorktreePlan<'a> {
     /// binding to record.
     pub(crate) fn add(&self, agent_id: &str) -> Result<WorktreeBinding, ToolError> {
         let branch = format!("holon/{agent_id}");
-        if git::branch_exists(&self.repo, &branch)? {
+        if git::branch_exists(self.git, &self.repo, &branch)? {
             return Err(error(
                 "branch_exists",
                 format!("the branch `{branch}` for the new agent already exists"),
@@ -98,11 +101,15 @@ impl<'a> ChildWorktreePlan<'a> {
             .with_hint("an earlier runtime left it: delete the branch, or spawn with `workspace_mode: \"inherit\"`"));
         }
         let (execution_root_id, path) = fresh_location(&self.state, &self.dir, agent_id);
-        git::add_worktree_on_new_branch(&self.repo, &path, &branch, &self.base_commit)?;
+        git::add_worktree_on_new_branch(self.git, &self.repo, &path, &branch, &self.base_commit)?;
         if let Err(refused) = worktree_place::ensure_allowed(&self.dir, &self.state, &path, FIELD) {
             let path_text = path.to_string_lossy();
-            let _ = git::git(&self.repo, &["worktree", "remove", "--force", &path_text]);
-            let _ = git::git(&self.repo, &["branch", "-D", &branch]);
+            let _ = git::git(
+                self.git,
+                &self.repo,
+                &["worktree", "remove", "--force", &path_text],
+            );
+            let _ = git::git(self.git, &self.repo, &["branch", "-D", &branch]);
             return Err(refused);
         }
         Ok(WorktreeBinding {
@@ -121,7 +128,11 @@ impl<'a> ChildWorktreePlan<'a> {
     /// recorded. Best effort: the spawn's own error is what the caller reports.
     pub(crate) fn undo(&self, worktree: &WorktreeBinding) {
         let path = worktree.path.to_string_lossy();
-        let _ = git::git(&self.repo, &["worktree", "remove", "--force", &path]);
-        let _ = git::git(&self.repo, &["branch", "-D", &worktree.branch]);
+        let _ = git::git(
+            self.git,
+            &self.repo,
+            &["worktree", "remove", "--force", &path],
+        );
+        let _ = git::git(self.git, &self.repo, &["branch", "-D", &worktree.branch]);
     }
 }

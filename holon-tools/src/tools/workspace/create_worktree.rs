@@ -98,11 +98,12 @@ fn create_worktree(
         .ok_or_else(|| unknown_workspace(&state, &args.workspace_id, "workspace_id"))?;
     let repo = workspace.path.clone();
     git::toplevel(
+        rt.git(),
         &repo,
         &format!("the workspace `{}`", workspace.workspace_id),
         "workspace_id",
     )?;
-    if !git::is_valid_branch_name(&repo, &args.branch)? {
+    if !git::is_valid_branch_name(rt.git(), &repo, &args.branch)? {
         return Err(error(
             "invalid_branch_name",
             format!("`{}` is not a valid git branch name", args.branch),
@@ -111,7 +112,7 @@ fn create_worktree(
         .with_hint("use letters, digits, `-`, `_`, `.` and `/` (for example `feature/login`); no spaces, `..`, `~`, `^`, `:` or leading `-`"));
     }
     let base_commit = (!args.base_ref.starts_with('-'))
-        .then(|| git::resolve_commit(&repo, &args.base_ref))
+        .then(|| git::resolve_commit(rt.git(), &repo, &args.base_ref))
         .transpose()?
         .flatten()
         .ok_or_else(|| {
@@ -125,7 +126,7 @@ fn create_worktree(
             .with_field("base_ref")
             .with_hint("give an existing branch, tag or commit (for example `HEAD` or `main`)")
         })?;
-    let exists = git::branch_exists(&repo, &args.branch)?;
+    let exists = git::branch_exists(rt.git(), &repo, &args.branch)?;
     let reuse = args.on_existing == Some(OnExisting::Reuse);
     if exists && !reuse {
         return Err(error(
@@ -138,7 +139,7 @@ fn create_worktree(
     let mut reused = false;
     let mut adopted: Option<PathBuf> = None;
     if exists {
-        let listed = git::list_worktrees(&repo)?;
+        let listed = git::list_worktrees(rt.git(), &repo)?;
         if let Some(holder) = listed
             .iter()
             .find(|w| w.branch.as_deref() == Some(&args.branch))
@@ -181,15 +182,26 @@ fn create_worktree(
             let path_text = path.to_string_lossy().into_owned();
             if exists {
                 git::git_ok(
+                    rt.git(),
                     &repo,
                     &["worktree", "add", &path_text, &args.branch],
                     "adding the worktree",
                 )?;
             } else {
-                git::add_worktree_on_new_branch(&repo, &path, &args.branch, &base_commit)?;
+                git::add_worktree_on_new_branch(
+                    rt.git(),
+                    &repo,
+                    &path,
+                    &args.branch,
+                    &base_commit,
+                )?;
             }
             if let Err(refused) = worktree_place::ensure_allowed(&dir, &state, &path, "branch") {
-                let _ = git::git(&repo, &["worktree", "remove", "--force", &path_text]);
+                let _ = git::git(
+                    rt.git(),
+                    &repo,
+                    &["worktree", "remove", "--force", &path_text],
+                );
                 return Err(refused);
             }
             path.canonicalize().unwrap_or(path)
@@ -244,7 +256,7 @@ fn finish(
         })
         .map_err(store_error)?;
     }
-    let head_commit = git::resolve_commit(&worktree.path, "HEAD")?.unwrap_or_default();
+    let head_commit = git::resolve_commit(rt.git(), &worktree.path, "HEAD")?.unwrap_or_default();
     let is_active = rt.workspace_roots().active_root() == worktree.path;
     let result = WorktreeCreated {
         execution_root_id: worktree.execution_root_id,

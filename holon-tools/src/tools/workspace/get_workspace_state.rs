@@ -104,7 +104,7 @@ fn get_workspace_state(rt: &Runtime) -> Result<ToolOutput<WorkspaceState>, ToolE
             path: display(&w.path),
             kind: w.kind,
             available: w.path.is_dir(),
-            is_git_repository: w.path.is_dir() && git::is_repository(&w.path),
+            is_git_repository: w.path.is_dir() && git::is_repository(rt.git(), &w.path),
             is_active: w.workspace_id == active_id,
             running_tasks: tasks_in(&w.path, &all_paths, &workdirs),
         })

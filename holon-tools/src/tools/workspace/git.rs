@@ -1,66 +1,26 @@
-//! The real `git` binary, run as a child process for worktrees. Every call is
-//! non-interactive and ignores `GIT_*` variables of the environment that would point
-//! it at another repository; refs the model gives are verified and resolved to commit
-//! ids before they reach a command line, and no value can be taken for an option.
+//! The git commands of the worktree tools, run by the runtime's git service (through
+//! the process gate, non-interactive, `GIT_*` repository variables ignored); refs the
+//! model gives are verified and resolved to commit ids before they reach a command
+//! line, and no value can be taken for an option.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use holon_core::prelude::*;
+use holon_runtime::git::{Git, GitOutput};
 
 use super::errors::error;
 
-/// Environment variables that would make git act on another repository.
-const REPOSITORY_VARIABLES: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_NAMESPACE",
-    "GIT_CEILING_DIRECTORIES",
-];
-
-/// What a git command did.
-#[derive(Debug)]
-pub(crate) struct GitOutput {
-    /// Whether it exited with 0.
-    pub(crate) success: bool,
-    /// Its exit code.
-    pub(crate) code: Option<i32>,
-    /// Its standard output.
-    pub(crate) stdout: String,
-    /// Its standard error, trimmed.
-    pub(crate) stderr: String,
-}
-
-/// Runs `git -C dir args...`.
-pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<GitOutput, ToolError> {
-    let mut command = Command::new("git");
-    command.arg("-C").arg(dir).args(args);
-    for variable in REPOSITORY_VARIABLES {
-        command.env_remove(variable);
-    }
-    command
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("LC_ALL", "C")
-        .stdin(std::process::Stdio::null());
-    let output = command.output().map_err(|e| {
-        error("git_unavailable", format!("running git failed: {e}"))
+/// Runs `git -C dir args...` through the runtime's process gate.
+pub(crate) fn git(runner: Git<'_>, dir: &Path, args: &[&str]) -> Result<GitOutput, ToolError> {
+    runner.run(dir, args).map_err(|e| {
+        error("git_unavailable", e.to_string())
             .with_hint("the runtime needs the `git` binary on its PATH for worktrees")
-    })?;
-    Ok(GitOutput {
-        success: output.status.success(),
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
     })
 }
 
 /// `git worktree add` of a new branch `branch` started at `start`, checked out at `path`.
 pub(crate) fn add_worktree_on_new_branch(
+    runner: Git<'_>,
     repo: &Path,
     path: &Path,
     branch: &str,
@@ -68,6 +28,7 @@ pub(crate) fn add_worktree_on_new_branch(
 ) -> Result<(), ToolError> {
     let path = path.to_string_lossy();
     git_ok(
+        runner,
         repo,
         &["worktree", "add", "-b", branch, &path, start],
         "adding the worktree",
@@ -76,8 +37,13 @@ pub(crate) fn add_worktree_on_new_branch(
 }
 
 /// Runs a git command that must succeed; a failure is a `git_failed` error quoting git.
-pub(crate) fn git_ok(dir: &Path, args: &[&str], doing: &str) -> Result<String, ToolError> {
-    let output = git(dir, args)?;
+pub(crate) fn git_ok(
+    runner: Git<'_>,
+    dir: &Path,
+    args: &[&str],
+    doing: &str,
+) -> Result<String, ToolError> {
+    let output = git(runner, dir, args)?;
     if output.success {
         Ok(output.stdout)
     } else {
@@ -90,15 +56,20 @@ pub(crate) fn git_ok(dir: &Path, args: &[&str], doing: &str) -> Result<String, T
 }
 
 /// Whether `dir` is inside a git working tree.
-pub(crate) fn is_repository(dir: &Path) -> bool {
-    git(dir, &["rev-parse", "--is-inside-work-tree"])
+pub(crate) fn is_repository(runner: Git<'_>, dir: &Path) -> bool {
+    git(runner, dir, &["rev-parse", "--is-inside-work-tree"])
         .is_ok_and(|o| o.success && o.stdout.trim() == "true")
 }
 
 /// The top directory of the working tree holding `dir`, or a `not_a_git_repository`
 /// error naming `what`.
-pub(crate) fn toplevel(dir: &Path, what: &str, field: &str) -> Result<PathBuf, ToolError> {
-    let output = git(dir, &["rev-parse", "--show-toplevel"])?;
+pub(crate) fn toplevel(
+    runner: Git<'_>,
+    dir: &Path,
+    what: &str,
+    field: &str,
+) -> Result<PathBuf, ToolError> {
+    let output = git(runner, dir, &["rev-parse", "--show-toplevel"])?;
     if output.success {
         let top = PathBuf::from(output.stdout.trim());
         return Ok(top.canonicalize().unwrap_or(top));
@@ -112,9 +83,14 @@ pub(crate) fn toplevel(dir: &Path, what: &str, field: &str) -> Result<PathBuf, T
 }
 
 /// The commit `rev` names, if it names one.
-pub(crate) fn resolve_commit(dir: &Path, rev: &str) -> Result<Option<String>, ToolError> {
+pub(crate) fn resolve_commit(
+    runner: Git<'_>,
+    dir: &Path,
+    rev: &str,
+) -> Result<Option<String>, ToolError> {
     let spec = format!("{rev}^{{commit}}");
     let output = git(
+        runner,
         dir,
         &[
             "rev-parse",
@@ -131,17 +107,26 @@ pub(crate) fn resolve_commit(dir: &Path, rev: &str) -> Result<Option<String>, To
 }
 
 /// Whether `branch` is a valid new branch name (and not an option in disguise).
-pub(crate) fn is_valid_branch_name(dir: &Path, branch: &str) -> Result<bool, ToolError> {
+pub(crate) fn is_valid_branch_name(
+    runner: Git<'_>,
+    dir: &Path,
+    branch: &str,
+) -> Result<bool, ToolError> {
     if branch.starts_with('-') || branch.is_empty() {
         return Ok(false);
     }
-    Ok(git(dir, &["check-ref-format", "--branch", branch])?.success)
+    Ok(git(runner, dir, &["check-ref-format", "--branch", branch])?.success)
 }
 
 /// Whether the local branch `branch` exists.
-pub(crate) fn branch_exists(dir: &Path, branch: &str) -> Result<bool, ToolError> {
+pub(crate) fn branch_exists(runner: Git<'_>, dir: &Path, branch: &str) -> Result<bool, ToolError> {
     let reference = format!("refs/heads/{branch}");
-    Ok(git(dir, &["rev-parse", "--verify", "--quiet", &reference])?.success)
+    Ok(git(
+        runner,
+        dir,
+        &["rev-parse", "--verify", "--quiet", &reference],
+    )?
+    .success)
 }
 
 /// One entry of `git worktree list`.
@@ -156,8 +141,12 @@ pub(crate) struct ListedWorktree {
 }
 
 /// The worktrees of the repository holding `dir`, the main one first.
-pub(crate) fn list_worktrees(dir: &Path) -> Result<Vec<ListedWorktree>, ToolError> {
+pub(crate) fn list_worktrees(
+    runner: Git<'_>,
+    dir: &Path,
+) -> Result<Vec<ListedWorktree>, ToolError> {
     let text = git_ok(
+        runner,
         dir,
         &["worktree", "list", "--porcelain"],
         "listing the worktrees",
@@ -185,8 +174,9 @@ pub(crate) fn list_worktrees(dir: &Path) -> Result<Vec<ListedWorktree>, ToolErro
 
 /// The uncommitted changes of the worktree at `dir` (`git status --porcelain` lines,
 /// untracked files included, ignored ones not).
-pub(crate) fn uncommitted_changes(dir: &Path) -> Result<Vec<String>, ToolError> {
+pub(crate) fn uncommitted_changes(runner: Git<'_>, dir: &Path) -> Result<Vec<String>, ToolError> {
     let text = git_ok(
+        runner,
         dir,
         &["status", "--porcelain", "--untracked-files=all"],
         "checking the worktree for changes",
@@ -195,8 +185,17 @@ pub(crate) fn uncommitted_changes(dir: &Path) -> Result<Vec<String>, ToolError> 
 }
 
 /// Whether `commit` is an ancestor of (merged into) `target`.
-pub(crate) fn is_ancestor(dir: &Path, commit: &str, target: &str) -> Result<bool, ToolError> {
-    let output = git(dir, &["merge-base", "--is-ancestor", commit, target])?;
+pub(crate) fn is_ancestor(
+    runner: Git<'_>,
+    dir: &Path,
+    commit: &str,
+    target: &str,
+) -> Result<bool, ToolError> {
+    let output = git(
+        runner,
+        dir,
+        &["merge-base", "--is-ancestor", commit, target],
+    )?;
     match output.code {
         Some(0) => Ok(true),
         Some(1) => Ok(false),

@@ -9,6 +9,7 @@ use super::errors::{error, store_error, tasks_in, unknown_execution_root};
 use super::git;
 use holon_runtime::Runtime;
 use holon_runtime::bindings::{ActiveRoot, BindingState};
+use holon_runtime::git::Git;
 
 /// What happens to the worktree's branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, ClosedInput)]
@@ -116,7 +117,7 @@ fn remove_worktree(
     let was_active = state.active.execution_root_id == worktree.execution_root_id;
     let present = worktree.path.is_dir();
     if present {
-        let changes = git::uncommitted_changes(&worktree.path)?;
+        let changes = git::uncommitted_changes(rt.git(), &worktree.path)?;
         if !changes.is_empty() {
             return Err(dirty(&worktree.execution_root_id, &changes));
         }
@@ -143,7 +144,7 @@ fn remove_worktree(
                 .clone()
                 .unwrap_or_else(|| worktree.base_ref.clone());
             let commit = (!target.starts_with('-'))
-                .then(|| git::resolve_commit(&repo, &target))
+                .then(|| git::resolve_commit(rt.git(), &repo, &target))
                 .transpose()?
                 .flatten()
                 .ok_or_else(|| {
@@ -158,19 +159,23 @@ fn remove_worktree(
     let path_text = worktree.path.to_string_lossy().into_owned();
     if present {
         git::git_ok(
+            rt.git(),
             &repo,
             &["worktree", "remove", &path_text],
             "removing the worktree",
         )?;
     } else {
         git::git_ok(
+            rt.git(),
             &repo,
             &["worktree", "prune"],
             "pruning the missing worktree",
         )?;
     }
     let (branch_deleted, branch_kept_reason) = match delete_target {
-        Some((target, commit)) => delete_branch(&repo, &worktree.branch, &target, &commit)?,
+        Some((target, commit)) => {
+            delete_branch(rt.git(), &repo, &worktree.branch, &target, &commit)?
+        }
         None => (false, None),
     };
     let active = ActiveRoot {
@@ -207,25 +212,26 @@ fn remove_worktree(
 
 /// Deletes `branch` when its tip is an ancestor of `commit` (the resolved `target`).
 fn delete_branch(
+    runner: Git<'_>,
     repo: &Path,
     branch: &str,
     target: &str,
     commit: &str,
 ) -> Result<(bool, Option<String>), ToolError> {
     let reference = format!("refs/heads/{branch}");
-    if !git::branch_exists(repo, branch)? {
+    if !git::branch_exists(runner, repo, branch)? {
         return Ok((
             false,
             Some(format!("the branch `{branch}` no longer exists")),
         ));
     }
-    if !git::is_ancestor(repo, &reference, commit)? {
+    if !git::is_ancestor(runner, repo, &reference, commit)? {
         return Ok((
             false,
             Some(format!("`{branch}` is not merged into `{target}`")),
         ));
     }
-    let output = git::git(repo, &["branch", "-D", branch])?;
+    let output = git::git(runner, repo, &["branch", "-D", branch])?;
     if output.success {
         Ok((true, None))
     } else {

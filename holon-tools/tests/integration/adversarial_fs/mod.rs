@@ -7,6 +7,7 @@ mod fifo;
 mod protected;
 mod staging;
 mod swap_race;
+mod workdir_race;
 mod worktree_record;
 
 use std::path::{Path, PathBuf};
