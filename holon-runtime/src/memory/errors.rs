@@ -4,11 +4,11 @@
 //! every error says what to do next in its hint. [`MemoryError`] is what the service
 //! returns; tools get a [`ToolError`] through `From`, field for field.
 
-use holon_core::{ToolError, ToolErrorKind};
-use serde_json::Value;
+use holon_core::ToolErrorKind;
 
 use super::walk::NotIndexed;
 use crate::StoreError;
+use crate::service_error::{ServiceError, ServiceErrorKind};
 
 /// What went wrong in the memory service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,111 +67,66 @@ impl std::fmt::Display for MemoryErrorKind {
 }
 
 /// An error of the memory service: a kind, what went wrong, how to go on, the input
-/// field it is about, structured details, and whether retrying may help.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{kind}: {message}")]
-pub struct MemoryError {
-    /// What went wrong, as a stable kind.
-    pub kind: MemoryErrorKind,
-    /// What went wrong, in a sentence a model can act on.
-    pub message: String,
-    /// How to make the call succeed.
-    pub hint: Option<String>,
-    /// The path of the input field the error is about.
-    pub field: Option<String>,
-    /// Structured details (such as the source's line count), boxed so that the error
-    /// stays small enough to return by value.
-    pub details: Option<Box<Value>>,
-    /// Whether the same call may succeed if repeated later.
-    pub retryable: bool,
+/// field it is about, structured details (such as the source's line count), and
+/// whether retrying may help.
+pub type MemoryError = ServiceError<MemoryErrorKind>;
+
+impl ServiceErrorKind for MemoryErrorKind {
+    fn wire_name(self) -> &'static str {
+        self.as_str()
+    }
 }
 
-impl MemoryError {
-    /// An error of `kind` with `message` and `hint`.
-    pub fn new(kind: MemoryErrorKind, message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            hint: Some(hint.into()),
-            field: None,
-            details: None,
-            retryable: false,
-        }
-    }
+/// An error of `kind` with `message` and `hint`: every memory error says how to go on.
+pub(super) fn error(
+    kind: MemoryErrorKind,
+    message: impl Into<String>,
+    hint: impl Into<String>,
+) -> MemoryError {
+    MemoryError::new(kind, message).with_hint(hint)
+}
 
-    /// Sets the input field the error is about.
-    pub fn with_field(mut self, field: impl Into<String>) -> Self {
-        self.field = Some(field.into());
-        self
-    }
-
-    /// Sets structured details.
-    pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(Box::new(details));
-        self
-    }
-
-    /// Marks the error as worth retrying later.
-    pub fn retryable(mut self) -> Self {
-        self.retryable = true;
-        self
-    }
-
-    /// Why `shown` (the ref as the caller wrote it) cannot be read.
-    pub(super) fn not_indexed(shown: &str, why: &NotIndexed) -> Self {
-        let (kind, hint) = match why {
-            NotIndexed::Escapes => (
-                MemoryErrorKind::SourceOutsideIndex,
-                "refs name files inside their root; pass a `source_ref` exactly as MemorySearch returned it",
-            ),
-            NotIndexed::Missing => (
-                MemoryErrorKind::SourceNotFound,
-                "the file may have moved: search again",
-            ),
-            NotIndexed::NotRegular(_) => (
-                MemoryErrorKind::NotARegularFile,
-                "MemoryGet reads regular files only, not FIFOs, sockets or devices",
-            ),
-            NotIndexed::Unreadable(_) => (
-                MemoryErrorKind::SourceUnreadable,
-                "retry; check the file's permissions",
-            ),
-            NotIndexed::Excluded(_) | NotIndexed::NotMarkdown | NotIndexed::TooLarge(_) => (
-                MemoryErrorKind::SourceNotIndexed,
-                "MemoryGet reads indexed Markdown files only; read other files with a command",
-            ),
-        };
-        let error = Self::new(kind, format!("`{shown}` cannot be read: {why}"), hint)
-            .with_field("source_ref");
-        if matches!(why, NotIndexed::Unreadable(_)) {
-            error.retryable()
-        } else {
-            error
-        }
+/// Why `shown` (the ref as the caller wrote it) cannot be read.
+pub(super) fn not_indexed(shown: &str, why: &NotIndexed) -> MemoryError {
+    let (kind, hint) = match why {
+        NotIndexed::Escapes => (
+            MemoryErrorKind::SourceOutsideIndex,
+            "refs name files inside their root; pass a `source_ref` exactly as MemorySearch returned it",
+        ),
+        NotIndexed::Missing => (
+            MemoryErrorKind::SourceNotFound,
+            "the file may have moved: search again",
+        ),
+        NotIndexed::NotRegular(_) => (
+            MemoryErrorKind::NotARegularFile,
+            "MemoryGet reads regular files only, not FIFOs, sockets or devices",
+        ),
+        NotIndexed::Unreadable(_) => (
+            MemoryErrorKind::SourceUnreadable,
+            "retry; check the file's permissions",
+        ),
+        NotIndexed::Excluded(_) | NotIndexed::NotMarkdown | NotIndexed::TooLarge(_) => (
+            MemoryErrorKind::SourceNotIndexed,
+            "MemoryGet reads indexed Markdown files only; read other files with a command",
+        ),
+    };
+    let error = self::error(kind, format!("`{shown}` cannot be read: {why}"), hint)
+        .with_field("source_ref");
+    if matches!(why, NotIndexed::Unreadable(_)) {
+        error.retryable()
+    } else {
+        error
     }
 }
 
 impl From<StoreError> for MemoryError {
-    fn from(error: StoreError) -> Self {
-        Self::new(
+    fn from(store: StoreError) -> Self {
+        error(
             MemoryErrorKind::MemoryIndexError,
-            error.to_string(),
+            store.to_string(),
             "retry; if it keeps failing, the operator should check the state directory",
         )
         .retryable()
-    }
-}
-
-impl From<MemoryError> for ToolError {
-    fn from(error: MemoryError) -> Self {
-        Self {
-            kind: error.kind.tool_kind(),
-            message: error.message,
-            field: error.field,
-            details: error.details,
-            recovery_hint: error.hint,
-            retryable: error.retryable,
-        }
     }
 }
 
@@ -179,10 +134,11 @@ impl From<MemoryError> for ToolError {
 mod tests {
     use super::*;
     use crate::fs_gate::NotRegular;
+    use holon_core::ToolError;
 
     #[test]
     fn every_part_survives_the_conversion_to_a_tool_error() {
-        let error = MemoryError::new(
+        let error = error(
             MemoryErrorKind::LineRangeOutOfBounds,
             "the ref starts at line 9",
             "search again",
@@ -204,7 +160,7 @@ mod tests {
 
     #[test]
     fn absent_parts_stay_absent_and_not_retryable_stays_so() {
-        let tool = ToolError::from(MemoryError::new(
+        let tool = ToolError::from(error(
             MemoryErrorKind::InvalidQuery,
             "no words",
             "search for words",
@@ -257,7 +213,7 @@ mod tests {
             (NotIndexed::TooLarge(1), "source_not_indexed", false),
         ];
         for (why, kind, retryable) in cases {
-            let tool = ToolError::from(MemoryError::not_indexed("workspace:w:a.md", &why));
+            let tool = ToolError::from(not_indexed("workspace:w:a.md", &why));
             assert_eq!(tool.kind.as_str(), kind, "{why:?}");
             assert_eq!(
                 tool.message,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use holon_core::closest;
 
-use super::errors::{MemoryError, MemoryErrorKind};
+use super::errors::{MemoryError, MemoryErrorKind, error, not_indexed};
 use super::index::{SyncStats, prune_unbound, sync_root};
 use super::notes::is_valid_note_id;
 use super::search::{HitSource, fts_query, search};
@@ -94,7 +94,7 @@ impl Memory<'_> {
         limit: usize,
     ) -> Result<SearchOutcome, MemoryError> {
         let Some(fts) = fts_query(query) else {
-            return Err(MemoryError::new(
+            return Err(error(
                 MemoryErrorKind::InvalidQuery,
                 "the query has no words to search for (only punctuation or spaces)",
                 "search for words, for example `release checklist`",
@@ -160,7 +160,7 @@ impl Memory<'_> {
     /// source as it is now, in whole lines within `max_chars` characters.
     pub fn get(&self, source_ref: &str, max_chars: usize) -> Result<SourceText, MemoryError> {
         let reference = SourceRef::parse(source_ref).map_err(|why| {
-            MemoryError::new(
+            error(
                 MemoryErrorKind::InvalidSourceRef,
                 format!("`{source_ref}` is not a source_ref: {why}"),
                 "pass a `source_ref` exactly as MemorySearch returned it",
@@ -179,7 +179,7 @@ impl Memory<'_> {
         let total_lines = all.len();
         let (start, end) = lines.unwrap_or((1, total_lines.max(1)));
         if start > total_lines.max(1) {
-            return Err(MemoryError::new(
+            return Err(error(
                 MemoryErrorKind::LineRangeOutOfBounds,
                 format!(
                     "`{source_ref}` starts at line {start}, but the source has {total_lines} line(s) now"
@@ -217,7 +217,7 @@ impl Memory<'_> {
                     ids.join(", ")
                 ),
             };
-            return Err(MemoryError::new(
+            return Err(error(
                 MemoryErrorKind::UnknownSourceRoot,
                 format!("no bound workspace or worktree has the id `{root_id}`"),
                 hint,
@@ -225,7 +225,7 @@ impl Memory<'_> {
             .with_field("source_ref"));
         };
         let bytes = read_indexed(root.path, rel_path, &self.skipped_paths())
-            .map_err(|why| MemoryError::not_indexed(shown, &why))?;
+            .map_err(|why| not_indexed(shown, &why))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
@@ -237,7 +237,7 @@ impl Memory<'_> {
             None
         };
         note.map(|note| note.body).ok_or_else(|| {
-            MemoryError::new(
+            error(
                 MemoryErrorKind::SourceNotFound,
                 format!("there is no memory note `{note_id}`"),
                 "search again: the note may have been deleted",
