@@ -29,6 +29,7 @@ pub mod memory;
 mod migrations;
 pub mod net;
 pub mod process_gate;
+pub mod service_error;
 pub mod services;
 pub mod state_dir;
 mod store;

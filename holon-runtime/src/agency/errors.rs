@@ -4,8 +4,9 @@
 //! every error says what to do next in its hint. [`AgencyError`] is what the services
 //! return; tools get a [`ToolError`] through `From`, field for field.
 
-use holon_core::{ToolError, ToolErrorKind};
-use serde_json::Value;
+use holon_core::ToolErrorKind;
+
+use crate::service_error::{ServiceError, ServiceErrorKind};
 
 /// What went wrong in the agency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -108,73 +109,13 @@ impl std::fmt::Display for AgencyErrorKind {
 }
 
 /// An error of the agency: a kind, what went wrong, how to go on, the input field it
-/// is about, structured details, and whether retrying may help.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{kind}: {message}")]
-pub struct AgencyError {
-    /// What went wrong, as a stable kind.
-    pub kind: AgencyErrorKind,
-    /// What went wrong, in a sentence a model can act on.
-    pub message: String,
-    /// How to make the call succeed.
-    pub hint: Option<String>,
-    /// The path of the input field the error is about.
-    pub field: Option<String>,
-    /// Structured details (such as the stale dimensions of a wait), boxed so that the
-    /// error stays small enough to return by value.
-    pub details: Option<Box<Value>>,
-    /// Whether the same call may succeed if repeated later.
-    pub retryable: bool,
-}
+/// is about, structured details (such as the stale dimensions of a wait), and whether
+/// retrying may help.
+pub type AgencyError = ServiceError<AgencyErrorKind>;
 
-impl AgencyError {
-    /// An error of `kind` with `message`.
-    pub fn new(kind: AgencyErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            hint: None,
-            field: None,
-            details: None,
-            retryable: false,
-        }
-    }
-
-    /// Sets how to go on.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-
-    /// Sets the input field the error is about.
-    pub fn with_field(mut self, field: impl Into<String>) -> Self {
-        self.field = Some(field.into());
-        self
-    }
-
-    /// Sets structured details.
-    pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(Box::new(details));
-        self
-    }
-
-    /// Marks the error as worth retrying later.
-    pub fn retryable(mut self) -> Self {
-        self.retryable = true;
-        self
-    }
-}
-
-impl From<AgencyError> for ToolError {
-    fn from(error: AgencyError) -> Self {
-        Self {
-            kind: error.kind.tool_kind(),
-            message: error.message,
-            field: error.field,
-            details: error.details,
-            recovery_hint: error.hint,
-            retryable: error.retryable,
-        }
+impl ServiceErrorKind for AgencyErrorKind {
+    fn wire_name(self) -> &'static str {
+        self.as_str()
     }
 }
 
@@ -218,6 +159,7 @@ pub fn non_empty<'a>(text: &'a str, what: &str, field: &str) -> Result<&'a str, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use holon_core::ToolError;
 
     #[test]
     fn every_part_survives_the_conversion_to_a_tool_error() {

@@ -1,13 +1,9 @@
 //! `MemorySearch`: ranked full-text search over notes and workspace Markdown.
 
-use std::path::Path;
-
 use holon_core::prelude::*;
 
-use super::source_ref::SourceRef;
-use super::{error, skipped_paths, store_error};
 use holon_runtime::Runtime;
-use holon_runtime::memory::{self, HitSource, SyncStats};
+use holon_runtime::memory::{SearchScope, SourceRef};
 
 /// Hits returned when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -39,6 +35,16 @@ pub enum SourceKind {
     Workspace,
     /// A memory note.
     Note,
+}
+
+impl SourceKind {
+    /// The kind of source `source_ref` names.
+    pub fn of(source_ref: &SourceRef) -> Self {
+        match source_ref {
+            SourceRef::Workspace { .. } => Self::Workspace,
+            SourceRef::Note { .. } => Self::Note,
+        }
+    }
 }
 
 /// One matching section.
@@ -99,85 +105,34 @@ fn memory_search(
     rt: &Runtime,
     args: MemorySearchArgs,
 ) -> Result<ToolOutput<MemorySearchResult>, ToolError> {
-    let Some(fts_query) = memory::fts_query(&args.query) else {
-        return Err(error(
-            "invalid_query",
-            "the query has no words to search for (only punctuation or spaces)",
-        )
-        .with_field("query")
-        .with_hint("search for words, for example `release checklist`"));
+    let scope = if args.include_all_workspaces {
+        SearchScope::AllRoots
+    } else {
+        SearchScope::ActiveRoot
     };
-    let state = rt.bindings().state().map_err(store_error)?;
-    let active = rt.workspace_roots();
-    let roots: Vec<(&str, &Path)> = state
-        .execution_roots()
-        .filter(|root| root.path.is_dir())
-        .filter(|root| args.include_all_workspaces || root.path == active.active_root())
-        .map(|root| (root.execution_root_id, root.path))
-        .collect();
-    let bound: Vec<&Path> = state.execution_roots().map(|root| root.path).collect();
-    let pruned = memory::prune_unbound(rt.store(), &bound).map_err(store_error)?;
-    let skip = skipped_paths(rt);
-    let mut stats = SyncStats {
-        removed_files: pruned,
-        ..SyncStats::default()
-    };
-    for (_, path) in &roots {
-        let synced = memory::sync_root(rt.store(), path, &skip).map_err(store_error)?;
-        stats.indexed_files += synced.indexed_files;
-        stats.reindexed_files += synced.reindexed_files;
-        stats.removed_files += synced.removed_files;
-        stats.truncated |= synced.truncated;
-    }
     let limit = args.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
-    let paths: Vec<&Path> = roots.iter().map(|(_, path)| *path).collect();
-    let found = memory::search(rt.store(), &fts_query, &paths, true, limit).map_err(store_error)?;
-    let hits: Vec<MemoryHit> = found
+    let found = rt.memory().search(&args.query, scope, limit)?;
+    let hits = found
+        .hits
         .into_iter()
-        .filter_map(|hit| {
-            let lines = Some((hit.start_line, hit.end_line));
-            let (reference, kind, root_id, location) = match hit.source {
-                HitSource::Workspace { root, rel_path } => {
-                    let (id, _) = roots.iter().find(|(_, path)| *path == root)?;
-                    let reference = SourceRef::Workspace {
-                        root_id: (*id).to_string(),
-                        rel_path: rel_path.clone(),
-                        lines,
-                    };
-                    (
-                        reference,
-                        SourceKind::Workspace,
-                        Some((*id).to_string()),
-                        rel_path,
-                    )
-                }
-                HitSource::Note { note_id } => {
-                    let reference = SourceRef::Note {
-                        note_id: note_id.clone(),
-                        lines,
-                    };
-                    (reference, SourceKind::Note, None, note_id)
-                }
-            };
-            Some(MemoryHit {
-                source_ref: reference.to_string(),
-                source_kind: kind,
-                root_id,
-                location,
-                heading: hit.heading,
-                start_line: hit.start_line,
-                end_line: hit.end_line,
-                snippet: hit.snippet,
-                score: (hit.score * 1000.0).round() / 1000.0,
-            })
+        .map(|hit| MemoryHit {
+            source_kind: SourceKind::of(&hit.source_ref),
+            root_id: hit.source_ref.root_id().map(str::to_string),
+            location: hit.source_ref.location().to_string(),
+            source_ref: hit.source_ref.to_string(),
+            heading: hit.heading,
+            start_line: hit.start_line,
+            end_line: hit.end_line,
+            snippet: hit.snippet,
+            score: (hit.score * 1000.0).round() / 1000.0,
         })
         .collect();
     let result = MemorySearchResult {
-        searched_root_ids: roots.iter().map(|(id, _)| (*id).to_string()).collect(),
-        indexed_files: stats.indexed_files,
-        reindexed_files: stats.reindexed_files,
-        removed_files: stats.removed_files,
-        index_truncated: stats.truncated,
+        searched_root_ids: found.searched_root_ids,
+        indexed_files: found.stats.indexed_files,
+        reindexed_files: found.stats.reindexed_files,
+        removed_files: found.stats.removed_files,
+        index_truncated: found.stats.truncated,
         hits,
     };
     let receipt = receipt(&args.query, &result);

@@ -1,5 +1,5 @@
-//! `source_ref`: where a memory hit is, as MemorySearch writes it and MemoryGet reads
-//! it.
+//! `source_ref`: where a memory hit is, as the memory service writes it in its search
+//! hits and reads it back in `get`.
 //!
 //! - `workspace:<root_id>:<path>` — a Markdown file of a workspace or worktree, by its
 //!   execution root id and its path relative to that root (with `/`);
@@ -64,6 +64,22 @@ impl SourceRef {
             })
         } else {
             Err("a source_ref starts with `workspace:` or `note:`".to_string())
+        }
+    }
+
+    /// The execution root id of a workspace file; `None` for a note.
+    pub fn root_id(&self) -> Option<&str> {
+        match self {
+            Self::Workspace { root_id, .. } => Some(root_id),
+            Self::Note { .. } => None,
+        }
+    }
+
+    /// The file's path relative to its root, or the note's id.
+    pub fn location(&self) -> &str {
+        match self {
+            Self::Workspace { rel_path, .. } => rel_path,
+            Self::Note { note_id, .. } => note_id,
         }
     }
 
