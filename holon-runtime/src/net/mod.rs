@@ -27,11 +27,11 @@ use reqwest::header::{self, HeaderName};
 use reqwest::{Method, Url};
 
 pub use address::{PrivateAddresses, non_public_reason};
+pub use error::NetError;
+pub use trust::TlsTrust;
 
 /// The environment variable (and `--web-allow-private`) of the private-address switch.
 pub const WEB_ALLOW_PRIVATE_ENV: &str = "HOLON_WEB_ALLOW_PRIVATE";
-pub use error::NetError;
-pub use trust::TlsTrust;
 
 /// The `User-Agent` of every request.
 pub const USER_AGENT: &str = concat!("holon-tools/", env!("CARGO_PKG_VERSION"));
