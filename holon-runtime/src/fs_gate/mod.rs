@@ -32,5 +32,5 @@ pub use ancestry::is_beneath_any;
 pub use error::{FsError, NotRegular, Protection};
 pub use policy::WritePolicy;
 pub use rel_path::{PathEscape, RelPath};
-pub use root::{DirHandle, EntryKind, FileInfo, RegularFile, RootDir};
+pub use root::{DirHandle, EntryKind, FileInfo, RegularFile, RootDir, real_path};
 pub use stage::Staged;

@@ -2,7 +2,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -121,6 +121,17 @@ impl RootDir {
     /// The canonical path it was opened at.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The path beneath the root that the absolute `path` names when one of its
+    /// ancestors is the root under another spelling (a symlinked `/tmp`, a bind
+    /// mount): the ancestor's device and inode are the root's. Nothing is opened by
+    /// the answer; the gate still resolves it beneath the handle.
+    pub fn rel_of_alias(&self, path: &Path) -> Option<RelPath> {
+        let root = FileId::of_fd(&*self.dir).ok()?;
+        path.ancestors()
+            .find(|ancestor| FileId::of_path(ancestor) == Some(root))
+            .and_then(|ancestor| RelPath::normalize(path.strip_prefix(ancestor).ok()?))
     }
 
     /// Reads the regular file at `rel`, following symlinks that stay beneath the root
@@ -248,6 +259,13 @@ impl RootDir {
     }
 }
 
+/// The real path of the file open at `fd`, as the kernel names the descriptor in
+/// `/proc/self/fd`: found from the handle, never by looking a name up again.
+pub fn real_path(fd: impl AsFd) -> std::io::Result<PathBuf> {
+    let link = format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd());
+    std::fs::read_link(link)
+}
+
 /// Whether cap-std refused a path for leading outside its root (a custom error, as
 /// opposed to an `EACCES` from the kernel).
 fn is_escape(error: &std::io::Error) -> bool {
@@ -307,6 +325,12 @@ impl DirHandle {
     /// Its path relative to the root.
     pub fn rel(&self) -> &RelPath {
         &self.rel
+    }
+
+    /// The real path of the directory it holds, as the kernel gives it for the
+    /// handle (no name is looked up).
+    pub fn real_path(&self) -> std::io::Result<PathBuf> {
+        real_path(&*self.dir)
     }
 
     fn shown(&self, name: &OsStr) -> PathBuf {
