@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 pub use super::fs_gate::PathEscape;
-use super::fs_gate::{RelPath, RootDir};
+use super::fs_gate::{FsError, RelPath, RootDir};
 
 /// The workspace roots a runtime confines tools to, canonicalized once, and the
 /// working directory relative paths resolve against.
@@ -27,6 +27,12 @@ impl WorkspaceRoots {
             .into_iter()
             .map(|root| RootDir::open(&root))
             .collect::<Result<Vec<_>, _>>()?;
+        Self::from_dirs(dirs)
+    }
+
+    /// Roots from directories already open, the first being the active one. No root
+    /// at all is an `InvalidInput` error.
+    pub fn from_dirs(dirs: Vec<RootDir>) -> std::io::Result<Self> {
         let roots: Vec<PathBuf> = dirs.iter().map(|dir| dir.path().to_path_buf()).collect();
         if roots.is_empty() {
             return Err(std::io::Error::new(
@@ -43,14 +49,22 @@ impl WorkspaceRoots {
 
     /// The same roots with `dir` (an existing directory inside the active root) as the
     /// working directory; a directory that does not exist or lies outside the active
-    /// root is refused and the roots are returned unchanged.
+    /// root is refused and the roots are returned unchanged. It is opened beneath the
+    /// active root's handle (the kernel refuses a symlink that leads out) and named by
+    /// the real path of that handle.
     pub fn with_working_dir(self, dir: &Path) -> Result<Self, (Self, PathEscape)> {
-        match dir.canonicalize() {
-            Ok(canonical) if canonical.starts_with(self.active_root()) => Ok(Self {
-                working_dir: (canonical != self.active_root()).then_some(canonical),
+        let opened = match self.locate(dir, true) {
+            Ok((0, rel)) => self.dirs[0]
+                .open_dir_beneath(&rel)
+                .and_then(|handle| handle.real_path().map_err(|e| FsError::io(dir, e))),
+            Ok(_) | Err(_) => return Err((self, PathEscape::Outside(dir.to_path_buf()))),
+        };
+        match opened {
+            Ok(real) if real.starts_with(self.active_root()) => Ok(Self {
+                working_dir: (real != self.active_root()).then_some(real),
                 ..self
             }),
-            Ok(canonical) => Err((self, PathEscape::Outside(canonical))),
+            Ok(real) => Err((self, PathEscape::Outside(real))),
             Err(_) => Err((self, PathEscape::Outside(dir.to_path_buf()))),
         }
     }
@@ -110,34 +124,13 @@ impl WorkspaceRoots {
         if !requested.is_absolute() {
             return Err(PathEscape::ClimbsOut);
         }
-        // An absolute path spelled through a symlinked prefix (`/tmp` -> `/private/tmp`):
-        // named by its canonical form, then opened beneath the handle all the same.
-        let resolved = resolve_existing_prefix(&lexical);
-        beneath(&resolved).ok_or(PathEscape::Outside(resolved))
-    }
-
-    /// Resolves `requested` (relative to the active root, or absolute when
-    /// `allow_absolute`) to a path inside a root. The path need not exist yet: its
-    /// longest existing ancestor is canonicalized (following symlinks) and the rest is
-    /// appended, so a symlink anywhere along the way cannot lead out.
-    pub fn resolve(&self, requested: &Path, allow_absolute: bool) -> Result<PathBuf, PathEscape> {
-        if requested.is_absolute() && !allow_absolute {
-            return Err(PathEscape::Absolute);
-        }
-        let joined = if requested.is_absolute() {
-            requested.to_path_buf()
-        } else {
-            self.active().join(requested)
-        };
-        let lexical = normalize(&joined).ok_or(PathEscape::ClimbsOut)?;
-        let resolved = resolve_existing_prefix(&lexical);
-        if self.contains(&resolved) {
-            Ok(resolved)
-        } else if !requested.is_absolute() && !self.contains(&lexical) {
-            Err(PathEscape::ClimbsOut)
-        } else {
-            Err(PathEscape::Outside(resolved))
-        }
+        // An absolute path spelled through an alias of a root (`/tmp` -> `/private/tmp`):
+        // the root found by identity, then opened beneath the handle all the same.
+        self.dirs
+            .iter()
+            .enumerate()
+            .find_map(|(index, dir)| Some((index, dir.rel_of_alias(&lexical)?)))
+            .ok_or(PathEscape::Outside(lexical))
     }
 }
 
@@ -158,73 +151,37 @@ fn normalize(path: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// Canonicalizes the longest existing ancestor of `path` and appends the rest.
-fn resolve_existing_prefix(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(canonical) = existing.canonicalize() {
-            let mut resolved = canonical;
-            for part in rest.iter().rev() {
-                resolved.push(part);
-            }
-            return resolved;
-        }
-        match (
-            existing.file_name().map(|n| n.to_os_string()),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn confines_relative_absolute_and_symlinked_paths() {
+    fn an_absolute_path_through_an_alias_of_a_root_is_located_by_identity() {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
-        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path(), outside.path().join("alias")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
+        std::fs::write(outside.path().join("secret"), "outside").unwrap();
         let roots = WorkspaceRoots::new([dir.path().to_path_buf()]).unwrap();
-        let root = roots.active().to_path_buf();
-
+        let located = |path: &Path| {
+            roots
+                .locate(path, true)
+                .map(|(index, rel)| (index, rel.to_path_buf()))
+        };
         assert_eq!(
-            roots.resolve(Path::new("src/new.rs"), false).unwrap(),
-            root.join("src/new.rs")
-        );
-        assert_eq!(
-            roots.resolve(Path::new("src/../a.txt"), false).unwrap(),
-            root.join("a.txt")
-        );
-        assert_eq!(
-            roots.resolve(Path::new("../x"), false),
-            Err(PathEscape::ClimbsOut)
-        );
-        assert_eq!(
-            roots.resolve(Path::new("/etc/passwd"), false),
-            Err(PathEscape::Absolute)
+            located(&outside.path().join("alias/src/new.rs")),
+            Ok((0, PathBuf::from("src/new.rs")))
         );
         assert!(matches!(
-            roots.resolve(Path::new("/etc"), true),
+            located(&outside.path().join("secret")),
             Err(PathEscape::Outside(_))
         ));
-        assert_eq!(
-            roots.resolve(&root.join("src"), true).unwrap(),
-            root.join("src")
-        );
-        #[cfg(unix)]
+        // Named lexically beneath the root; the gate refuses the symlink that leads out.
+        let (index, rel) = roots.locate(Path::new("escape/secret"), false).unwrap();
         assert!(matches!(
-            roots.resolve(Path::new("escape/file"), false),
-            Err(PathEscape::Outside(_))
+            roots.dirs()[index].read_beneath(&rel, 100),
+            Err(FsError::Escapes { .. })
         ));
     }
 
@@ -266,18 +223,14 @@ mod tests {
         let roots = roots.with_working_dir(&root.join("a/b")).unwrap();
         assert_eq!(roots.active(), root.join("a/b"));
         assert_eq!(roots.active_root(), root);
-        assert_eq!(
-            roots.resolve(Path::new("x.md"), false).unwrap(),
-            root.join("a/b/x.md")
-        );
-        assert_eq!(
-            roots.resolve(Path::new("../../y.md"), false).unwrap(),
-            root.join("y.md")
-        );
-        assert_eq!(
-            roots.resolve(Path::new("../../../z"), false),
-            Err(PathEscape::ClimbsOut)
-        );
+        let located = |path: &str| {
+            roots
+                .locate(Path::new(path), false)
+                .map(|(index, rel)| (index, rel.to_path_buf()))
+        };
+        assert_eq!(located("x.md"), Ok((0, PathBuf::from("a/b/x.md"))));
+        assert_eq!(located("../../y.md"), Ok((0, PathBuf::from("y.md"))));
+        assert_eq!(located("../../../z"), Err(PathEscape::ClimbsOut));
         let (roots, escape) = roots.with_working_dir(outside.path()).unwrap_err();
         assert!(matches!(escape, PathEscape::Outside(_)));
         assert_eq!(
@@ -286,5 +239,24 @@ mod tests {
             "a refused directory changes nothing"
         );
         assert!(WorkspaceRoots::new(Vec::<PathBuf>::new()).is_err());
+    }
+
+    #[test]
+    fn a_working_directory_is_opened_beneath_the_root_and_named_by_its_real_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::os::unix::fs::symlink("a/b", dir.path().join("inner")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        let roots = WorkspaceRoots::new([dir.path().to_path_buf()]).unwrap();
+        let root = roots.active_root().to_path_buf();
+        let roots = roots.with_working_dir(&root.join("inner")).unwrap();
+        assert_eq!(roots.active(), root.join("a/b"));
+        let (roots, escape) = roots.with_working_dir(&root.join("out")).unwrap_err();
+        assert!(matches!(escape, PathEscape::Outside(_)));
+        let (roots, _) = roots.with_working_dir(&root.join("missing")).unwrap_err();
+        assert_eq!(roots.active(), root.join("a/b"));
+        let roots = roots.with_working_dir(&root).unwrap();
+        assert_eq!(roots.active(), root);
     }
 }
