@@ -20,6 +20,7 @@ pub use state::{
     WorktreeBinding,
 };
 
+use super::fs_gate::RootDir;
 use super::{RuntimeError, Store, StoreError, WorkspaceRoots};
 
 /// The folder under the state directory (or a scratch directory) holding worktrees.
@@ -142,13 +143,18 @@ impl Bindings {
 /// active root exists any more.
 fn build_roots(state: &BindingState) -> Option<WorkspaceRoots> {
     let active = state.active_root()?;
-    let mut paths = vec![active.path.to_path_buf()];
+    let mut paths = vec![active.path];
     for root in state.execution_roots() {
-        if root.path.is_dir() && !paths.iter().any(|p| p == root.path) {
-            paths.push(root.path.to_path_buf());
+        if !paths.contains(&root.path) {
+            paths.push(root.path);
         }
     }
-    let roots = WorkspaceRoots::new(paths.into_iter().filter(|p| p.canonicalize().is_ok())).ok()?;
+    // Each opened once, and held: a directory that is gone is left out.
+    let dirs = paths
+        .into_iter()
+        .filter_map(|path| RootDir::open(path).ok())
+        .collect();
+    let roots = WorkspaceRoots::from_dirs(dirs).ok()?;
     let cwd = state
         .active
         .cwd

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
 
+use crate::fs_gate::RootDir;
+
 /// The id of the agent's home workspace: the workspace root the runtime was opened on.
 pub const HOME_WORKSPACE_ID: &str = "home";
 
@@ -152,10 +154,10 @@ impl BindingState {
     }
 
     /// The active execution root, or home when the recorded one is gone (detached, or
-    /// its directory was deleted).
+    /// its directory was deleted: it no longer opens as a directory).
     pub fn active_root(&self) -> Option<ExecutionRoot<'_>> {
         self.execution_root(&self.active.execution_root_id)
-            .filter(|root| root.path.is_dir())
+            .filter(|root| RootDir::open(root.path).is_ok())
             .or_else(|| self.execution_root(HOME_WORKSPACE_ID))
     }
 

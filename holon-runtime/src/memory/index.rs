@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::chunk::chunks;
-use super::walk::{FoundFile, Walk, read_file, walk};
+use super::walk::{FoundFile, read_file, walk};
 use crate::fs_gate::{RelPath, RootDir};
 use crate::{Store, StoreError};
 
@@ -218,14 +218,15 @@ struct Changed {
 /// are read (a file whose hash did not change only gets its time updated), and files
 /// that are gone are dropped. Files are read without holding the store; the writes are
 /// one transaction.
-pub fn sync_root(store: &Store, root: &Path, skip: &[PathBuf]) -> Result<SyncStats, StoreError> {
+pub fn sync_root(
+    store: &Store,
+    root: &Path,
+    root_dir: &RootDir,
+    skip: &[PathBuf],
+) -> Result<SyncStats, StoreError> {
     const DOING: &str = "updating the memory index";
     let root_text = root.to_string_lossy().into_owned();
-    // A root that cannot be opened has no files now.
-    let root_dir = RootDir::open(root).ok();
-    let found = root_dir
-        .as_ref()
-        .map_or_else(Walk::default, |dir| walk(dir, skip));
+    let found = walk(root_dir, skip);
     let stored = stored_sources(&store.connection(), WORKSPACE, &root_text)?;
     let mut changed = Vec::new();
     let mut touched = Vec::new();
@@ -240,10 +241,9 @@ pub fn sync_root(store: &Store, root: &Path, skip: &[PathBuf]) -> Result<SyncSta
         if fresh {
             continue;
         }
-        let Some(bytes) = root_dir.as_ref().and_then(|dir| {
-            let rel = RelPath::normalize(Path::new(&file.rel_path))?;
-            read_file(dir, &rel).ok()
-        }) else {
+        let Some(bytes) = RelPath::normalize(Path::new(&file.rel_path))
+            .and_then(|rel| read_file(root_dir, &rel).ok())
+        else {
             continue;
         };
         let hash = content_hash(&bytes);

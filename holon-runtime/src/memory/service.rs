@@ -13,6 +13,7 @@ use super::search::{HitSource, fts_query, search};
 use super::source_ref::SourceRef;
 use super::walk::read_indexed;
 use crate::Runtime;
+use crate::fs_gate::RootDir;
 
 /// Which execution roots a search covers (memory notes are always searched).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,11 +105,15 @@ impl Memory<'_> {
         let store = self.rt.store();
         let state = self.rt.bindings().state()?;
         let active = self.rt.workspace_roots();
-        let roots: Vec<(&str, &Path)> = state
+        // Each root searched is opened once and walked through that handle; one that
+        // is gone is not searched (and keeps its index entries).
+        let roots: Vec<(&str, &Path, RootDir)> = state
             .execution_roots()
-            .filter(|root| root.path.is_dir())
             .filter(|root| scope == SearchScope::AllRoots || root.path == active.active_root())
-            .map(|root| (root.execution_root_id, root.path))
+            .filter_map(|root| {
+                let dir = RootDir::open(root.path).ok()?;
+                Some((root.execution_root_id, root.path, dir))
+            })
             .collect();
         let bound: Vec<&Path> = state.execution_roots().map(|root| root.path).collect();
         let mut stats = SyncStats {
@@ -116,21 +121,21 @@ impl Memory<'_> {
             ..SyncStats::default()
         };
         let skip = self.skipped_paths();
-        for (_, path) in &roots {
-            let synced = sync_root(store, path, &skip)?;
+        for (_, path, dir) in &roots {
+            let synced = sync_root(store, path, dir, &skip)?;
             stats.indexed_files += synced.indexed_files;
             stats.reindexed_files += synced.reindexed_files;
             stats.removed_files += synced.removed_files;
             stats.truncated |= synced.truncated;
         }
-        let paths: Vec<&Path> = roots.iter().map(|(_, path)| *path).collect();
+        let paths: Vec<&Path> = roots.iter().map(|(_, path, _)| *path).collect();
         let hits = search(store, &fts, &paths, true, limit)?
             .into_iter()
             .filter_map(|hit| {
                 let lines = Some((hit.start_line, hit.end_line));
                 let source_ref = match hit.source {
                     HitSource::Workspace { root, rel_path } => {
-                        let (id, _) = roots.iter().find(|(_, path)| *path == root)?;
+                        let (id, _, _) = roots.iter().find(|(_, path, _)| *path == root)?;
                         SourceRef::Workspace {
                             root_id: (*id).to_string(),
                             rel_path,
@@ -151,7 +156,7 @@ impl Memory<'_> {
             .collect();
         Ok(SearchOutcome {
             hits,
-            searched_root_ids: roots.iter().map(|(id, _)| (*id).to_string()).collect(),
+            searched_root_ids: roots.iter().map(|(id, _, _)| (*id).to_string()).collect(),
             stats,
         })
     }
@@ -208,7 +213,10 @@ impl Memory<'_> {
     /// the caller wrote it.
     fn read_file(&self, shown: &str, root_id: &str, rel_path: &str) -> Result<String, MemoryError> {
         let state = self.rt.bindings().state()?;
-        let Some(root) = state.execution_root(root_id).filter(|r| r.path.is_dir()) else {
+        let Some(root) = state
+            .execution_root(root_id)
+            .and_then(|root| RootDir::open(root.path).ok())
+        else {
             let ids: Vec<&str> = state.ids().collect();
             let hint = match closest(root_id, ids.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`? search again for fresh refs"),
@@ -224,7 +232,7 @@ impl Memory<'_> {
             )
             .with_field("source_ref"));
         };
-        let bytes = read_indexed(root.path, rel_path, &self.skipped_paths())
+        let bytes = read_indexed(&root, rel_path, &self.skipped_paths())
             .map_err(|why| not_indexed(shown, &why))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
@@ -251,7 +259,8 @@ impl Memory<'_> {
     fn skipped_paths(&self) -> Vec<PathBuf> {
         self.rt
             .state_dir()
-            .and_then(|dir| dir.canonicalize().ok())
+            .and_then(|dir| RootDir::open(dir).ok())
+            .map(|dir| dir.path().to_path_buf())
             .into_iter()
             .collect()
     }

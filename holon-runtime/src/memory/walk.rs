@@ -173,9 +173,13 @@ impl std::fmt::Display for NotIndexed {
 /// rules as [`walk`]: relative, no `..`, no skipped directory, no symlink anywhere
 /// along the way, Markdown, a regular file within the size bound; checked on the
 /// handles the bytes are read from.
-pub fn read_indexed(root: &Path, rel_path: &str, skip: &[PathBuf]) -> Result<Vec<u8>, NotIndexed> {
+pub fn read_indexed(
+    root: &RootDir,
+    rel_path: &str,
+    skip: &[PathBuf],
+) -> Result<Vec<u8>, NotIndexed> {
     let relative = Path::new(rel_path);
-    let mut full = root.to_path_buf();
+    let mut full = root.path().to_path_buf();
     for component in relative.components() {
         match component {
             Component::Normal(part) => {
@@ -200,8 +204,7 @@ pub fn read_indexed(root: &Path, rel_path: &str, skip: &[PathBuf]) -> Result<Vec
     if rel.is_root() || !is_markdown(rel_path) {
         return Err(NotIndexed::NotMarkdown);
     }
-    let root = RootDir::open(root).map_err(|_| NotIndexed::Missing)?;
-    read_file(&root, &rel)
+    read_file(root, &rel)
 }
 
 /// Reads an indexed file through the gate, no symlink followed.
@@ -252,7 +255,8 @@ mod tests {
         }
         std::fs::write(root.join("big.md"), vec![b'a'; MAX_FILE_BYTES as usize + 1]).unwrap();
         let skip = vec![root.join("state")];
-        let found: Vec<String> = walk(&RootDir::open(&root).unwrap(), &skip)
+        let root_dir = RootDir::open(&root).unwrap();
+        let found: Vec<String> = walk(&root_dir, &skip)
             .files
             .into_iter()
             .map(|f| f.rel_path)
@@ -260,35 +264,35 @@ mod tests {
         assert_eq!(found, ["README.md", "docs/guide.markdown"]);
 
         assert_eq!(
-            read_indexed(&root, "docs/guide.markdown", &skip),
+            read_indexed(&root_dir, "docs/guide.markdown", &skip),
             Ok(b"# t\n".to_vec())
         );
         assert_eq!(
-            read_indexed(&root, "../x.md", &skip),
+            read_indexed(&root_dir, "../x.md", &skip),
             Err(NotIndexed::Escapes)
         );
         assert_eq!(
-            read_indexed(&root, "/etc/x.md", &skip),
+            read_indexed(&root_dir, "/etc/x.md", &skip),
             Err(NotIndexed::Escapes)
         );
         assert_eq!(
-            read_indexed(&root, "docs/notes.txt", &skip),
+            read_indexed(&root_dir, "docs/notes.txt", &skip),
             Err(NotIndexed::NotMarkdown)
         );
         assert_eq!(
-            read_indexed(&root, "nope.md", &skip),
+            read_indexed(&root_dir, "nope.md", &skip),
             Err(NotIndexed::Missing)
         );
         assert!(matches!(
-            read_indexed(&root, "big.md", &skip),
+            read_indexed(&root_dir, "big.md", &skip),
             Err(NotIndexed::TooLarge(_))
         ));
         assert!(matches!(
-            read_indexed(&root, "target/y.md", &skip),
+            read_indexed(&root_dir, "target/y.md", &skip),
             Err(NotIndexed::Excluded(_))
         ));
         assert!(matches!(
-            read_indexed(&root, "state/inside.md", &skip),
+            read_indexed(&root_dir, "state/inside.md", &skip),
             Err(NotIndexed::Excluded(_))
         ));
     }
