@@ -263,9 +263,8 @@ impl Runtime {
         let override_file = config.model_catalog.clone().or_else(|| {
             config
                 .state_dir
-                .as_ref()
-                .map(|dir| dir.join(CATALOG_OVERRIDE_FILE_NAME))
-                .filter(|path| path.is_file())
+                .as_deref()
+                .and_then(|dir| state_dir::config_file(dir, CATALOG_OVERRIDE_FILE_NAME))
         });
         let catalog =
             ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;

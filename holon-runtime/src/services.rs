@@ -188,34 +188,32 @@ impl MediaDir {
         }
     }
 
-    /// The directory, created if needed.
-    pub fn ensure(&self) -> std::io::Result<PathBuf> {
+    /// The directory's handle, the directory created if needed.
+    fn open_or_create(&self) -> std::io::Result<RootDir> {
         if let Some(dir) = &self.configured {
-            return crate::state_dir::ensure_dir(dir);
+            return RootDir::open(&crate::state_dir::ensure_dir(dir)?);
         }
         let mut scratch = self
             .scratch
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(dir) = scratch.as_ref() {
-            return Ok(dir.path().to_path_buf());
-        }
-        let dir = tempfile::Builder::new().prefix("holon-media-").tempdir()?;
-        let path = dir.path().canonicalize()?;
-        *scratch = Some(dir);
-        Ok(path)
+        let dir = match scratch.as_ref() {
+            Some(dir) => dir,
+            None => scratch.insert(tempfile::Builder::new().prefix("holon-media-").tempdir()?),
+        };
+        RootDir::open(dir.path())
     }
 
-    /// The directory if it exists already, canonical.
-    pub fn existing(&self) -> Option<PathBuf> {
+    /// The directory's handle if it exists already (its path canonical).
+    pub fn open_existing(&self) -> Option<RootDir> {
         match &self.configured {
-            Some(dir) => dir.canonicalize().ok(),
+            Some(dir) => RootDir::open(dir).ok(),
             None => self
                 .scratch
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .as_ref()
-                .and_then(|dir| dir.path().canonicalize().ok()),
+                .and_then(|dir| RootDir::open(dir.path()).ok()),
         }
     }
 
@@ -224,8 +222,7 @@ impl MediaDir {
     /// handle, then renamed to `name` only if nothing has that name
     /// (`AlreadyExists` otherwise). Its path.
     pub fn write_new(&self, name: &OsStr, bytes: &[u8]) -> std::io::Result<PathBuf> {
-        let dir = self.ensure()?;
-        let root = RootDir::open(&dir)?;
+        let root = self.open_or_create()?;
         let top = root
             .open_dir_nofollow(&RelPath::default(), None)
             .map_err(std::io::Error::other)?;
@@ -235,7 +232,8 @@ impl MediaDir {
 
     /// Whether `path` (canonical) lies inside the media directory.
     pub fn contains(&self, path: &Path) -> bool {
-        self.existing().is_some_and(|dir| path.starts_with(dir))
+        self.open_existing()
+            .is_some_and(|dir| path.starts_with(dir.path()))
     }
 }
 

@@ -25,6 +25,14 @@ pub fn read_config(path: &Path) -> std::io::Result<String> {
     std::fs::read_to_string(path)
 }
 
+/// The configuration file `name` of the state directory `dir` when there is one (a
+/// file, symlinks followed: the operator may link it in), read later with
+/// [`read_config`].
+pub fn config_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    let path = dir.join(name);
+    path.is_file().then_some(path)
+}
+
 /// The folder under the data directory holding one state directory per workspace.
 pub const WORKSPACES_DIR: &str = "holon/workspaces";
 

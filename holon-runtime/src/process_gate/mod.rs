@@ -58,8 +58,9 @@ pub enum LaunchError {
 }
 
 /// `program` as a path to an executable file: itself when it names a path (has a
-/// `/`), else the first match in the directories of `path`.
-fn find_program(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+/// `/`), else the first match in the directories of `path` (a `PATH` value), as the
+/// launcher finds it.
+pub fn find_program(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable = |candidate: &Path| {
         std::fs::metadata(candidate)

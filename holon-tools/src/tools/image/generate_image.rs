@@ -205,7 +205,11 @@ fn save(
             Ok(path) => return Ok(path),
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(error) => {
-                let dir = rt.media().existing().unwrap_or_default();
+                let dir = rt
+                    .media()
+                    .open_existing()
+                    .map(|dir| dir.path().to_path_buf())
+                    .unwrap_or_default();
                 return Err(io_error(&dir.join(&file), error));
             }
         }

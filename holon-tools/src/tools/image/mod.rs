@@ -31,12 +31,11 @@ fn locate_image(rt: &Runtime, path: &str, field: &str) -> Result<(RootDir, RelPa
         Err(escape) => escape,
     };
     if requested.is_absolute()
-        && let Some(media) = rt.media().existing()
+        && let Some(root) = rt.media().open_existing()
         && let Some(rel) = requested
-            .strip_prefix(&media)
+            .strip_prefix(root.path())
             .ok()
             .and_then(RelPath::normalize)
-        && let Ok(root) = RootDir::open(&media)
     {
         return Ok((root, rel));
     }

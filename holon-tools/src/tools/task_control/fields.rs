@@ -10,7 +10,7 @@ use holon_core::prelude::*;
 
 use holon_runtime::Runtime;
 use holon_runtime::fs_gate::FsError;
-use holon_runtime::process_gate::WorkingDir;
+use holon_runtime::process_gate::{WorkingDir, find_program};
 
 /// The output budget when `max_output_tokens` is not given.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u64 = 8_000;
@@ -159,8 +159,8 @@ pub fn resolve_shell(requested: Option<&ShellProgram>) -> String {
 fn default_shell() -> &'static str {
     static SHELL: OnceLock<&'static str> = OnceLock::new();
     SHELL.get_or_init(|| {
-        let on_path = std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("bash").is_file()));
+        let path = std::env::var_os("PATH");
+        let on_path = find_program("bash", path.as_deref()).is_some();
         if on_path { "bash" } else { "sh" }
     })
 }
