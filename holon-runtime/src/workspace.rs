@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 pub use super::fs_gate::PathEscape;
-use super::fs_gate::{FsError, RelPath, RootDir};
+use super::fs_gate::{RelPath, RootDir};
 
 /// The workspace roots a runtime confines tools to, canonicalized once, and the
 /// working directory relative paths resolve against.
@@ -54,18 +54,21 @@ impl WorkspaceRoots {
     /// the real path of that handle.
     pub fn with_working_dir(self, dir: &Path) -> Result<Self, (Self, PathEscape)> {
         let opened = match self.locate(dir, true) {
-            Ok((0, rel)) => self.dirs[0]
-                .open_dir_beneath(&rel)
-                .and_then(|handle| handle.real_path().map_err(|e| FsError::io(dir, e))),
-            Ok(_) | Err(_) => return Err((self, PathEscape::Outside(dir.to_path_buf()))),
+            Ok((0, rel)) => self.dirs[0].open_dir_beneath(&rel).ok().map(|handle| {
+                // Without procfs, the path it was opened by (beneath the root all the same).
+                handle
+                    .real_path()
+                    .unwrap_or_else(|_| self.active_root().join(rel.to_path_buf()))
+            }),
+            Ok(_) | Err(_) => None,
         };
         match opened {
-            Ok(real) if real.starts_with(self.active_root()) => Ok(Self {
+            Some(real) if real.starts_with(self.active_root()) => Ok(Self {
                 working_dir: (real != self.active_root()).then_some(real),
                 ..self
             }),
-            Ok(real) => Err((self, PathEscape::Outside(real))),
-            Err(_) => Err((self, PathEscape::Outside(dir.to_path_buf()))),
+            Some(real) => Err((self, PathEscape::Outside(real))),
+            None => Err((self, PathEscape::Outside(dir.to_path_buf()))),
         }
     }
 
@@ -154,6 +157,7 @@ fn normalize(path: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs_gate::FsError;
 
     #[test]
     fn an_absolute_path_through_an_alias_of_a_root_is_located_by_identity() {
