@@ -1,0 +1,290 @@
+//! A host calling the workspace service (`Runtime::workspaces`) and a model calling
+//! the workspace tools get the same answers: two runtimes on the same directories get
+//! the same generated AttachWorkspace, DetachWorkspace and SwitchWorkspace calls, one
+//! through the service and one through the tools, and must answer alike (the same
+//! record, or the same error with its kind, message, field, details and hint), with
+//! the same GetWorkspaceState after every call.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use holon_core::{FamilyPolicy, ToolError};
+use holon_runtime::workspace::{
+    Attached, Detached, SwitchTarget, Switched, WorkspaceError, WorkspaceOverview,
+};
+use holon_runtime::{Runtime, RuntimeConfig};
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+use serde_json::{Value, json};
+
+use crate::workspace_support::{call_with, init_repo};
+
+/// Paths to attach or switch to, relative to the working directory (which a switch
+/// with `cwd` moves): directories beside home, inside it, around it, a file, a
+/// symlink, nothing.
+const PATHS: &[&str] = &[
+    "../a",
+    "../b",
+    "../a/inner",
+    "../link",
+    "../file.txt",
+    "../missing",
+    "sub",
+    ".",
+    "..",
+    "/",
+    "../../a",
+];
+
+/// Ids to detach or switch to: bound ones, ones that may be, and unknown ones.
+const IDS: &[&str] = &["home", "ws-a", "ws-b", "ws-inner", "ws-x", "wt-none"];
+
+/// Working directories to switch into, relative to the target.
+const CWDS: &[&str] = &["sub", "inner", "..", "missing", "."];
+
+#[derive(Debug, Clone)]
+enum Op {
+    Attach(&'static str),
+    Detach(&'static str),
+    Switch(Target, Option<&'static str>),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Workspace(&'static str),
+    Root(&'static str),
+    Path(&'static str),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let path = proptest::sample::select(PATHS);
+    let id = proptest::sample::select(IDS);
+    let target = prop_oneof![
+        id.clone().prop_map(Target::Workspace),
+        id.clone().prop_map(Target::Root),
+        path.clone().prop_map(Target::Path),
+    ];
+    prop_oneof![
+        3 => path.prop_map(Op::Attach),
+        2 => id.prop_map(Op::Detach),
+        3 => (target, proptest::option::of(proptest::sample::select(CWDS)))
+            .prop_map(|(target, cwd)| Op::Switch(target, cwd)),
+    ]
+}
+
+/// The error a service call returned, as a model would see it.
+fn seen(error: WorkspaceError) -> Value {
+    serde_json::to_value(ToolError::from(error)).unwrap()
+}
+
+fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// What AttachWorkspace answers for the service's record.
+fn attached(a: Attached) -> Value {
+    json!({
+        "attached_workspace_id": a.workspace.workspace_id,
+        "root_path": text(&a.workspace.path),
+        "already_attached": a.already_attached,
+        "is_git_repository": a.is_git_repository,
+        "workspace_count": a.workspace_count,
+    })
+}
+
+/// What DetachWorkspace answers for the service's record.
+fn detached(d: Detached) -> Value {
+    json!({
+        "detached_workspace_id": d.workspace.workspace_id,
+        "detached_path": text(&d.workspace.path),
+        "active_execution_root_id": d.active_execution_root_id,
+        "fell_back_to_home": d.fell_back_to_home,
+        "running_tasks": d.running_tasks,
+    })
+}
+
+/// What SwitchWorkspace answers for the service's record.
+fn switched(s: Switched) -> Value {
+    json!({
+        "active_workspace_id": s.active_workspace_id,
+        "active_execution_root_id": s.active_execution_root_id,
+        "active_root": text(&s.active_root),
+        "working_directory": text(&s.working_directory),
+        "previous_execution_root_id": s.previous_execution_root_id,
+    })
+}
+
+/// What GetWorkspaceState answers for the service's overview.
+fn overview(o: WorkspaceOverview) -> Value {
+    let workspaces: Vec<Value> = o
+        .workspaces
+        .into_iter()
+        .map(|w| {
+            json!({
+                "workspace_id": w.binding.workspace_id,
+                "path": text(&w.binding.path),
+                "kind": w.binding.kind,
+                "available": w.available,
+                "is_git_repository": w.is_git_repository,
+                "is_active": w.is_active,
+                "running_tasks": w.running_tasks,
+            })
+        })
+        .collect();
+    assert!(o.worktrees.is_empty(), "no operation here makes a worktree");
+    json!({
+        "home_workspace_id": "home",
+        "active_workspace_id": o.active_workspace_id,
+        "active_execution_root_id": o.active_execution_root_id,
+        "active_root": text(&o.active_root),
+        "working_directory": text(&o.working_directory),
+        "workspaces": workspaces,
+        "worktrees": [],
+        "running_task_count": o.running_task_count,
+    })
+}
+
+/// The tool's answer: its structured result, or its error.
+async fn by_tool(rt: &Arc<Runtime>, name: &str, input: Value) -> Result<Value, Value> {
+    let envelope = call_with(rt, FamilyPolicy::all(), name, input).await;
+    match envelope["status"].as_str() {
+        Some("success") => Ok(envelope["structured"].clone()),
+        _ => Err(envelope["error"].clone()),
+    }
+}
+
+/// Applies `op` to `host` through the service and to `tools` through the tools.
+async fn both(
+    host: &Runtime,
+    tools: &Arc<Runtime>,
+    op: &Op,
+) -> (Result<Value, Value>, Result<Value, Value>) {
+    let service = host.workspaces();
+    match *op {
+        Op::Attach(path) => (
+            service.attach(path).map(attached).map_err(seen),
+            by_tool(tools, "AttachWorkspace", json!({ "path": path })).await,
+        ),
+        Op::Detach(id) => (
+            service.detach(id).map(detached).map_err(seen),
+            by_tool(tools, "DetachWorkspace", json!({ "workspace_id": id })).await,
+        ),
+        Op::Switch(target, cwd) => {
+            let (field, value, target) = match target {
+                Target::Workspace(id) => ("workspace_id", id, SwitchTarget::Workspace(id)),
+                Target::Root(id) => ("execution_root_id", id, SwitchTarget::ExecutionRoot(id)),
+                Target::Path(path) => ("path", path, SwitchTarget::Path(path)),
+            };
+            let mut input = json!({ field: value });
+            if let Some(cwd) = cwd {
+                input["cwd"] = json!(cwd);
+            }
+            (
+                service.switch(target, cwd).map(switched).map_err(seen),
+                by_tool(tools, "SwitchWorkspace", input).await,
+            )
+        }
+    }
+}
+
+/// Directories beside home (`a` with `inner`, `b` a git repository, `link` to `a`, a
+/// file) and inside it (`sub`).
+fn layout(dir: &Path) {
+    for sub in ["home/sub", "a/inner", "b"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::write(dir.join("file.txt"), "not a directory\n").unwrap();
+    std::os::unix::fs::symlink(dir.join("a"), dir.join("link")).unwrap();
+    init_repo(&dir.join("b"));
+}
+
+/// Runs `ops` on twin runtimes; the outcome of each: `ok` or the error's kind.
+async fn run(ops: Vec<Op>) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    layout(dir.path());
+    let open = || Runtime::open(RuntimeConfig::in_memory(dir.path().join("home"))).unwrap();
+    let (host, tools) = (open(), open());
+    let mut outcomes = Vec::new();
+    for (n, op) in ops.iter().enumerate() {
+        let (by_service, by_tool) = both(&host, &tools, op).await;
+        assert_eq!(by_service, by_tool, "step {n} of {ops:?}");
+        outcomes.push(match &by_service {
+            Ok(_) => "ok".to_string(),
+            Err(error) => error["kind"].as_str().unwrap_or("?").to_string(),
+        });
+        let state = host.workspaces().state().map(overview).map_err(seen);
+        assert_eq!(
+            state,
+            by_tool_state(&tools).await,
+            "state after step {n} of {ops:?}"
+        );
+    }
+    outcomes
+}
+
+async fn by_tool_state(tools: &Arc<Runtime>) -> Result<Value, Value> {
+    by_tool(tools, "GetWorkspaceState", json!({})).await
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 50,
+        rng_seed: RngSeed::Fixed(0x5EED_0011),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_workspace_service_and_the_tools_apply_the_same_rules(
+        ops in proptest::collection::vec(op(), 1..10)
+    ) {
+        let tokio = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        tokio.block_on(run(ops));
+    }
+}
+
+/// The generated calls reach the rules that matter: successes of each operation and
+/// the refusals they share with the tools.
+#[tokio::test]
+async fn a_fixed_sequence_reaches_successes_and_refusals_of_each_operation() {
+    let ops = vec![
+        Op::Attach("../a"),
+        Op::Attach("../link"),
+        Op::Attach("../a/inner"),
+        Op::Attach("../file.txt"),
+        Op::Attach("../missing"),
+        Op::Attach("sub"),
+        Op::Attach("../b"),
+        Op::Switch(Target::Workspace("ws-a"), Some("inner")),
+        Op::Attach("../../b"),
+        Op::Switch(Target::Path("../missing"), None),
+        Op::Switch(Target::Root("ws-b"), Some("..")),
+        Op::Detach("ws-a"),
+        Op::Detach("home"),
+        Op::Detach("ws-x"),
+        Op::Switch(Target::Path("/"), None),
+        Op::Switch(Target::Path("../file.txt"), None),
+    ];
+    let outcomes = run(ops).await;
+    assert_eq!(
+        outcomes,
+        [
+            "ok",
+            "ok",
+            "workspace_overlaps",
+            "not_a_directory",
+            "workspace_path_not_found",
+            "workspace_overlaps",
+            "ok",
+            "ok",
+            "ok",
+            "directory_not_found",
+            "path_outside_workspace",
+            "ok",
+            "cannot_detach_home",
+            "unknown_workspace",
+            "path_outside_workspace",
+            "not_a_directory",
+        ]
+    );
+}
