@@ -140,12 +140,9 @@ pub(super) fn error(kind: WorkspaceErrorKind, message: impl Into<String>) -> Wor
     WorkspaceError::new(kind, message)
 }
 
-/// The store failed: retryable, nothing the caller did wrong.
 impl From<StoreError> for WorkspaceError {
     fn from(store: StoreError) -> Self {
-        error(WorkspaceErrorKind::WorkspaceStateError, store.to_string())
-            .with_hint("retry; if it keeps failing, the operator should check the state directory")
-            .retryable()
+        Self::store_failed(WorkspaceErrorKind::WorkspaceStateError, &store)
     }
 }
 
@@ -156,6 +153,21 @@ pub(super) fn io_error(doing: &str, path: &Path, source: &std::io::Error) -> Wor
         format!("{doing} {} failed: {source}", path.display()),
     )
     .retryable()
+}
+
+/// An error of `kind` about `requested`, an id that is none of `ids`: the ids go in
+/// the details under `key`, and `hint` words the closest of them, if any is close.
+pub(super) fn unknown_id(
+    kind: WorkspaceErrorKind,
+    message: String,
+    (requested, field): (&str, &str),
+    (key, ids): (&str, &[&str]),
+    hint: impl FnOnce(Option<&str>) -> String,
+) -> WorkspaceError {
+    error(kind, message)
+        .with_field(field)
+        .with_details(serde_json::json!({ key: ids }))
+        .with_hint(hint(closest(requested, ids.iter().copied())))
 }
 
 /// No workspace `workspace_id`, with the closest id as a hint.
@@ -169,20 +181,19 @@ pub(super) fn unknown_workspace(
         .iter()
         .map(|w| w.workspace_id.as_str())
         .collect();
-    let hint = match closest(workspace_id, ids.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`? GetWorkspaceState lists the workspaces"),
-        None => format!(
-            "bound workspaces: {}; GetWorkspaceState lists them",
-            ids.join(", ")
-        ),
-    };
-    error(
+    unknown_id(
         WorkspaceErrorKind::UnknownWorkspace,
         format!("no workspace is bound with the id `{workspace_id}`"),
+        (workspace_id, field),
+        ("workspace_ids", &ids),
+        |best| match best {
+            Some(best) => format!("did you mean `{best}`? GetWorkspaceState lists the workspaces"),
+            None => format!(
+                "bound workspaces: {}; GetWorkspaceState lists them",
+                ids.join(", ")
+            ),
+        },
     )
-    .with_field(field)
-    .with_details(serde_json::json!({ "workspace_ids": ids }))
-    .with_hint(hint)
 }
 
 /// No execution root `execution_root_id`, with the closest id as a hint.
@@ -192,20 +203,21 @@ pub(super) fn unknown_execution_root(
     field: &str,
 ) -> WorkspaceError {
     let ids: Vec<&str> = state.ids().collect();
-    let hint = match closest(execution_root_id, ids.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`? GetWorkspaceState lists the execution roots"),
-        None => format!(
-            "execution roots: {} (a workspace id names its own directory)",
-            ids.join(", ")
-        ),
-    };
-    error(
+    unknown_id(
         WorkspaceErrorKind::UnknownExecutionRoot,
         format!("no execution root has the id `{execution_root_id}`"),
+        (execution_root_id, field),
+        ("execution_root_ids", &ids),
+        |best| match best {
+            Some(best) => {
+                format!("did you mean `{best}`? GetWorkspaceState lists the execution roots")
+            }
+            None => format!(
+                "execution roots: {} (a workspace id names its own directory)",
+                ids.join(", ")
+            ),
+        },
     )
-    .with_field(field)
-    .with_details(serde_json::json!({ "execution_root_ids": ids }))
-    .with_hint(hint)
 }
 
 /// How many of `workdirs` lie in `root` and in no deeper root of `all_roots`.
@@ -227,21 +239,18 @@ mod tests {
     use crate::bindings::{ActiveRoot, HOME_WORKSPACE_ID, WorkspaceBinding, WorkspaceKind};
     use holon_core::ToolError;
 
+    /// Home and `ws-docs`, home active.
     fn state() -> BindingState {
+        let workspace = |id: &str, kind| WorkspaceBinding {
+            workspace_id: id.into(),
+            path: Path::new("/x").join(id),
+            kind,
+            attached_at_ms: 0,
+        };
         BindingState {
             workspaces: vec![
-                WorkspaceBinding {
-                    workspace_id: HOME_WORKSPACE_ID.into(),
-                    path: PathBuf::from("/x/home"),
-                    kind: WorkspaceKind::Home,
-                    attached_at_ms: 0,
-                },
-                WorkspaceBinding {
-                    workspace_id: "ws-docs".into(),
-                    path: PathBuf::from("/x/docs"),
-                    kind: WorkspaceKind::Attached,
-                    attached_at_ms: 0,
-                },
+                workspace(HOME_WORKSPACE_ID, WorkspaceKind::Home),
+                workspace("ws-docs", WorkspaceKind::Attached),
             ],
             worktrees: Vec::new(),
             active: ActiveRoot {
@@ -284,21 +293,19 @@ mod tests {
     }
 
     #[test]
-    fn a_store_failure_is_a_retryable_state_error_with_its_hint() {
+    fn a_store_failure_is_a_retryable_state_error() {
         let store = StoreError::Sqlite {
             doing: "attaching a workspace".to_string(),
             source: rusqlite::Error::InvalidQuery,
         };
-        let shown = store.to_string();
+        let expected = ToolError::from(WorkspaceError::store_failed(
+            WorkspaceErrorKind::WorkspaceStateError,
+            &store,
+        ));
         let tool = ToolError::from(WorkspaceError::from(store));
+        assert_eq!(tool, expected);
         assert_eq!(tool.kind.as_str(), "workspace_state_error");
-        assert_eq!(tool.message, shown);
-        assert_eq!(
-            tool.recovery_hint.as_deref(),
-            Some("retry; if it keeps failing, the operator should check the state directory")
-        );
-        assert_eq!(tool.field, None);
-        assert!(tool.retryable);
+        assert!(tool.retryable && tool.recovery_hint.is_some());
     }
 
     #[test]

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use holon_core::closest;
-
-use super::errors::{WorkspaceError, WorkspaceErrorKind, error, tasks_in, unknown_execution_root};
+use super::errors::{
+    WorkspaceError, WorkspaceErrorKind, error, tasks_in, unknown_execution_root, unknown_id,
+};
 use super::{Workspaces, git_worktrees as git, is_open_dir};
 use crate::bindings::{ActiveRoot, BindingState, WorktreeBinding};
 use crate::git::Git;
@@ -215,18 +215,19 @@ fn not_found(state: &BindingState, id: &str) -> WorkspaceError {
         .iter()
         .map(|w| w.execution_root_id.as_str())
         .collect();
-    let hint = match closest(id, ids.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`?"),
-        None if ids.is_empty() => "there are no worktrees; CreateWorktree makes one".to_string(),
-        None => format!("worktrees: {}", ids.join(", ")),
-    };
-    error(
+    unknown_id(
         WorkspaceErrorKind::WorktreeNotFound,
         format!("no worktree has the id `{id}`"),
+        (id, "execution_root_id"),
+        ("execution_root_ids", &ids),
+        |best| match best {
+            Some(best) => format!("did you mean `{best}`?"),
+            None if ids.is_empty() => {
+                "there are no worktrees; CreateWorktree makes one".to_string()
+            }
+            None => format!("worktrees: {}", ids.join(", ")),
+        },
     )
-    .with_field("execution_root_id")
-    .with_details(serde_json::json!({ "execution_root_ids": ids }))
-    .with_hint(hint)
 }
 
 fn dirty(id: &str, changes: &[String]) -> WorkspaceError {
