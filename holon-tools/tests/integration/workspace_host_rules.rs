@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use serde_json::{Value, json};
 
-use crate::workspace_support::{call_with, init_repo};
+use crate::workspace_support::{call_with, git, init_repo};
 
 /// Paths to attach or switch to, relative to the working directory (which a switch
 /// with `cwd` moves): directories beside home, inside it, around it, a file, a
@@ -287,4 +287,125 @@ async fn a_fixed_sequence_reaches_successes_and_refusals_of_each_operation() {
             "not_a_directory",
         ]
     );
+}
+
+/// A runtime on a fresh `home/`, a git checkout when `repo`.
+fn spawn_twin(repo: bool) -> (tempfile::TempDir, Arc<Runtime>) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    if repo {
+        init_repo(&home);
+    }
+    let rt = Runtime::open(RuntimeConfig::in_memory(&home)).unwrap();
+    (dir, rt)
+}
+
+/// `value` with what is the twin's own (its temporary directory, its worktrees
+/// directory, its first commit) written as placeholders, so that two twins compare.
+fn placeholders(value: &Value, dir: &Path, rt: &Runtime) -> Value {
+    let worktrees = rt.bindings().worktrees_dir().unwrap();
+    let mut text = value
+        .to_string()
+        .replace(&text(&worktrees.canonicalize().unwrap()), "<worktrees>")
+        .replace(&text(&dir.canonicalize().unwrap()), "<dir>");
+    if dir.join("home/.git").is_dir() {
+        let head = git(&dir.join("home"), &["rev-parse", "HEAD"]);
+        text = text.replace(head.trim(), "<head>");
+    }
+    serde_json::from_str(&text).unwrap()
+}
+
+/// SpawnAgent in worktree mode and `rt.agents().spawn` make the same agent and the
+/// same worktree, bound alike; outside a git checkout both refuse alike and spawn
+/// nothing.
+#[tokio::test]
+async fn a_host_spawn_in_worktree_mode_matches_spawn_agent() {
+    use holon_runtime::agency::ROOT_AGENT_ID;
+    use holon_runtime::agency::services::{SpawnRequest, WORKTREE_MODE};
+
+    for repo in [true, false] {
+        let ((host_dir, host), (tool_dir, tools)) = (spawn_twin(repo), spawn_twin(repo));
+        let request = SpawnRequest {
+            profile: holon_runtime::agency::AgentProfile::PrivateChild,
+            agent_id: None,
+            initial_message: Some("fix the docs"),
+            model: None,
+            template: None,
+            workspace_mode: WORKTREE_MODE,
+        };
+        let by_service = host
+            .agents()
+            .spawn(ROOT_AGENT_ID, &request)
+            .map(|spawned| {
+                let worktree = spawned.worktree.unwrap();
+                json!({
+                    "agent_id": spawned.agent.id,
+                    "task_handle": spawned.task_handle,
+                    "queued_message_id": spawned.queued_message_id,
+                    "worktree": {
+                        "execution_root_id": worktree.execution_root_id,
+                        "root_path": text(&worktree.path),
+                        "branch_name": worktree.branch,
+                    },
+                })
+            })
+            .map_err(|e| serde_json::to_value(ToolError::from(e)).unwrap());
+        let by_tool = by_tool(
+            &tools,
+            "SpawnAgent",
+            json!({"initial_message": "fix the docs", "workspace_mode": "worktree"}),
+        )
+        .await
+        .map(|spawned| {
+            json!({
+                "agent_id": spawned["spawned"]["agent_id"],
+                "task_handle": spawned["spawned"]["task_handle"],
+                "queued_message_id": spawned["queued_message_id"],
+                "worktree": spawned["worktree"],
+            })
+        });
+        let seen = |result: &Result<Value, Value>, dir: &Path, rt: &Runtime| match result {
+            Ok(value) => Ok(placeholders(value, dir, rt)),
+            Err(error) => Err(placeholders(error, dir, rt)),
+        };
+        let by_service = seen(&by_service, host_dir.path(), &host);
+        assert_eq!(by_service, seen(&by_tool, tool_dir.path(), &tools));
+        assert_eq!(by_service.is_ok(), repo, "{by_service:?}");
+        let state = |rt: &Runtime, dir: &Path| {
+            placeholders(
+                &overview_with_worktrees(rt.workspaces().state().unwrap()),
+                dir,
+                rt,
+            )
+        };
+        let tool_state = by_tool_state(&tools).await.unwrap();
+        assert_eq!(
+            state(&host, host_dir.path()),
+            placeholders(&tool_state, tool_dir.path(), &tools)
+        );
+    }
+}
+
+/// What GetWorkspaceState answers for an overview that may hold worktrees.
+fn overview_with_worktrees(mut o: WorkspaceOverview) -> Value {
+    let worktrees: Vec<Value> = std::mem::take(&mut o.worktrees)
+        .into_iter()
+        .map(|w| {
+            json!({
+                "execution_root_id": w.binding.execution_root_id,
+                "workspace_id": w.binding.workspace_id,
+                "path": text(&w.binding.path),
+                "branch": w.binding.branch,
+                "base_ref": w.binding.base_ref,
+                "label": w.binding.label,
+                "available": w.available,
+                "is_active": w.is_active,
+                "running_tasks": w.running_tasks,
+            })
+        })
+        .collect();
+    let mut value = overview(o);
+    value["worktrees"] = json!(worktrees);
+    value
 }
