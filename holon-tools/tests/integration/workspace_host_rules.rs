@@ -409,3 +409,248 @@ fn overview_with_worktrees(mut o: WorkspaceOverview) -> Value {
     value["worktrees"] = json!(worktrees);
     value
 }
+
+/// A CreateWorktree, RemoveWorktree or SwitchWorkspace call on a checkout.
+#[derive(Debug, Clone)]
+enum WorktreeOp {
+    Create {
+        workspace_id: &'static str,
+        branch: &'static str,
+        base_ref: &'static str,
+        label: Option<&'static str>,
+        reuse: Option<bool>,
+        activate: bool,
+    },
+    Remove {
+        id: &'static str,
+        delete_if_merged: Option<bool>,
+        merged_into: Option<&'static str>,
+        return_to: Option<&'static str>,
+    },
+    Switch(&'static str),
+}
+
+/// Worktree ids the generated calls make, and ones they never do.
+const WORKTREE_IDS: &[&str] = &[
+    "wt-feature-a",
+    "wt-feature-b",
+    "wt-feature-a",
+    "wt-feature-b",
+    "wt-lbl",
+    "home",
+    "wt-x",
+];
+
+/// Workspaces to make worktrees of: mostly home, the checkout.
+const WORKSPACE_IDS: &[&str] = &[
+    "home", "home", "home", "home", "home", "home", "home", "home", "ws-x",
+];
+
+/// Branches: new ones (again and again), the checked-out one, and invalid names.
+const BRANCHES: &[&str] = &[
+    "feature/a",
+    "feature/b",
+    "feature/a",
+    "feature/b",
+    "feature/a",
+    "feature/b",
+    "main",
+    "bad name",
+    "-x",
+];
+
+/// Refs a new branch starts from: existing ones, mostly, and one that is not.
+const BASE_REFS: &[&str] = &["HEAD", "HEAD", "HEAD", "main", "nope"];
+
+fn worktree_op() -> impl Strategy<Value = WorktreeOp> {
+    use proptest::option::of;
+    use proptest::sample::select;
+    let create = (
+        select(WORKSPACE_IDS),
+        select(BRANCHES),
+        select(BASE_REFS),
+        proptest::option::weighted(0.2, Just("lbl")),
+        of(any::<bool>()),
+        any::<bool>(),
+    )
+        .prop_map(|(workspace_id, branch, base_ref, label, reuse, activate)| {
+            WorktreeOp::Create {
+                workspace_id,
+                branch,
+                base_ref,
+                label,
+                reuse,
+                activate,
+            }
+        });
+    let remove = (
+        select(WORKTREE_IDS),
+        of(any::<bool>()),
+        of(select(&["main", "nope", "feature/a"][..])),
+        of(select(
+            &["home", "home", "wt-feature-b", "wt-feature-a", "wt-x"][..],
+        )),
+    )
+        .prop_map(
+            |(id, delete_if_merged, merged_into, return_to)| WorktreeOp::Remove {
+                id,
+                delete_if_merged,
+                merged_into,
+                return_to,
+            },
+        );
+    prop_oneof![
+        3 => create,
+        3 => remove,
+        1 => select(WORKTREE_IDS).prop_map(WorktreeOp::Switch),
+    ]
+}
+
+/// Applies `op` to `host` through the service and to `tools` through the tools.
+async fn both_worktree(
+    host: &Runtime,
+    tools: &Arc<Runtime>,
+    op: &WorktreeOp,
+) -> (Result<Value, Value>, Result<Value, Value>) {
+    use holon_runtime::workspace::{
+        CreatedWorktree, NewWorktree, RemovedWorktree, WorktreeRemoval,
+    };
+    let created = |c: CreatedWorktree| {
+        json!({
+            "execution_root_id": c.worktree.execution_root_id,
+            "root_path": text(&c.worktree.path),
+            "owner_workspace_id": c.worktree.workspace_id,
+            "branch_name": c.worktree.branch,
+            "branch_created": c.branch_created,
+            "reused": c.reused,
+            "head_commit": c.head_commit,
+            "is_active": c.is_active,
+        })
+    };
+    let removed = |r: RemovedWorktree| {
+        json!({
+            "removed_execution_root_id": r.worktree.execution_root_id,
+            "removed_path": text(&r.worktree.path),
+            "branch_name": r.worktree.branch,
+            "branch_deleted": r.branch_deleted,
+            "branch_kept_reason": r.branch_kept_reason,
+            "directory_was_missing": r.directory_was_missing,
+            "active_execution_root_id": r.active_execution_root_id,
+            "switched_active": r.switched_active,
+        })
+    };
+    let service = host.workspaces();
+    match *op {
+        WorktreeOp::Create {
+            workspace_id,
+            branch,
+            base_ref,
+            label,
+            reuse,
+            activate,
+        } => {
+            let mut input = json!({
+                "workspace_id": workspace_id,
+                "branch": branch,
+                "base_ref": base_ref,
+                "activate": activate,
+            });
+            if let Some(label) = label {
+                input["label"] = json!(label);
+            }
+            if let Some(reuse) = reuse {
+                input["on_existing"] = json!(if reuse { "reuse" } else { "error" });
+            }
+            let request = NewWorktree {
+                workspace_id,
+                branch,
+                base_ref,
+                label,
+                reuse_existing: reuse == Some(true),
+                activate,
+            };
+            (
+                service.create_worktree(&request).map(created).map_err(seen),
+                by_tool(tools, "CreateWorktree", input).await,
+            )
+        }
+        WorktreeOp::Remove {
+            id,
+            delete_if_merged,
+            merged_into,
+            return_to,
+        } => {
+            let mut input = json!({ "execution_root_id": id });
+            if let Some(delete) = delete_if_merged {
+                input["branch_policy"] = json!(if delete { "delete_if_merged" } else { "keep" });
+            }
+            if let Some(merged_into) = merged_into {
+                input["merged_into"] = json!(merged_into);
+            }
+            if let Some(return_to) = return_to {
+                input["return_to"] = json!(return_to);
+            }
+            let request = WorktreeRemoval {
+                execution_root_id: id,
+                delete_branch_if_merged: delete_if_merged == Some(true),
+                merged_into,
+                return_to,
+            };
+            (
+                service.remove_worktree(&request).map(removed).map_err(seen),
+                by_tool(tools, "RemoveWorktree", input).await,
+            )
+        }
+        WorktreeOp::Switch(id) => (
+            service
+                .switch(SwitchTarget::ExecutionRoot(id), None)
+                .map(switched)
+                .map_err(seen),
+            by_tool(tools, "SwitchWorkspace", json!({ "execution_root_id": id })).await,
+        ),
+    }
+}
+
+/// Runs `ops` on twin runtimes, each on a checkout of its own.
+async fn run_worktrees(ops: Vec<WorktreeOp>) {
+    let ((host_dir, host), (tool_dir, tools)) = (spawn_twin(true), spawn_twin(true));
+    let own = |result: &Result<Value, Value>, dir: &Path, rt: &Runtime| match result {
+        Ok(value) => Ok(placeholders(value, dir, rt)),
+        Err(error) => Err(placeholders(error, dir, rt)),
+    };
+    for (n, op) in ops.iter().enumerate() {
+        let (by_service, by_tool) = both_worktree(&host, &tools, op).await;
+        assert_eq!(
+            own(&by_service, host_dir.path(), &host),
+            own(&by_tool, tool_dir.path(), &tools),
+            "step {n} of {ops:?}"
+        );
+        let state = overview_with_worktrees(host.workspaces().state().unwrap());
+        assert_eq!(
+            placeholders(&state, host_dir.path(), &host),
+            placeholders(
+                &by_tool_state(&tools).await.unwrap(),
+                tool_dir.path(),
+                &tools
+            ),
+            "state after step {n} of {ops:?}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        rng_seed: RngSeed::Fixed(0x5EED_0012),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_worktree_operations_of_the_service_and_the_tools_agree(
+        ops in proptest::collection::vec(worktree_op(), 3..12)
+    ) {
+        let tokio = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        tokio.block_on(run_worktrees(ops));
+    }
+}
