@@ -34,7 +34,7 @@ pub mod services;
 pub mod state_dir;
 mod store;
 pub mod tasks;
-mod workspace;
+pub mod workspace;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ pub use services::{
 pub use store::begin_write;
 pub use store::{ExecutionRecord, Store, StoreError};
 pub use tasks::TaskManager;
-pub use workspace::{PathEscape, WorkspaceRoots};
+pub use workspace::{PathEscape, WorkspaceRoots, Workspaces};
 
 use crate::catalog::{CatalogError, ModelCatalog};
 use crate::net::{NetGate, TlsTrust};

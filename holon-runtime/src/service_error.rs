@@ -68,6 +68,14 @@ impl<K: ServiceErrorKind> ServiceError<K> {
         self.retryable = true;
         self
     }
+
+    /// The store failed: an error of `kind` saying how, retryable, nothing the caller
+    /// did wrong.
+    pub fn store_failed(kind: K, store: &crate::StoreError) -> Self {
+        Self::new(kind, store.to_string())
+            .with_hint("retry; if it keeps failing, the operator should check the state directory")
+            .retryable()
+    }
 }
 
 impl<K: ServiceErrorKind> From<ServiceError<K>> for ToolError {

@@ -4,9 +4,10 @@
 //! every error says what to do next in its hint. [`AgencyError`] is what the services
 //! return; tools get a [`ToolError`] through `From`, field for field.
 
-use holon_core::ToolErrorKind;
+use holon_core::{ToolError, ToolErrorKind};
 
 use crate::service_error::{ServiceError, ServiceErrorKind};
+use crate::workspace::WorkspaceError;
 
 /// What went wrong in the agency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,6 +120,27 @@ impl ServiceErrorKind for AgencyErrorKind {
     }
 }
 
+/// Why SpawnAgent failed: a rule of the agency, or the child's worktree (made by the
+/// workspace service inside the spawn).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpawnError {
+    /// The agency refused or failed.
+    #[error(transparent)]
+    Agency(#[from] AgencyError),
+    /// The child's worktree could not be planned or made.
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+}
+
+impl From<SpawnError> for ToolError {
+    fn from(error: SpawnError) -> Self {
+        match error {
+            SpawnError::Agency(error) => error.into(),
+            SpawnError::Workspace(error) => error.into(),
+        }
+    }
+}
+
 /// A store failure while `doing` something, as a retryable error.
 pub(crate) fn store(doing: &'static str) -> impl FnOnce(rusqlite::Error) -> AgencyError {
     move |source| {
@@ -159,7 +181,7 @@ pub fn non_empty<'a>(text: &'a str, what: &str, field: &str) -> Result<&'a str, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use holon_core::ToolError;
+    use crate::workspace::WorkspaceErrorKind;
 
     #[test]
     fn every_part_survives_the_conversion_to_a_tool_error() {
@@ -209,6 +231,25 @@ mod tests {
                 "retry the call; if it keeps failing, the state directory may be read-only or full"
             )
         );
+    }
+
+    #[test]
+    fn a_spawn_error_converts_as_the_error_it_holds() {
+        let agency =
+            error(AgencyErrorKind::AgentExists, "taken", "choose another").with_field("agent_id");
+        let workspace = WorkspaceError::new(WorkspaceErrorKind::BranchExists, "left over")
+            .with_hint("delete the branch")
+            .with_field("workspace_mode")
+            .retryable();
+        assert_eq!(
+            ToolError::from(SpawnError::from(agency.clone())),
+            ToolError::from(agency)
+        );
+        let tool = ToolError::from(SpawnError::from(workspace.clone()));
+        assert_eq!(tool, ToolError::from(workspace));
+        assert_eq!(tool.kind.as_str(), "branch_exists");
+        assert_eq!(tool.field.as_deref(), Some("workspace_mode"));
+        assert!(tool.retryable);
     }
 
     #[test]

@@ -45,7 +45,7 @@ mod work_items;
 use rusqlite::Transaction;
 
 pub use agents::{AgentProfile, AgentRecord, Lifecycle, ROOT_AGENT_ID};
-pub use errors::{AgencyError, AgencyErrorKind};
+pub use errors::{AgencyError, AgencyErrorKind, SpawnError};
 pub use host::{TurnStart, TurnView};
 pub use host_command::HostCommand;
 pub use host_events::AgentOutcome;

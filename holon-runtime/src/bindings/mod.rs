@@ -121,7 +121,7 @@ impl Bindings {
     /// Binds `worktree` inside `transaction`, a larger change of the caller's (a
     /// spawned agent and its worktree are written together). Hold an
     /// [`Bindings::edit`] across it, and call [`Bindings::reload`] once committed.
-    pub fn bind_worktree_in(
+    pub(crate) fn bind_worktree_in(
         transaction: &rusqlite::Transaction<'_>,
         worktree: &WorktreeBinding,
     ) -> Result<(), StoreError> {

@@ -21,6 +21,7 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod ancestry;
+mod dir_path;
 mod error;
 mod policy;
 mod rel_path;
@@ -29,6 +30,7 @@ mod stage;
 mod tool_error;
 
 pub use ancestry::is_beneath_any;
+pub use dir_path::{DirPathError, open_dir_path};
 pub use error::{FsError, NotRegular, Protection};
 pub use policy::WritePolicy;
 pub use rel_path::{PathEscape, RelPath};

@@ -121,12 +121,7 @@ pub(super) fn not_indexed(shown: &str, why: &NotIndexed) -> MemoryError {
 
 impl From<StoreError> for MemoryError {
     fn from(store: StoreError) -> Self {
-        error(
-            MemoryErrorKind::MemoryIndexError,
-            store.to_string(),
-            "retry; if it keeps failing, the operator should check the state directory",
-        )
-        .retryable()
+        Self::store_failed(MemoryErrorKind::MemoryIndexError, &store)
     }
 }
 

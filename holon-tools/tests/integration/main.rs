@@ -45,5 +45,6 @@ mod web_image_cli;
 mod web_search;
 mod work_items;
 mod workspace_bindings;
+mod workspace_host_rules;
 mod worktrees;
 mod x_search;

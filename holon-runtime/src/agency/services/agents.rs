@@ -2,18 +2,23 @@
 //! external triggers; WaitFor is in [`super::wait_for`].
 
 use holon_core::{ToolCapabilityFamily, closest};
-use rusqlite::{Connection, Transaction};
+use rusqlite::Connection;
 
 use crate::Runtime;
 use crate::agency::agents::{self as table, AgentProfile, AgentRecord, Lifecycle, NewAgent};
-use crate::agency::errors::{self, AgencyError, AgencyErrorKind};
+use crate::agency::errors::{self, AgencyError, AgencyErrorKind, SpawnError};
 use crate::agency::queue::{self, Priority, QueuedMessage};
 use crate::agency::triggers::{self, DeliveryMode, TriggerRecord};
 use crate::agency::turns::{self, TurnRecord};
 use crate::agency::waits::{self, WaitView};
 use crate::agency::work_items::{self, WorkItemRecord};
 use crate::agency::{now_ms, ownership, write};
+use crate::bindings::WorktreeBinding;
 use crate::catalog::{ModelCatalog, ModelStatus};
+use crate::workspace::ChildWorktreePlan;
+
+/// The `workspace_mode` of an agent that works in a git worktree of its own.
+pub const WORKTREE_MODE: &str = "worktree";
 
 /// An agent with what surrounds it: its focus, children, turn, waits and queue.
 #[derive(Debug, Clone)]
@@ -69,21 +74,22 @@ pub struct SpawnRequest<'a> {
     pub model: Option<ModelRequest<'a>>,
     /// The template it is spawned from.
     pub template: Option<&'a str>,
-    /// `inherit` or `worktree`.
+    /// `inherit` (it works in its parent's workspace) or `worktree` (it gets a git
+    /// worktree of its own, [`WORKTREE_MODE`]).
     pub workspace_mode: &'a str,
 }
 
-/// An agent just spawned, with what its provisioning made (its worktree).
+/// An agent just spawned, with its own worktree if it has one.
 #[derive(Debug, Clone)]
-pub struct Spawned<W> {
+pub struct Spawned {
     /// The new agent.
     pub agent: AgentRecord,
     /// The id of its queued first message.
     pub queued_message_id: Option<String>,
     /// The task handle of a private child.
     pub task_handle: Option<String>,
-    /// What the provisioning step made.
-    pub provisioned: Option<W>,
+    /// The git worktree made for it (`workspace_mode = worktree`).
+    pub worktree: Option<WorktreeBinding>,
 }
 
 /// The agent service of a runtime ([`Runtime::agents`]).
@@ -266,19 +272,46 @@ impl<'rt> Agents<'rt> {
     }
 
     /// Spawns the agent `request` asks for, as a child of `parent`, in one
-    /// transaction. `provision` runs inside it once the agent exists (with the
-    /// transaction and the new id) and may make what the agent needs besides, such as
-    /// its own worktree: it returns that and the execution root to record as the
-    /// agent's, or `None`; its error rolls the whole spawn back.
-    pub fn spawn<W, E: From<AgencyError>>(
-        &self,
-        parent: &str,
-        request: &SpawnRequest<'_>,
-        provision: impl FnOnce(&Transaction<'_>, &str) -> Result<Option<(W, String)>, E>,
-    ) -> Result<Spawned<W>, E> {
+    /// transaction. With `workspace_mode = worktree` the workspace service plans the
+    /// child's own git worktree first (a workspace that cannot have one fails the spawn
+    /// before anything is written) and adds it inside the transaction, once the agent
+    /// has its id; a later failure takes the worktree back.
+    pub fn spawn(&self, parent: &str, request: &SpawnRequest<'_>) -> Result<Spawned, SpawnError> {
+        let plan = match request.workspace_mode {
+            WORKTREE_MODE => Some(self.rt.workspaces().child_worktree()?),
+            _ => None,
+        };
         if let Some(model) = &request.model {
             check_model(self.rt.catalog(), model)?;
         }
+        let mut added = None;
+        match (
+            self.write_spawn(parent, request, plan.as_ref(), &mut added),
+            plan,
+        ) {
+            (Ok(spawned), Some(plan)) => {
+                plan.finish()?;
+                Ok(spawned)
+            }
+            (Ok(spawned), None) => Ok(spawned),
+            (Err(error), plan) => {
+                if let (Some(plan), Some(worktree)) = (plan, &added) {
+                    plan.undo(worktree);
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// The transaction of [`Agents::spawn`]; the worktree it adds is left in `added`
+    /// for the caller to take back if the spawn fails after it.
+    fn write_spawn(
+        &self,
+        parent: &str,
+        request: &SpawnRequest<'_>,
+        plan: Option<&ChildWorktreePlan<'_>>,
+        added: &mut Option<WorktreeBinding>,
+    ) -> Result<Spawned, SpawnError> {
         let now = now_ms();
         let mut conn = self.rt.store().connection();
         let tx = crate::begin_write(&mut conn).map_err(errors::store("spawning an agent"))?;
@@ -299,20 +332,17 @@ impl<'rt> Agents<'rt> {
             .into());
         }
         let (id, queued_message_id, task_handle) = insert_agent(&tx, parent, request, now)?;
-        let provisioned = match provision(&tx, &id)? {
-            Some((made, execution_root_id)) => {
-                table::set_worktree(&tx, &id, &execution_root_id)?;
-                Some(made)
-            }
-            None => None,
-        };
+        if let Some(plan) = plan {
+            let worktree = added.insert(plan.add_in(&tx, &id)?);
+            table::set_worktree(&tx, &id, &worktree.execution_root_id)?;
+        }
         let agent = table::require(&tx, &id)?;
         tx.commit().map_err(errors::store("spawning an agent"))?;
         Ok(Spawned {
             agent,
             queued_message_id,
             task_handle,
-            provisioned,
+            worktree: added.clone(),
         })
     }
 

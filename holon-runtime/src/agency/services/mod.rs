@@ -7,7 +7,9 @@ mod timers;
 mod wait_for;
 mod work_items;
 
-pub use agents::{AgentState, Agents, EnqueuedMessage, ModelRequest, SpawnRequest, Spawned};
+pub use agents::{
+    AgentState, Agents, EnqueuedMessage, ModelRequest, SpawnRequest, Spawned, WORKTREE_MODE,
+};
 pub use timers::{SleepRecord, Timers};
 pub use wait_for::{WaitReport, WaitRequest};
 pub use work_items::{

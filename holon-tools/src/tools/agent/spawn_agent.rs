@@ -3,9 +3,8 @@
 use holon_core::prelude::*;
 
 use super::view::{ChildView, child_view};
-use crate::tools::workspace::ChildWorktreePlan;
 use holon_runtime::Runtime;
-use holon_runtime::agency::services::{ModelRequest, SpawnRequest};
+use holon_runtime::agency::services::{ModelRequest, SpawnRequest, WORKTREE_MODE};
 use holon_runtime::agency::{AgentProfile, caller};
 
 /// What a public agent's id must look like.
@@ -28,12 +27,12 @@ impl WorkspaceMode {
     fn as_str(self) -> &'static str {
         match self {
             Self::Inherit => "inherit",
-            Self::Worktree => "worktree",
+            Self::Worktree => WORKTREE_MODE,
         }
     }
 
     pub(crate) fn parse(text: &str) -> Self {
-        if text == "worktree" {
+        if text == WORKTREE_MODE {
             Self::Worktree
         } else {
             Self::Inherit
@@ -161,10 +160,6 @@ fn spawn_agent(
     let profile = args.preset.unwrap_or(AgentProfile::PrivateChild);
     // Only a private child may have a worktree; the schema refuses one for a public agent.
     let workspace = args.workspace_mode.unwrap_or_default();
-    let plan = match workspace {
-        WorkspaceMode::Worktree => Some(ChildWorktreePlan::prepare(rt)?),
-        WorkspaceMode::Inherit => None,
-    };
     let model = args
         .model
         .as_ref()
@@ -186,42 +181,18 @@ fn spawn_agent(
         template: args.template.as_deref(),
         workspace_mode: workspace.as_str(),
     };
-    let mut added = None;
-    // The git worktree is made inside the spawn's transaction, so that a failure
-    // leaves no agent behind.
-    let spawned = rt.agents().spawn(caller(ctx), &request, |tx, id| {
-        let Some(plan) = &plan else {
-            return Ok(None);
-        };
-        let worktree = added.insert(plan.add(id)?);
-        plan.bind_in(tx, worktree)?;
-        let made = AgentWorktree {
-            execution_root_id: worktree.execution_root_id.clone(),
-            root_path: worktree.path.to_string_lossy().into_owned(),
-            branch_name: worktree.branch.clone(),
-        };
-        Ok::<_, ToolError>(Some((made, worktree.execution_root_id.clone())))
-    });
-    let spawned = match (spawned, plan) {
-        (Ok(spawned), Some(plan)) => {
-            plan.finish()?;
-            spawned
-        }
-        (Ok(spawned), None) => spawned,
-        (Err(error), plan) => {
-            if let (Some(plan), Some(worktree)) = (plan, &added) {
-                plan.undo(worktree);
-            }
-            return Err(error);
-        }
-    };
+    let spawned = rt.agents().spawn(caller(ctx), &request)?;
     let spawned = SpawnedAgent {
         spawned: ChildView {
             task_handle: spawned.task_handle,
             ..child_view(&spawned.agent)
         },
         queued_message_id: spawned.queued_message_id,
-        worktree: spawned.provisioned,
+        worktree: spawned.worktree.map(|worktree| AgentWorktree {
+            root_path: worktree.path.to_string_lossy().into_owned(),
+            execution_root_id: worktree.execution_root_id,
+            branch_name: worktree.branch,
+        }),
     };
     let mut summary = format!("spawned {} ({}", spawned.spawned.agent_id, profile.as_str());
     if let Some(handle) = &spawned.spawned.task_handle {

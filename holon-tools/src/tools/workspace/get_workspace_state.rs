@@ -4,8 +4,6 @@ use std::path::Path;
 
 use holon_core::prelude::*;
 
-use super::errors::{store_error, tasks_in};
-use super::git;
 use holon_runtime::Runtime;
 use holon_runtime::bindings::{HOME_WORKSPACE_ID, WorkspaceKind};
 
@@ -89,56 +87,49 @@ fn display(path: &Path) -> String {
     annotations(read_only, idempotent, open_world = false)
 )]
 fn get_workspace_state(rt: &Runtime) -> Result<ToolOutput<WorkspaceState>, ToolError> {
-    let bindings = rt.bindings();
-    let state = bindings.state().map_err(store_error)?;
-    let workdirs = bindings.running_task_workdirs().map_err(store_error)?;
-    let roots = rt.workspace_roots();
-    let active = state.active_root();
-    let active_id = active.map_or(HOME_WORKSPACE_ID, |a| a.execution_root_id);
-    let all_paths: Vec<&Path> = state.execution_roots().map(|r| r.path).collect();
-    let workspaces: Vec<WorkspaceEntry> = state
+    let overview = rt.workspaces().state()?;
+    let workspaces = overview
         .workspaces
-        .iter()
+        .into_iter()
         .map(|w| WorkspaceEntry {
-            workspace_id: w.workspace_id.clone(),
-            path: display(&w.path),
-            kind: w.kind,
-            available: w.path.is_dir(),
-            is_git_repository: w.path.is_dir() && git::is_repository(rt.git(), &w.path),
-            is_active: w.workspace_id == active_id,
-            running_tasks: tasks_in(&w.path, &all_paths, &workdirs),
+            path: display(&w.binding.path),
+            workspace_id: w.binding.workspace_id,
+            kind: w.binding.kind,
+            available: w.available,
+            is_git_repository: w.is_git_repository,
+            is_active: w.is_active,
+            running_tasks: w.running_tasks,
         })
         .collect();
-    let worktrees: Vec<WorktreeEntry> = state
+    let worktrees = overview
         .worktrees
-        .iter()
+        .into_iter()
         .map(|w| WorktreeEntry {
-            execution_root_id: w.execution_root_id.clone(),
-            workspace_id: w.workspace_id.clone(),
-            path: display(&w.path),
-            branch: w.branch.clone(),
-            base_ref: w.base_ref.clone(),
-            label: w.label.clone(),
-            available: w.path.is_dir(),
-            is_active: w.execution_root_id == active_id,
-            running_tasks: tasks_in(&w.path, &all_paths, &workdirs),
+            path: display(&w.binding.path),
+            execution_root_id: w.binding.execution_root_id,
+            workspace_id: w.binding.workspace_id,
+            branch: w.binding.branch,
+            base_ref: w.binding.base_ref,
+            label: w.binding.label,
+            available: w.available,
+            is_active: w.is_active,
+            running_tasks: w.running_tasks,
         })
         .collect();
     let result = WorkspaceState {
         home_workspace_id: HOME_WORKSPACE_ID.to_string(),
-        active_workspace_id: active
-            .map_or(HOME_WORKSPACE_ID, |a| a.workspace_id)
-            .to_string(),
-        active_execution_root_id: active_id.to_string(),
-        active_root: display(roots.active_root()),
-        working_directory: display(roots.active()),
+        active_workspace_id: overview.active_workspace_id,
+        active_root: display(&overview.active_root),
+        working_directory: display(&overview.working_directory),
         workspaces,
         worktrees,
-        running_task_count: workdirs.len(),
+        running_task_count: overview.running_task_count,
+        active_execution_root_id: overview.active_execution_root_id,
     };
+    let summary = format!("active: {}", result.active_execution_root_id);
     let receipt = receipt(&result);
     Ok(ToolOutput::new(result)
-        .with_summary(format!("active: {active_id}"))
+        .with_summary(summary)
         .with_receipt(receipt))
 }
 

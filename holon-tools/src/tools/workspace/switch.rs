@@ -1,14 +1,11 @@
 //! `SwitchWorkspace`: pick the active execution root and the working directory.
 
-use std::path::{Path, PathBuf};
-
 use holon_core::prelude::schemars::Schema;
 use holon_core::prelude::*;
 use serde_json::json;
 
-use super::errors::{error, store_error, unknown_execution_root, unknown_workspace};
 use holon_runtime::Runtime;
-use holon_runtime::bindings::{ActiveRoot, HOME_WORKSPACE_ID};
+use holon_runtime::workspace::SwitchTarget;
 
 /// Arguments of SwitchWorkspace. Exactly one of `workspace_id`, `execution_root_id`
 /// and `path` is given; the schema says so (see [`exactly_one_target`]).
@@ -110,114 +107,22 @@ fn switch_workspace(
         ))
         .with_hint("name the target once: a workspace id, an execution root id, or a path"));
     }
-    let current = rt.workspace_roots();
-    let edit = rt.bindings().edit();
-    let state = edit.state().map_err(store_error)?;
-    let previous = state
-        .active_root()
-        .map_or(HOME_WORKSPACE_ID, |a| a.execution_root_id)
-        .to_string();
-    let (target, start, base_field) = if let Some(id) = &args.workspace_id {
-        let root = state
-            .workspace(id)
-            .and_then(|w| state.execution_root(&w.workspace_id))
-            .ok_or_else(|| unknown_workspace(&state, id, "workspace_id"))?;
-        (root, root.path.to_path_buf(), "workspace_id")
-    } else if let Some(id) = &args.execution_root_id {
-        let root = state
-            .execution_root(id)
-            .ok_or_else(|| unknown_execution_root(&state, id, "execution_root_id"))?;
-        (root, root.path.to_path_buf(), "execution_root_id")
-    } else {
-        let shown = args.path.as_deref().unwrap_or_default();
-        let dir = directory(&current.active().join(shown), shown, "path")?;
-        let root = state.execution_root_containing(&dir).ok_or_else(|| {
-            error(
-                "path_outside_workspace",
-                format!("`{shown}` ({}) is not inside a bound workspace or worktree", dir.display()),
-            )
-            .with_field("path")
-            .with_hint("attach its workspace with AttachWorkspace first, or give a path inside one (GetWorkspaceState lists them)")
-        })?;
-        (root, dir, "path")
+    let target = match (&args.workspace_id, &args.execution_root_id, &args.path) {
+        (Some(id), _, _) => SwitchTarget::Workspace(id),
+        (None, Some(id), _) => SwitchTarget::ExecutionRoot(id),
+        (None, None, path) => SwitchTarget::Path(path.as_deref().unwrap_or_default()),
     };
-    if !target.path.is_dir() {
-        return Err(error(
-            "execution_root_missing",
-            format!(
-                "the directory of `{}` ({}) no longer exists",
-                target.execution_root_id,
-                target.path.display()
-            ),
-        )
-        .with_field(base_field)
-        .with_hint("remove it (RemoveWorktree or DetachWorkspace) or switch elsewhere"));
-    }
-    let working = match &args.cwd {
-        Some(cwd) => directory(&start.join(cwd), cwd, "cwd")?,
-        None => start,
-    };
-    let relative = working.strip_prefix(target.path).map_err(|_| {
-        error(
-            "path_outside_workspace",
-            format!(
-                "the working directory {} is outside `{}` ({})",
-                working.display(),
-                target.execution_root_id,
-                target.path.display()
-            ),
-        )
-        .with_field(if args.cwd.is_some() {
-            "cwd"
-        } else {
-            base_field
-        })
-        .with_hint("give a `cwd` relative to the target that stays inside it")
-    })?;
-    let cwd = relative
-        .to_str()
-        .filter(|r| !r.is_empty())
-        .map(str::to_string);
-    let active = ActiveRoot {
-        execution_root_id: target.execution_root_id.to_string(),
-        cwd,
-    };
-    let state = edit.set_active(&active).map_err(store_error)?;
-    drop(edit);
-    let roots = rt.workspace_roots();
+    let switched = rt.workspaces().switch(target, args.cwd.as_deref())?;
     let result = WorkspaceSwitched {
-        active_workspace_id: state
-            .active_root()
-            .map_or(HOME_WORKSPACE_ID, |a| a.workspace_id)
-            .to_string(),
-        active_execution_root_id: active.execution_root_id.clone(),
-        active_root: roots.active_root().to_string_lossy().into_owned(),
-        working_directory: roots.active().to_string_lossy().into_owned(),
-        previous_execution_root_id: previous,
+        active_workspace_id: switched.active_workspace_id,
+        active_execution_root_id: switched.active_execution_root_id,
+        active_root: switched.active_root.to_string_lossy().into_owned(),
+        working_directory: switched.working_directory.to_string_lossy().into_owned(),
+        previous_execution_root_id: switched.previous_execution_root_id,
     };
     let summary = format!(
         "switched to {} ({})",
         result.active_execution_root_id, result.working_directory
     );
     Ok(ToolOutput::new(result).with_summary(summary))
-}
-
-/// The canonical form of `path`, which must be an existing directory.
-fn directory(path: &Path, shown: &str, field: &str) -> Result<PathBuf, ToolError> {
-    let canonical = path.canonicalize().map_err(|e| {
-        error(
-            "directory_not_found",
-            format!("`{shown}` cannot be used: {e}"),
-        )
-        .with_field(field)
-        .with_hint("give an existing directory")
-    })?;
-    if !canonical.is_dir() {
-        return Err(
-            error("not_a_directory", format!("`{shown}` is not a directory"))
-                .with_field(field)
-                .with_hint("give the directory that holds it"),
-        );
-    }
-    Ok(canonical)
 }

@@ -1,18 +1,18 @@
 //! The git worktree of a private child agent spawned with `workspace_mode = worktree`:
 //! a new branch `holon/<agent id>` from the HEAD of the active execution root, checked
 //! out under the runtime's worktrees directory and bound as an execution root, so the
-//! child's edits never touch its parent's checkout.
+//! child's edits never touch its parent's checkout. The agent service makes it inside
+//! the spawn's own transaction.
 
 use std::path::PathBuf;
 
-use holon_core::prelude::*;
+use rusqlite::Transaction;
 
 use super::create_worktree::fresh_location;
-use super::errors::{error, io_error, store_error};
-use super::{git, worktree_place};
-use holon_runtime::Runtime;
-use holon_runtime::bindings::{BindingState, Bindings, BindingsEdit, WorktreeBinding, now_ms};
-use holon_runtime::git::Git;
+use super::errors::{WorkspaceError, WorkspaceErrorKind, error, io_error};
+use super::{Workspaces, canonical_dir, git_worktrees as git, place};
+use crate::bindings::{BindingState, Bindings, BindingsEdit, WorktreeBinding, now_ms};
+use crate::git::Git;
 
 /// The field errors point at.
 const FIELD: &str = "workspace_mode";
@@ -35,14 +35,19 @@ pub(crate) struct ChildWorktreePlan<'a> {
     state: BindingState,
 }
 
-impl<'a> ChildWorktreePlan<'a> {
-    /// Checks that the active execution root is a git checkout with a commit.
-    pub(crate) fn prepare(rt: &'a Runtime) -> Result<Self, ToolError> {
+impl<'rt> Workspaces<'rt> {
+    /// Checks that the active execution root is a git checkout with a commit, and
+    /// plans a child's worktree in it.
+    pub(crate) fn child_worktree(&self) -> Result<ChildWorktreePlan<'rt>, WorkspaceError> {
+        let rt = self.rt;
         let edit = rt.bindings().edit();
-        let state = edit.state().map_err(store_error)?;
+        let state = edit.state()?;
         let active = state.active_root().ok_or_else(|| {
-            error("workspace_state_error", "no execution root is active")
-                .with_hint("switch to a workspace (SwitchWorkspace), then spawn again")
+            error(
+                WorkspaceErrorKind::WorkspaceStateError,
+                "no execution root is active",
+            )
+            .with_hint("switch to a workspace (SwitchWorkspace), then spawn again")
         })?;
         let repo = active.path.to_path_buf();
         let workspace_id = active.workspace_id.to_string();
@@ -51,7 +56,7 @@ impl<'a> ChildWorktreePlan<'a> {
         })?;
         let base_commit = git::resolve_commit(rt.git(), &repo, "HEAD")?.ok_or_else(|| {
             error(
-                "unknown_base_ref",
+                WorkspaceErrorKind::UnknownBaseRef,
                 format!("the repository at {} has no commit yet", repo.display()),
             )
             .with_field(FIELD)
@@ -61,7 +66,7 @@ impl<'a> ChildWorktreePlan<'a> {
             .bindings()
             .worktrees_dir()
             .map_err(|e| io_error("preparing the worktrees directory", &repo, &e))?;
-        Ok(Self {
+        Ok(ChildWorktreePlan {
             bindings: rt.bindings(),
             git: rt.git(),
             _edit: edit,
@@ -72,29 +77,30 @@ impl<'a> ChildWorktreePlan<'a> {
             state,
         })
     }
+}
 
-    /// Binds `worktree` in `transaction`, the spawn's own, so that the agent and its
-    /// worktree are recorded together.
-    pub(crate) fn bind_in(
+impl ChildWorktreePlan<'_> {
+    /// Runs `git worktree add` on the new branch `holon/<agent_id>` and binds it in
+    /// `transaction`, the spawn's own, so that the agent and its worktree are recorded
+    /// together. On an error nothing is left behind in git.
+    pub(crate) fn add_in(
         &self,
-        transaction: &rusqlite::Transaction<'_>,
-        worktree: &WorktreeBinding,
-    ) -> Result<(), ToolError> {
-        Bindings::bind_worktree_in(transaction, worktree).map_err(store_error)
+        transaction: &Transaction<'_>,
+        agent_id: &str,
+    ) -> Result<WorktreeBinding, WorkspaceError> {
+        let worktree = self.add(agent_id)?;
+        if let Err(error) = Bindings::bind_worktree_in(transaction, &worktree) {
+            self.undo(&worktree);
+            return Err(error.into());
+        }
+        Ok(worktree)
     }
 
-    /// Makes the committed worktree one of the roots tools may work in.
-    pub(crate) fn finish(self) -> Result<(), ToolError> {
-        self.bindings.reload().map(|_| ()).map_err(store_error)
-    }
-
-    /// Runs `git worktree add` on the new branch `holon/<agent_id>` and returns the
-    /// binding to record.
-    pub(crate) fn add(&self, agent_id: &str) -> Result<WorktreeBinding, ToolError> {
+    fn add(&self, agent_id: &str) -> Result<WorktreeBinding, WorkspaceError> {
         let branch = format!("holon/{agent_id}");
         if git::branch_exists(self.git, &self.repo, &branch)? {
             return Err(error(
-                "branch_exists",
+                WorkspaceErrorKind::BranchExists,
                 format!("the branch `{branch}` for the new agent already exists"),
             )
             .with_field(FIELD)
@@ -102,7 +108,7 @@ impl<'a> ChildWorktreePlan<'a> {
         }
         let (execution_root_id, path) = fresh_location(&self.state, &self.dir, agent_id);
         git::add_worktree_on_new_branch(self.git, &self.repo, &path, &branch, &self.base_commit)?;
-        if let Err(refused) = worktree_place::ensure_allowed(&self.dir, &self.state, &path, FIELD) {
+        if let Err(refused) = place::ensure_allowed(&self.dir, &self.state, &path, FIELD) {
             let path_text = path.to_string_lossy();
             let _ = git::git(
                 self.git,
@@ -115,7 +121,7 @@ impl<'a> ChildWorktreePlan<'a> {
         Ok(WorktreeBinding {
             execution_root_id,
             workspace_id: self.workspace_id.clone(),
-            path: path.canonicalize().unwrap_or(path),
+            path: canonical_dir(path),
             branch,
             base_ref: self.base_commit.clone(),
             label: Some(agent_id.to_string()),
@@ -124,7 +130,13 @@ impl<'a> ChildWorktreePlan<'a> {
         })
     }
 
-    /// Takes back what [`ChildWorktreePlan::add`] did, when the spawn could not be
+    /// Makes the committed worktree one of the roots tools may work in.
+    pub(crate) fn finish(self) -> Result<(), WorkspaceError> {
+        self.bindings.reload()?;
+        Ok(())
+    }
+
+    /// Takes back what [`ChildWorktreePlan::add_in`] did, when the spawn could not be
     /// recorded. Best effort: the spawn's own error is what the caller reports.
     pub(crate) fn undo(&self, worktree: &WorktreeBinding) {
         let path = worktree.path.to_string_lossy();

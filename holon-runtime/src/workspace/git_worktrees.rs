@@ -1,31 +1,30 @@
-//! The git commands of the worktree tools, run by the runtime's git service (through
-//! the process gate, non-interactive, `GIT_*` repository variables ignored); refs the
-//! model gives are verified and resolved to commit ids before they reach a command
+//! The git commands of the worktree operations, run by the runtime's git (through the
+//! process gate, non-interactive, `GIT_*` repository variables ignored); refs the
+//! caller gives are verified and resolved to commit ids before they reach a command
 //! line, and no value can be taken for an option.
 
 use std::path::{Path, PathBuf};
 
-use holon_core::prelude::*;
-use holon_runtime::git::{Git, GitOutput};
-
-use super::errors::error;
+use super::canonical_dir;
+use super::errors::{WorkspaceError, WorkspaceErrorKind, error};
+use crate::git::{Git, GitOutput};
 
 /// Runs `git -C dir args...` through the runtime's process gate.
-pub(crate) fn git(runner: Git<'_>, dir: &Path, args: &[&str]) -> Result<GitOutput, ToolError> {
+pub(super) fn git(runner: Git<'_>, dir: &Path, args: &[&str]) -> Result<GitOutput, WorkspaceError> {
     runner.run(dir, args).map_err(|e| {
-        error("git_unavailable", e.to_string())
+        error(WorkspaceErrorKind::GitUnavailable, e.to_string())
             .with_hint("the runtime needs the `git` binary on its PATH for worktrees")
     })
 }
 
 /// `git worktree add` of a new branch `branch` started at `start`, checked out at `path`.
-pub(crate) fn add_worktree_on_new_branch(
+pub(super) fn add_worktree_on_new_branch(
     runner: Git<'_>,
     repo: &Path,
     path: &Path,
     branch: &str,
     start: &str,
-) -> Result<(), ToolError> {
+) -> Result<(), WorkspaceError> {
     let path = path.to_string_lossy();
     git_ok(
         runner,
@@ -37,18 +36,18 @@ pub(crate) fn add_worktree_on_new_branch(
 }
 
 /// Runs a git command that must succeed; a failure is a `git_failed` error quoting git.
-pub(crate) fn git_ok(
+pub(super) fn git_ok(
     runner: Git<'_>,
     dir: &Path,
     args: &[&str],
     doing: &str,
-) -> Result<String, ToolError> {
+) -> Result<String, WorkspaceError> {
     let output = git(runner, dir, args)?;
     if output.success {
         Ok(output.stdout)
     } else {
         Err(error(
-            "git_failed",
+            WorkspaceErrorKind::GitFailed,
             format!("{doing} failed: git {}: {}", args.join(" "), output.stderr),
         )
         .with_details(serde_json::json!({ "exit_code": output.code, "stderr": output.stderr })))
@@ -56,26 +55,25 @@ pub(crate) fn git_ok(
 }
 
 /// Whether `dir` is inside a git working tree.
-pub(crate) fn is_repository(runner: Git<'_>, dir: &Path) -> bool {
+pub(super) fn is_repository(runner: Git<'_>, dir: &Path) -> bool {
     git(runner, dir, &["rev-parse", "--is-inside-work-tree"])
         .is_ok_and(|o| o.success && o.stdout.trim() == "true")
 }
 
 /// The top directory of the working tree holding `dir`, or a `not_a_git_repository`
 /// error naming `what`.
-pub(crate) fn toplevel(
+pub(super) fn toplevel(
     runner: Git<'_>,
     dir: &Path,
     what: &str,
     field: &str,
-) -> Result<PathBuf, ToolError> {
+) -> Result<PathBuf, WorkspaceError> {
     let output = git(runner, dir, &["rev-parse", "--show-toplevel"])?;
     if output.success {
-        let top = PathBuf::from(output.stdout.trim());
-        return Ok(top.canonicalize().unwrap_or(top));
+        return Ok(canonical_dir(PathBuf::from(output.stdout.trim())));
     }
     Err(error(
-        "not_a_git_repository",
+        WorkspaceErrorKind::NotAGitRepository,
         format!("{what} ({}) is not inside a git repository", dir.display()),
     )
     .with_field(field)
@@ -83,11 +81,11 @@ pub(crate) fn toplevel(
 }
 
 /// The commit `rev` names, if it names one.
-pub(crate) fn resolve_commit(
+pub(super) fn resolve_commit(
     runner: Git<'_>,
     dir: &Path,
     rev: &str,
-) -> Result<Option<String>, ToolError> {
+) -> Result<Option<String>, WorkspaceError> {
     let spec = format!("{rev}^{{commit}}");
     let output = git(
         runner,
@@ -107,11 +105,11 @@ pub(crate) fn resolve_commit(
 }
 
 /// Whether `branch` is a valid new branch name (and not an option in disguise).
-pub(crate) fn is_valid_branch_name(
+pub(super) fn is_valid_branch_name(
     runner: Git<'_>,
     dir: &Path,
     branch: &str,
-) -> Result<bool, ToolError> {
+) -> Result<bool, WorkspaceError> {
     if branch.starts_with('-') || branch.is_empty() {
         return Ok(false);
     }
@@ -119,7 +117,11 @@ pub(crate) fn is_valid_branch_name(
 }
 
 /// Whether the local branch `branch` exists.
-pub(crate) fn branch_exists(runner: Git<'_>, dir: &Path, branch: &str) -> Result<bool, ToolError> {
+pub(super) fn branch_exists(
+    runner: Git<'_>,
+    dir: &Path,
+    branch: &str,
+) -> Result<bool, WorkspaceError> {
     let reference = format!("refs/heads/{branch}");
     Ok(git(
         runner,
@@ -131,20 +133,20 @@ pub(crate) fn branch_exists(runner: Git<'_>, dir: &Path, branch: &str) -> Result
 
 /// One entry of `git worktree list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ListedWorktree {
+pub(super) struct ListedWorktree {
     /// Its path.
-    pub(crate) path: PathBuf,
+    pub(super) path: PathBuf,
     /// The branch checked out, without `refs/heads/`.
-    pub(crate) branch: Option<String>,
+    pub(super) branch: Option<String>,
     /// Whether it is the main working tree.
-    pub(crate) main: bool,
+    pub(super) main: bool,
 }
 
 /// The worktrees of the repository holding `dir`, the main one first.
-pub(crate) fn list_worktrees(
+pub(super) fn list_worktrees(
     runner: Git<'_>,
     dir: &Path,
-) -> Result<Vec<ListedWorktree>, ToolError> {
+) -> Result<Vec<ListedWorktree>, WorkspaceError> {
     let text = git_ok(
         runner,
         dir,
@@ -154,9 +156,8 @@ pub(crate) fn list_worktrees(
     let mut out: Vec<ListedWorktree> = Vec::new();
     for line in text.lines() {
         if let Some(path) = line.strip_prefix("worktree ") {
-            let path = PathBuf::from(path);
             out.push(ListedWorktree {
-                path: path.canonicalize().unwrap_or(path),
+                path: canonical_dir(PathBuf::from(path)),
                 branch: None,
                 main: out.is_empty(),
             });
@@ -174,7 +175,10 @@ pub(crate) fn list_worktrees(
 
 /// The uncommitted changes of the worktree at `dir` (`git status --porcelain` lines,
 /// untracked files included, ignored ones not).
-pub(crate) fn uncommitted_changes(runner: Git<'_>, dir: &Path) -> Result<Vec<String>, ToolError> {
+pub(super) fn uncommitted_changes(
+    runner: Git<'_>,
+    dir: &Path,
+) -> Result<Vec<String>, WorkspaceError> {
     let text = git_ok(
         runner,
         dir,
@@ -185,12 +189,12 @@ pub(crate) fn uncommitted_changes(runner: Git<'_>, dir: &Path) -> Result<Vec<Str
 }
 
 /// Whether `commit` is an ancestor of (merged into) `target`.
-pub(crate) fn is_ancestor(
+pub(super) fn is_ancestor(
     runner: Git<'_>,
     dir: &Path,
     commit: &str,
     target: &str,
-) -> Result<bool, ToolError> {
+) -> Result<bool, WorkspaceError> {
     let output = git(
         runner,
         dir,
@@ -200,7 +204,7 @@ pub(crate) fn is_ancestor(
         Some(0) => Ok(true),
         Some(1) => Ok(false),
         _ => Err(error(
-            "git_failed",
+            WorkspaceErrorKind::GitFailed,
             format!(
                 "checking whether {commit} is merged into {target} failed: {}",
                 output.stderr

@@ -4,8 +4,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-pub use super::fs_gate::PathEscape;
-use super::fs_gate::{RelPath, RootDir};
+pub use crate::fs_gate::PathEscape;
+use crate::fs_gate::{RelPath, RootDir};
 
 /// The workspace roots a runtime confines tools to, canonicalized once, and the
 /// working directory relative paths resolve against.

@@ -4,11 +4,9 @@
 
 use std::path::Path;
 
-use holon_core::prelude::*;
-
-use super::errors::{error, io_error};
-use holon_runtime::bindings::BindingState;
-use holon_runtime::fs_gate::is_beneath_any;
+use super::errors::{WorkspaceError, WorkspaceErrorKind, error, io_error};
+use crate::bindings::BindingState;
+use crate::fs_gate::is_beneath_any;
 
 /// Refuses `path` unless it is a directory inside `worktrees` (the runtime's
 /// worktree directory) or a bound workspace.
@@ -17,7 +15,7 @@ pub(super) fn ensure_allowed(
     state: &BindingState,
     path: &Path,
     field: &str,
-) -> Result<(), ToolError> {
+) -> Result<(), WorkspaceError> {
     let mut allowed: Vec<&Path> = vec![worktrees];
     allowed.extend(state.workspaces.iter().map(|w| w.path.as_path()));
     let inside = is_beneath_any(path, &allowed)
@@ -26,7 +24,7 @@ pub(super) fn ensure_allowed(
         return Ok(());
     }
     Err(error(
-        "worktree_outside_allowed",
+        WorkspaceErrorKind::WorktreeOutsideAllowed,
         format!(
             "git lists a worktree at {}, outside the runtime's worktree directory and every bound workspace; it is not bound",
             path.display()
