@@ -34,15 +34,15 @@ enum Arguments<'t> {
     Value(Value),
     /// The JSON text a provider sent (OpenAI's `arguments`, a CLI line).
     Text(&'t str),
+    /// A parsed `Value` and its text, written already for the call's observer.
+    Written(Value, &'t str),
 }
 
 /// Arguments whose shape the dispatcher checked, ready for the tool to parse.
 enum Prepared<'t> {
-    /// An object, no deeper than [`MAX_INPUT_DEPTH`], that passed the schema's
-    /// constraints.
-    Value(Value),
-    /// The text of an object, for a tool whose typed parse checks everything itself.
-    Text(&'t str),
+    /// The text of an object, no deeper than [`MAX_INPUT_DEPTH`], that passed the
+    /// schema's constraints or whose typed parse checks everything itself.
+    Text(Cow<'t, str>),
     /// Raw text for a freeform tool.
     Freeform(String),
 }
@@ -52,11 +52,16 @@ impl Prepared<'_> {
     /// call is handed over).
     fn tool_input<'s>(&'s mut self, entry: &'s Entry) -> ToolInput<'s> {
         match self {
-            Prepared::Value(value) => ToolInput::Json(JsonArguments::value(value, entry)),
-            Prepared::Text(text) => ToolInput::Json(JsonArguments::text(text, entry)),
+            Prepared::Text(text) => ToolInput::Json(JsonArguments::new(text, entry)),
             Prepared::Freeform(text) => ToolInput::Freeform(std::mem::take(text)),
         }
     }
+}
+
+/// A checked input: the object, or a freeform tool's raw text.
+enum Shaped {
+    Object(Value),
+    Freeform(String),
 }
 
 impl Registry {
@@ -101,14 +106,21 @@ impl Registry {
             let input_json = match &arguments {
                 // The input is parsed by reference, but it is serialized first all
                 // the same, so the observer sees it as sent.
-                Arguments::Value(value) => Cow::Owned(value.to_string()),
-                Arguments::Text(text) => Cow::Borrowed(*text),
+                Arguments::Value(value) => Cow::Owned(json_text::write(value)),
+                Arguments::Text(text) | Arguments::Written(_, text) => Cow::Borrowed(*text),
             };
             (observer, input_json, SystemTime::now(), Instant::now())
         });
+        // The text written for the observer is the text the tool parses.
+        let arguments = match (arguments, &observed) {
+            (Arguments::Value(value), Some((_, input_json, ..))) => {
+                Arguments::Written(value, input_json)
+            }
+            (arguments, _) => arguments,
+        };
         let outcome = match self.resolve(context, name) {
             Err(error) => {
-                if let Arguments::Value(value) = arguments {
+                if let Arguments::Value(value) | Arguments::Written(value, _) = arguments {
                     dispose(value);
                 }
                 // A name that is not a tool is echoed, but never a huge one whole.
@@ -129,7 +141,7 @@ impl Registry {
                     None => context,
                 };
                 let outcome = if context.cancellation().is_cancelled() {
-                    if let Arguments::Value(value) = arguments {
+                    if let Arguments::Value(value) | Arguments::Written(value, _) = arguments {
                         dispose(value);
                     }
                     Err(ToolError::cancelled())
@@ -235,7 +247,7 @@ impl Registry {
         let entry = match self.resolve(context, name) {
             Ok(entry) => entry,
             Err(error) => {
-                if let Arguments::Value(value) = arguments {
+                if let Arguments::Value(value) | Arguments::Written(value, _) = arguments {
                     dispose(value);
                 }
                 return Err(error);
@@ -280,12 +292,14 @@ pub(crate) fn check_prepared_input(entry: &Entry, input: Value) -> Result<(), To
 
 /// The input's shape and the schema constraints serde does not check. JSON text is
 /// parsed into a `Value` only when the tool needs one: for its constraints, or
-/// because a map or any-value field would keep the last of repeated keys.
+/// because a map or any-value field would keep the last of repeated keys. The tool
+/// parses text: a `Value` is written as text once checked.
 fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
-    match arguments {
-        Arguments::Value(value) => prepare_value(entry, value),
+    let (value, text) = match arguments {
+        Arguments::Value(value) => (value, None),
+        Arguments::Written(value, text) => (value, Some(text)),
         Arguments::Text(text) if entry.text_fast_path && opens_object(text) => {
-            Ok(Prepared::Text(text))
+            return Ok(Prepared::Text(Cow::Borrowed(text)));
         }
         Arguments::Text(text) => {
             let parsed = json_text::parse(text).map_err(|error| combine(vec![not_json(&error)]))?;
@@ -297,9 +311,19 @@ fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, 
                     .collect();
                 return Err(report(entry, &parsed.value, repeated, None));
             }
-            prepare_value(entry, parsed.value)
+            (parsed.value, Some(text))
         }
-    }
+    };
+    Ok(match shape(entry, value)? {
+        Shaped::Object(value) => {
+            constraints(entry, &value)?;
+            Prepared::Text(match text {
+                Some(text) => Cow::Borrowed(text),
+                None => Cow::Owned(json_text::write(&value)),
+            })
+        }
+        Shaped::Freeform(raw) => Prepared::Freeform(raw),
+    })
 }
 
 /// Whether JSON text starts with `{` after JSON's own whitespace (the only whitespace
@@ -310,15 +334,14 @@ fn opens_object(text: &str) -> bool {
         == Some(b'{')
 }
 
-/// [`prepare`] of a parsed input.
-fn prepare_value<'t>(entry: &Entry, input: Value) -> Result<Prepared<'t>, ToolError> {
-    let input = shape(entry, input)?;
-    if let (Some(validator), Prepared::Value(value)) = (&entry.validator, &input)
-        && !validator.is_valid(value)
-    {
-        return Err(report(entry, value, Vec::new(), None));
+/// The schema's constraints serde does not check, on a checked object.
+fn constraints(entry: &Entry, value: &Value) -> Result<(), ToolError> {
+    match &entry.validator {
+        Some(validator) if !validator.is_valid(value) => {
+            Err(report(entry, value, Vec::new(), None))
+        }
+        _ => Ok(()),
     }
-    Ok(input)
 }
 
 /// How a handler came back from its first step.
@@ -357,7 +380,7 @@ fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
 /// Checks the input's shape: an object no deeper than [`MAX_INPUT_DEPTH`] (the
 /// schema validator and serde's `Value` deserializer recurse), or a string for a
 /// freeform tool.
-fn shape<'t>(entry: &Entry, input: Value) -> Result<Prepared<'t>, ToolError> {
+fn shape(entry: &Entry, input: Value) -> Result<Shaped, ToolError> {
     let freeform = entry.definition.spec.freeform_grammar.as_ref();
     match input {
         Value::Object(_) if exceeds_depth(&input, MAX_INPUT_DEPTH) => {
@@ -367,8 +390,8 @@ fn shape<'t>(entry: &Entry, input: Value) -> Result<Prepared<'t>, ToolError> {
                 problems::too_deep(),
             )]))
         }
-        Value::Object(_) => Ok(Prepared::Value(input)),
-        Value::String(text) if freeform.is_some() => Ok(Prepared::Freeform(text)),
+        Value::Object(_) => Ok(Shaped::Object(input)),
+        Value::String(text) if freeform.is_some() => Ok(Shaped::Freeform(text)),
         other => {
             let kind = json_kind(&other);
             dispose(other);

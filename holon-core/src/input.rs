@@ -1,11 +1,11 @@
 //! The input a tool gets, and its typed parse with every problem of a failed input.
 //!
 //! The happy path is serde alone: JSON text parses straight into the argument type
-//! (`serde_json::from_str`), a `Value` through serde_json's own deserializer, by
-//! reference so that the input is still there if it fails. Only then is the input
-//! looked at again, to report all that is wrong with it, each with its path.
-
-use std::borrow::Cow;
+//! (`serde_json::from_str`). That is the one parser compiled for each argument type:
+//! a `Value` a transport parsed is written back as text first, and a failed input is
+//! parsed from text again, where serde_json's error position says where it failed
+//! ([`crate::text_path`]). Only then is the input looked at again, to report all that
+//! is wrong with it, each with its path.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -14,12 +14,13 @@ use crate::depth::{MAX_INPUT_DEPTH, exceeds_depth};
 use crate::error::ToolError;
 use crate::json_text;
 use crate::problems::{Category, Problem, classify, combine, duplicate_field, not_json, too_deep};
+use crate::text_path::locate;
 
 /// The input handed to a tool after the dispatcher checked its shape. It borrows
 /// the caller's input: a tool parses it before its handler starts.
 #[derive(Debug)]
 pub enum ToolInput<'a> {
-    /// A JSON object, as text or as a parsed `Value`.
+    /// A JSON object.
     Json(JsonArguments<'a>),
     /// Raw text for the tool's freeform grammar.
     Freeform(String),
@@ -32,60 +33,36 @@ pub(crate) trait InputReport: Send + Sync {
     fn report(&self, value: &Value, found: Vec<Problem>, serde: Option<Problem>) -> ToolError;
 }
 
-/// The JSON arguments of one call, as its transport delivered them: the text a
-/// provider sent, or a `Value` a transport (MCP) already parsed. Parse them with
+/// The JSON arguments of one call: the text of an object (as a provider sent it, or
+/// written from the `Value` a transport such as MCP parsed). Parse them with
 /// [`JsonArguments::parse`].
 #[derive(Clone, Copy)]
 pub struct JsonArguments<'a> {
-    source: Source<'a>,
+    /// The text of a JSON object no deeper than [`MAX_INPUT_DEPTH`], for a tool whose
+    /// derived parse refuses repeated keys (or whose keys the dispatcher checked).
+    text: &'a str,
     /// The tool the arguments are for: its schema lists every problem of a failed input.
     entry: &'a dyn InputReport,
 }
 
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    /// An object, no deeper than [`MAX_INPUT_DEPTH`].
-    Value(&'a Value),
-    /// The text of a JSON object, for a tool whose derived parse refuses repeated keys.
-    Text(&'a str),
-}
-
 impl std::fmt::Debug for JsonArguments<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.source {
-            Source::Value(value) => f.debug_tuple("JsonArguments").field(value).finish(),
-            Source::Text(text) => f.debug_tuple("JsonArguments").field(&text).finish(),
-        }
+        f.debug_tuple("JsonArguments").field(&self.text).finish()
     }
 }
 
 impl<'a> JsonArguments<'a> {
-    /// An object the dispatcher checked for depth.
-    pub(crate) fn value(value: &'a Value, entry: &'a dyn InputReport) -> Self {
-        Self {
-            source: Source::Value(value),
-            entry,
-        }
-    }
-
-    /// The text of an object, for a tool whose derived parse refuses repeated keys.
-    pub(crate) fn text(text: &'a str, entry: &'a dyn InputReport) -> Self {
-        Self {
-            source: Source::Text(text),
-            entry,
-        }
+    /// The text of an object the dispatcher checked.
+    pub(crate) fn new(text: &'a str, entry: &'a dyn InputReport) -> Self {
+        Self { text, entry }
     }
 
     /// Parses the arguments into `T`. On failure the error lists every problem of
     /// the input (`details.problems`), the first also in its top-level fields.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
-        let parsed = match self.source {
-            Source::Value(value) => T::deserialize(value).ok(),
-            Source::Text(text) => serde_json::from_str(text).ok(),
-        };
-        match parsed {
-            Some(parsed) => Ok(parsed),
-            None => self.parse_failed(),
+        match serde_json::from_str(self.text) {
+            Ok(parsed) => Ok(parsed),
+            Err(_) => self.parse_failed(),
         }
     }
 
@@ -93,82 +70,52 @@ impl<'a> JsonArguments<'a> {
     /// Only the typed parse is generic; the rest is shared by every argument type.
     #[cold]
     fn parse_failed<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
-        let failed = self.failed_input()?;
-        let typed = failed.integers.as_ref().unwrap_or(&failed.value);
-        match serde_path_to_error::deserialize::<_, T>(typed) {
-            Ok(parsed) if failed.repeated.is_empty() => Ok(parsed),
-            Ok(_) => Err(self.report(failed, None)),
-            Err(error) => {
-                let serde = serde_problem(&error);
-                Err(self.report(failed, Some(serde)))
+        let mut parsed = None;
+        let mut parse =
+            |text: &str| serde_json::from_str::<T>(text).map(|value| parsed = Some(value));
+        match self.report_failure(&mut parse) {
+            None => {
+                parsed.ok_or_else(|| ToolError::invalid_input("the arguments could not be parsed"))
             }
+            Some(error) => Err(error),
         }
     }
 
-    /// The refused input as a `Value`, with its repeated keys, for the typed parse
-    /// that finds the path of a problem.
-    fn failed_input(&self) -> Result<FailedInput<'a>, ToolError> {
-        let (value, repeated) = match self.source {
-            Source::Value(value) => (Cow::Borrowed(value), Vec::new()),
-            Source::Text(text) => match json_text::parse(text) {
-                Ok(parsed) => {
-                    let repeated: Vec<Problem> = parsed
-                        .duplicates
-                        .iter()
-                        .map(|p| duplicate_field(p))
-                        .collect();
-                    (Cow::Owned(parsed.value), repeated)
-                }
-                Err(error) => return Err(combine(vec![not_json(&error)])),
-            },
+    /// Every problem of a refused input, or `None` when it parses once each whole
+    /// float (`3.0`) is read as the integer it is (JSON Schema's `integer` takes it;
+    /// serde's integers do not).
+    fn report_failure(
+        &self,
+        parse: &mut dyn FnMut(&str) -> Result<(), serde_json::Error>,
+    ) -> Option<ToolError> {
+        let parsed = match json_text::parse(self.text) {
+            Ok(parsed) => parsed,
+            Err(error) => return Some(combine(vec![not_json(&error)])),
         };
-        if exceeds_depth(&value, MAX_INPUT_DEPTH) {
-            return Err(combine(vec![Problem::new(Category::WrongType, too_deep())]));
+        if exceeds_depth(&parsed.value, MAX_INPUT_DEPTH) {
+            return Some(combine(vec![Problem::new(Category::WrongType, too_deep())]));
         }
-        // JSON Schema's `integer` takes `3.0`; serde's integers do not, so a whole
-        // float is read as the integer it is.
-        let integers = whole_floats_as_integers(&value);
-        Ok(FailedInput {
-            value,
-            integers,
-            repeated,
-        })
-    }
-
-    /// Every problem of a refused input: its repeated keys, the schema's problems,
-    /// and serde's error, if the typed parse gave one.
-    fn report(&self, failed: FailedInput<'_>, serde: Option<Problem>) -> ToolError {
-        self.entry.report(&failed.value, failed.repeated, serde)
-    }
-}
-
-/// An input the typed parse refused, ready for the parse that reports its problems.
-struct FailedInput<'a> {
-    value: Cow<'a, Value>,
-    /// `value` with whole floats as integers, if it has any.
-    integers: Option<Value>,
-    repeated: Vec<Problem>,
-}
-
-/// The problem a typed parse found, at its path.
-fn serde_problem(error: &serde_path_to_error::Error<serde_json::Error>) -> Problem {
-    classify(&render(error.path()), &error.inner().to_string())
-}
-
-/// A path of `serde_path_to_error`, as the errors write it: `todo_list[2].state`.
-fn render(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut rendered = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => rendered.push_str(&format!("[{index}]")),
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                rendered = crate::problems::join_path(&rendered, key);
+        let repeated: Vec<Problem> = parsed
+            .duplicates
+            .iter()
+            .map(|p| duplicate_field(p))
+            .collect();
+        // The first of repeated keys, written without the others, is what the
+        // problems are reported of.
+        let typed = whole_floats_as_integers(&parsed.value)
+            .map(|integers| json_text::write(&integers))
+            .or_else(|| (!repeated.is_empty()).then(|| json_text::write(&parsed.value)));
+        let text = typed.as_deref().unwrap_or(self.text);
+        let serde = match parse(text) {
+            Ok(()) if repeated.is_empty() => return None,
+            Ok(()) => None,
+            Err(error) => {
+                let located = locate(text, &error);
+                Some(classify(&located.path, &located.message))
             }
-            Segment::Unknown => {}
-        }
+        };
+        Some(self.entry.report(&parsed.value, repeated, serde))
     }
-    rendered
 }
 
 /// A copy of `value` with every whole float (`3.0`) written as an integer, or `None`

@@ -116,6 +116,7 @@ pub mod schema;
 mod schema_problems;
 mod spec;
 mod structured;
+mod text_path;
 mod tool;
 
 pub use cancel::Cancellation;
