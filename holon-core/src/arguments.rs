@@ -10,8 +10,13 @@ use crate::tool::{FromFreeform, ToolArgs};
 
 /// Parses a JSON input into `T`.
 pub fn parse_arguments<T: ToolArgs>(input: ToolInput<'_>) -> Result<T, ToolError> {
+    json_arguments(input)?.parse()
+}
+
+/// The JSON arguments of an input (not generic: its code is compiled once).
+fn json_arguments(input: ToolInput<'_>) -> Result<crate::input::JsonArguments<'_>, ToolError> {
     match input {
-        ToolInput::Json(arguments) => arguments.parse(),
+        ToolInput::Json(arguments) => Ok(arguments),
         ToolInput::Freeform(_) => Err(ToolError::invalid_input(
             "this tool takes a JSON object, not raw text",
         )),

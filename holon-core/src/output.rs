@@ -108,7 +108,7 @@ pub(crate) fn result_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> S
 
 /// A plain success value, as the erased output.
 pub(crate) fn plain_output<T: Serialize>(value: T) -> Result<ToolOutput, ToolError> {
-    Ok(ToolOutput::new(to_structured(&value)?))
+    to_structured(&value).map(ToolOutput::new)
 }
 
 /// A `ToolOutput<T>`, as the erased output.

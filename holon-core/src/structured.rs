@@ -29,7 +29,13 @@ impl Structured {
     /// to `f64`, a 128-bit integer must fit 64 bits. The text holds what the `Value` of
     /// `to_value` would serialize to.
     pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        Ok(Self::from_json(serialize(value)?))
+        // One function per result type, as few lines as it can be: it is compiled for
+        // every tool.
+        let mut json = Vec::with_capacity(128);
+        let mut serializer = serde_json::Serializer::with_formatter(&mut json, AsValueWould);
+        value
+            .serialize(&mut serializer)
+            .map(|()| Self::from_json(json))
     }
 
     /// The compact JSON text.
@@ -56,16 +62,6 @@ impl Structured {
             value: OnceLock::new(),
         }
     }
-}
-
-/// The compact JSON of `value`, with numbers as [`AsValueWould`] writes them.
-fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
-    let mut json = Vec::with_capacity(128);
-    value.serialize(&mut serde_json::Serializer::with_formatter(
-        &mut json,
-        AsValueWould,
-    ))?;
-    Ok(json)
 }
 
 impl From<Value> for Structured {
