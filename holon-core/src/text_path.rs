@@ -49,7 +49,7 @@ pub(crate) fn locate(text: &str, error: &serde_json::Error) -> Located {
 /// serde_json says only "expected value" where an enum gets a value that cannot be
 /// one: it stops past the first byte of that value, or, when the enum's map has a
 /// second entry, before the comma after the first. This says it as serde words it for
-/// a `Value` (`invalid type: integer `3`, expected string or map`) and points at the
+/// a `Value` (``invalid type: integer `3`, expected string or map``) and points at the
 /// value, not into it.
 fn enum_problem(text: &str, offset: usize, scan: &mut Scan) -> String {
     use serde::de::{Error as _, Unexpected};
