@@ -108,17 +108,23 @@ pub struct RootDir {
 }
 
 impl RootDir {
-    /// Opens the directory at `path` (canonicalized once, for display and naming).
+    /// Opens the directory at `path`, symlinks followed, and names it by what the
+    /// handle holds (its real path, read from the kernel), not by resolving the string
+    /// a second time: a directory swapped in between would be named wrong. Without
+    /// procfs the name is the path canonicalized after the open.
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        let path = path.canonicalize()?;
-        let dir = Dir::open_ambient_dir(&path, cap_std::ambient_authority())?;
+        let dir = Dir::open_ambient_dir(path, cap_std::ambient_authority())?;
+        let path = match real_path(&dir) {
+            Ok(real) if real.is_absolute() => real,
+            _ => path.canonicalize()?,
+        };
         Ok(Self {
             path,
             dir: Arc::new(dir),
         })
     }
 
-    /// The canonical path it was opened at.
+    /// The canonical path of the directory it holds, as it was when opened.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -468,6 +474,55 @@ impl DirHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A root whose directory a thread keeps exchanging with a symlink to another
+    /// directory: the name a `RootDir` gives must be the directory its handle holds.
+    #[test]
+    fn a_root_is_named_by_what_its_handle_holds_while_it_is_swapped() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("a")).unwrap();
+        std::fs::create_dir(base.join("b")).unwrap();
+        std::os::unix::fs::symlink("b", base.join("swap")).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let (stop, base) = (Arc::clone(&stop), base.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    // `a` is the directory, then a symlink to `b`, then the directory.
+                    let _ = rustix::fs::renameat_with(
+                        rustix::fs::CWD,
+                        base.join("a"),
+                        rustix::fs::CWD,
+                        base.join("swap"),
+                        rustix::fs::RenameFlags::EXCHANGE,
+                    );
+                }
+            })
+        };
+        // `b` never moves, so a handle on it has one name; the directory `a` moves
+        // between `a` and `swap`.
+        let b = FileId::of_path(&base.join("b"));
+        let (mut misnamed, mut opened) = (0, 0);
+        for _ in 0..20_000 {
+            let Ok(root) = RootDir::open(&base.join("a")) else {
+                continue;
+            };
+            opened += 1;
+            let on_b = FileId::of_fd(&*root.dir).ok() == b;
+            if on_b != (root.path() == base.join("b")) {
+                misnamed += 1;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        assert!(opened > 1_000, "only {opened} opens succeeded");
+        assert_eq!(
+            misnamed, 0,
+            "{misnamed} of {opened} roots named another directory"
+        );
+    }
 
     fn rel(text: &str) -> RelPath {
         RelPath::normalize(Path::new(text)).unwrap()
