@@ -21,7 +21,7 @@ use crate::hints::closest;
 use crate::input::{JsonArguments, ToolInput};
 use crate::json_text;
 use crate::output::ToolOutput;
-use crate::problems::{self, Category, Problem, combine, duplicate_field, not_json, shorten};
+use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
 use crate::registry::{Entry, Registry, visible_to};
 use crate::result::{ToolResult, ToolStatus};
 use crate::result_check::check_result;
@@ -45,6 +45,15 @@ enum Prepared<'t> {
     Text(Cow<'t, str>),
     /// Raw text for a freeform tool.
     Freeform(String),
+}
+
+impl Arguments<'_> {
+    /// Drops arguments no tool will parse (a `Value` without recursion).
+    fn dispose(self) {
+        if let Arguments::Value(value) | Arguments::Written(value, _) = self {
+            dispose(value);
+        }
+    }
 }
 
 impl Prepared<'_> {
@@ -120,9 +129,7 @@ impl Registry {
         };
         let outcome = match self.resolve(context, name) {
             Err(error) => {
-                if let Arguments::Value(value) | Arguments::Written(value, _) = arguments {
-                    dispose(value);
-                }
+                arguments.dispose();
                 // A name that is not a tool is echoed, but never a huge one whole.
                 Err((Arc::from(shorten(name)), error))
             }
@@ -141,9 +148,7 @@ impl Registry {
                     None => context,
                 };
                 let outcome = if context.cancellation().is_cancelled() {
-                    if let Arguments::Value(value) | Arguments::Written(value, _) = arguments {
-                        dispose(value);
-                    }
+                    arguments.dispose();
                     Err(ToolError::cancelled())
                 } else {
                     match self.start(entry, context, arguments) {
@@ -247,9 +252,7 @@ impl Registry {
         let entry = match self.resolve(context, name) {
             Ok(entry) => entry,
             Err(error) => {
-                if let Arguments::Value(value) | Arguments::Written(value, _) = arguments {
-                    dispose(value);
-                }
+                arguments.dispose();
                 return Err(error);
             }
         };
@@ -304,11 +307,7 @@ fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, 
         Arguments::Text(text) => {
             let parsed = json_text::parse(text).map_err(|error| combine(vec![not_json(&error)]))?;
             if !parsed.duplicates.is_empty() && parsed.value.is_object() {
-                let repeated = parsed
-                    .duplicates
-                    .iter()
-                    .map(|p| duplicate_field(p))
-                    .collect();
+                let repeated = repeated_keys(&parsed.duplicates);
                 return Err(report(entry, &parsed.value, repeated, None));
             }
             (parsed.value, Some(text))

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::depth::{MAX_INPUT_DEPTH, exceeds_depth};
 use crate::error::ToolError;
 use crate::json_text;
-use crate::problems::{Category, Problem, classify, combine, duplicate_field, not_json, too_deep};
+use crate::problems::{Category, Problem, classify, combine, not_json, repeated_keys, too_deep};
 use crate::text_path::locate;
 
 /// The input handed to a tool after the dispatcher checked its shape. It borrows
@@ -95,11 +95,7 @@ impl<'a> JsonArguments<'a> {
         if exceeds_depth(&parsed.value, MAX_INPUT_DEPTH) {
             return Some(combine(vec![Problem::new(Category::WrongType, too_deep())]));
         }
-        let repeated: Vec<Problem> = parsed
-            .duplicates
-            .iter()
-            .map(|p| duplicate_field(p))
-            .collect();
+        let repeated = repeated_keys(&parsed.duplicates);
         // The first of repeated keys, written without the others, is what the
         // problems are reported of.
         let typed = whole_floats_as_integers(&parsed.value)

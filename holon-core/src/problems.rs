@@ -96,6 +96,11 @@ pub(crate) fn duplicate_field(path: &str) -> Problem {
     )
 }
 
+/// A `duplicate_field` problem for each path of a repeated key.
+pub(crate) fn repeated_keys(paths: &[String]) -> Vec<Problem> {
+    paths.iter().map(|path| duplicate_field(path)).collect()
+}
+
 /// The input is not JSON at all.
 pub(crate) fn not_json(error: &serde_json::Error) -> Problem {
     let message = error.to_string();

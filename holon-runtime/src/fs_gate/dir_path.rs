@@ -1,6 +1,6 @@
 //! A directory named by a path that is not beneath any root yet (a workspace to
-//! attach, a directory to switch to, a bound root that may be gone): resolved once,
-//! then opened; the open handle, not a query on the string, says it is a directory.
+//! attach, a directory to switch to, a bound root that may be gone): opened, and the
+//! open handle, not a query on the string, says it is a directory.
 
 use std::path::{Path, PathBuf};
 
@@ -17,10 +17,12 @@ pub enum DirPathError {
 }
 
 /// The directory `path` names, symlinks followed, open; its [`RootDir::path`] is the
-/// canonical path.
+/// canonical path. The path is resolved again only to say why it names no directory.
 pub fn open_dir_path(path: &Path) -> Result<RootDir, DirPathError> {
-    let canonical = path.canonicalize().map_err(DirPathError::Unresolved)?;
-    RootDir::open(&canonical).map_err(|_| DirPathError::NotADirectory(canonical))
+    RootDir::open(path).map_err(|_| match path.canonicalize() {
+        Ok(canonical) => DirPathError::NotADirectory(canonical),
+        Err(unresolved) => DirPathError::Unresolved(unresolved),
+    })
 }
 
 #[cfg(test)]
