@@ -93,6 +93,7 @@ mod cancel;
 mod client;
 mod closed;
 mod context;
+mod declared;
 mod depth;
 mod dispatch;
 mod envelope;
@@ -172,6 +173,7 @@ pub mod __private {
         argument_fields, arguments_schema, empty_arguments_schema, parse_arguments,
         parse_freeform_arguments, parse_no_arguments,
     };
+    pub use crate::declared::DeclaredTool;
     pub use crate::params::{
         ArgumentsInfo, AtMostOneArguments, Probe, ToolHandlerParameter, ViaArgumentsByRef,
         ViaArgumentsByValue, ViaExtractor, ViaUnresolved, at_most_one_arguments,

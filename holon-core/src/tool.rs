@@ -75,7 +75,8 @@ impl Future for CallFuture<'_> {
     }
 }
 
-/// A tool, type-erased. `#[holon_tool]` implements it on a hidden unit type; it can
+/// A tool, type-erased. `#[holon_tool]` declares a tool as data (a hidden `static`
+/// that one impl of this trait serves for every declared tool); it can
 /// also be implemented by hand (for tools built at run time).
 pub trait Tool: Send + Sync + 'static {
     /// Name, family, description and the other static facts.

@@ -250,7 +250,6 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let function = &handler.function;
     let fn_ident = &function.sig.ident;
     let span = fn_ident.span();
-    let tool_type = format_ident!("__HolonTool_{}", fn_ident);
     let const_name = format_ident!("__HOLON_TOOL_{}", fn_ident);
 
     let name = match &options.name {
@@ -391,17 +390,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         });
     let extractions = quote! {
         let #tag_pattern = #tag_list;
-        let mut __holon_input = ::core::option::Option::Some(input);
-        // No parameter is the arguments: the input must be `{}`.
-        if ::core::option::Option::is_none(&__holon_arguments()) {
-            if let ::core::option::Option::Some(input) = __holon_input.take() {
-                if let ::core::result::Result::Err(error) =
-                    #core::__private::parse_no_arguments(input)
-                {
-                    return #core::CallFuture::ready(::core::result::Result::Err(error));
-                }
-            }
-        }
+        let mut __holon_input = input;
         #(#holds)*
     };
     let facts = handler.params.iter().zip(&probes).map(|(ty, probe)| {
@@ -446,13 +435,12 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         }
     };
 
-    let timeout_fn = options.timeout_ms.map(|millis| {
-        quote! {
-            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
-                ::core::option::Option::Some(::core::time::Duration::from_millis(#millis))
-            }
-        }
-    });
+    let timeout = match options.timeout_ms {
+        Some(millis) => quote! {
+            ::core::option::Option::Some(::core::time::Duration::from_millis(#millis))
+        },
+        None => quote!(::core::option::Option::None),
+    };
 
     let defined_at = quote_spanned! {span=>
         #core::DefinedAt {
@@ -462,18 +450,10 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         }
     };
 
-    // Emitted only when there are examples: a tool without keeps the default method.
-    let examples = (!options.examples.is_empty()).then(|| {
-        let sources = options
-            .examples
-            .iter()
-            .map(crate::examples::Example::source);
-        quote! {
-            fn input_examples(&self) -> &'static [&'static str] {
-                &[#(#sources),*]
-            }
-        }
-    });
+    let sources = options
+        .examples
+        .iter()
+        .map(crate::examples::Example::source);
 
     quote! {
         #function
@@ -484,26 +464,6 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         const #const_name: () = {
-            #[allow(non_camel_case_types)]
-            struct #tool_type;
-
-            static __HOLON_META: #core::ToolMeta = #core::ToolMeta {
-                name: #name,
-                family: #family,
-                description: #description,
-                stability: #core::Stability::#stability,
-                visibility: #core::Visibility::#visibility,
-                aliases: &[#(#aliases),*],
-                freeform: #freeform,
-                annotations: #core::ToolAnnotations {
-                    read_only: #read_only,
-                    destructive: #destructive,
-                    idempotent: #idempotent,
-                    open_world: #open_world,
-                },
-                defined_at: #defined_at,
-            };
-
             #(#checks)*
 
             #[allow(unused_imports)]
@@ -514,61 +474,43 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
 
             #arguments_fn
 
-            impl #core::Tool for #tool_type {
-                fn meta(&self) -> &'static #core::ToolMeta {
-                    &__HOLON_META
-                }
-
-                #examples
-
-                fn input_fields(&self) -> &'static [&'static str] {
-                    match __holon_arguments() {
-                        ::core::option::Option::Some(arguments) => arguments.fields,
-                        ::core::option::Option::None => &[],
-                    }
-                }
-
-                fn input_schema(
-                    &self,
-                    generator: &mut #core::__private::schemars::SchemaGenerator,
-                ) -> #core::__private::schemars::Schema {
-                    match __holon_arguments() {
-                        ::core::option::Option::Some(arguments) => (arguments.schema)(generator),
-                        ::core::option::Option::None => #core::__private::empty_arguments_schema(),
-                    }
-                }
-
-                fn result_schema(
-                    &self,
-                    generator: &mut #core::__private::schemars::SchemaGenerator,
-                ) -> #core::__private::schemars::Schema {
-                    (__HOLON_RESULT.schema)(generator)
-                }
-
-                fn check_input(
-                    &self,
-                    input: #core::ToolInput,
-                ) -> ::core::result::Result<(), #core::ToolError> {
-                    match __holon_arguments() {
-                        ::core::option::Option::Some(arguments) => (arguments.check)(input),
-                        ::core::option::Option::None => #core::__private::parse_no_arguments(input),
-                    }
-                }
-
-                #timeout_fn
-
-                fn call<'a>(
-                    &'a self,
-                    context: &'a #core::ToolContext,
-                    input: #core::ToolInput,
-                ) -> #core::CallFuture<'a> {
-                    #extractions
-                    #invoke
-                }
+            /// Parses the input and runs the handler.
+            fn __holon_call<'a>(
+                context: &'a #core::ToolContext,
+                input: ::core::option::Option<#core::ToolInput<'_>>,
+            ) -> #core::CallFuture<'a> {
+                #extractions
+                #invoke
             }
 
+            // Data, not a type with a `Tool` impl of its own: one impl serves every
+            // declared tool, which keeps each declaration cheap to compile.
+            static __HOLON_TOOL: #core::__private::DeclaredTool = #core::__private::DeclaredTool {
+                meta: &#core::ToolMeta {
+                    name: #name,
+                    family: #family,
+                    description: #description,
+                    stability: #core::Stability::#stability,
+                    visibility: #core::Visibility::#visibility,
+                    aliases: &[#(#aliases),*],
+                    freeform: #freeform,
+                    annotations: #core::ToolAnnotations {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                    },
+                    defined_at: #defined_at,
+                },
+                arguments: __holon_arguments,
+                result_schema: __HOLON_RESULT.schema,
+                call: __holon_call,
+                timeout: #timeout,
+                examples: &[#(#sources),*],
+            };
+
             #core::__private::inventory::submit! {
-                #core::ToolRegistration::new(&#tool_type)
+                #core::ToolRegistration::new(&__HOLON_TOOL)
             }
         };
     }
