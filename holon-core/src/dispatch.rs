@@ -460,14 +460,23 @@ pub(crate) fn check_prepared_input(entry: &Entry, input: Value) -> Result<(), To
 /// The input's shape and the schema constraints serde does not check. JSON text is
 /// parsed into a `Value` only when the tool needs one: for its constraints, or
 /// because a map or any-value field would keep the last of repeated keys. The tool
-/// parses text: a `Value` is written as text once checked.
+/// parses text: a `Value` is written as text once checked. Text the tool's typed
+/// parse checks fully is handed over as it is, inline; the rest is [`checked`].
+#[inline(always)]
 fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
+    match arguments {
+        Arguments::Text(text) if entry.text_fast_path && opens_object(text) => {
+            Ok(Prepared::Text(Cow::Borrowed(text)))
+        }
+        arguments => checked(entry, arguments),
+    }
+}
+
+/// [`prepare`] of arguments the dispatcher looks at before the tool parses them.
+fn checked<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
     let (value, text) = match arguments {
         Arguments::Value(value) => (value, None),
         Arguments::Written(value, text) => (value, Some(text)),
-        Arguments::Text(text) if entry.text_fast_path && opens_object(text) => {
-            return Ok(Prepared::Text(Cow::Borrowed(text)));
-        }
         Arguments::Text(text) => {
             let parsed = json_text::parse(text).map_err(|error| combine(vec![not_json(&error)]))?;
             if !parsed.duplicates.is_empty() && parsed.value.is_object() {
