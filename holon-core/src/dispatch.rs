@@ -397,6 +397,7 @@ impl<'a> Call<'a> {
 }
 
 /// The envelope of a call that reached its tool, [`ended`].
+#[inline(always)]
 fn concluded(
     entry: &Entry,
     outcome: Result<ToolOutput, ToolError>,
