@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{Value, json};
 
 use crate::cancel::Cancellation;
-use crate::context::{Execution, ToolCall, ToolContext};
+use crate::context::{DispatchObserver, Execution, ToolCall, ToolContext};
 use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
@@ -56,6 +56,22 @@ impl Arguments<'_> {
     }
 }
 
+impl<'t> Arguments<'t> {
+    /// The arguments, with the text written for the observer when they are a `Value`:
+    /// that text is the text the tool parses.
+    fn written<'o>(self, observed: Option<&'o Observed<'_>>) -> Arguments<'o>
+    where
+        't: 'o,
+    {
+        match (self, observed) {
+            (Arguments::Value(value), Some(observed)) => {
+                Arguments::Written(value, &observed.input_json)
+            }
+            (arguments, _) => arguments,
+        }
+    }
+}
+
 impl Prepared<'_> {
     /// What the tool gets: a borrow of the arguments (the raw text of a freeform
     /// call is handed over).
@@ -82,15 +98,21 @@ impl Registry {
     /// last value before the dispatcher saw it. Where the JSON text is at hand (a
     /// provider's `arguments` string, a command line), use
     /// [`Registry::dispatch_text`], which refuses repeated keys and is faster.
-    pub async fn dispatch(&self, context: &ToolContext, call: ToolCall) -> ToolResult {
+    ///
+    /// Nothing runs until the returned future is first polled.
+    pub fn dispatch<'a>(&'a self, context: &'a ToolContext, call: ToolCall) -> Dispatch<'a> {
         let ToolCall {
             name,
             input,
             call_id,
         } = call;
-        let mut result = self.run(context, &name, Arguments::Value(input)).await;
-        result.call_id = call_id;
-        result
+        Dispatch::new(Call {
+            registry: self,
+            context,
+            name: Cow::Owned(name),
+            arguments: Arguments::Value(input),
+            call_id,
+        })
     }
 
     /// Dispatches a call whose arguments are the JSON text a provider sent (OpenAI's
@@ -98,88 +120,21 @@ impl Registry {
     /// without a `Value` in between where the tool's schema allows. A key given twice,
     /// at any depth, is refused as `duplicate_field` with its path. A freeform tool
     /// takes its raw text as a JSON string.
-    pub async fn dispatch_text(
-        &self,
-        context: &ToolContext,
-        name: &str,
-        arguments: &str,
-    ) -> ToolResult {
-        self.run(context, name, Arguments::Text(arguments)).await
-    }
-
-    /// The pipeline of both entry points, in one async fn: a synchronous handler
-    /// completes on the first poll, and only an async handler's boxed future lives
-    /// across the await.
-    async fn run(&self, context: &ToolContext, name: &str, arguments: Arguments<'_>) -> ToolResult {
-        let observed = context.observer().map(|observer| {
-            let input_json = match &arguments {
-                // The input is parsed by reference, but it is serialized first all
-                // the same, so the observer sees it as sent.
-                Arguments::Value(value) => Cow::Owned(json_text::write(value)),
-                Arguments::Text(text) | Arguments::Written(_, text) => Cow::Borrowed(*text),
-            };
-            (observer, input_json, SystemTime::now(), Instant::now())
-        });
-        // The text written for the observer is the text the tool parses.
-        let arguments = match (arguments, &observed) {
-            (Arguments::Value(value), Some((_, input_json, ..))) => {
-                Arguments::Written(value, input_json)
-            }
-            (arguments, _) => arguments,
-        };
-        let outcome = match self.resolve(context, name) {
-            Err(error) => {
-                arguments.dispose();
-                // A name that is not a tool is echoed, but never a huge one whole.
-                Err((Arc::from(shorten(name)), error))
-            }
-            Ok(entry) => {
-                // Under a time limit the handler gets a cancellation of its own, which
-                // the dispatcher fires at the limit (it also fires with the caller's).
-                let limit = context.timeout().or_else(|| entry.tool.timeout());
-                let limited;
-                let context = match limit {
-                    Some(_) => {
-                        limited = context
-                            .clone()
-                            .with_cancellation(context.cancellation().child());
-                        &limited
-                    }
-                    None => context,
-                };
-                let outcome = if context.cancellation().is_cancelled() {
-                    arguments.dispose();
-                    Err(ToolError::cancelled())
-                } else {
-                    match self.start(entry, context, arguments) {
-                        Err(error) => Err(enrich(entry, error)),
-                        Ok(Started::Finished(output)) => Ok(output),
-                        Ok(Started::Running(future)) => {
-                            finish(future, context.cancellation(), limit)
-                                .await
-                                .map_err(|error| enrich(entry, error))
-                        }
-                    }
-                };
-                outcome
-                    .map(|output| (entry, output))
-                    .map_err(|error| (entry.definition.spec.name.clone(), error))
-            }
-        };
-        let result = match outcome {
-            Ok((entry, output)) => success(entry, output),
-            Err((tool_name, error)) => ToolResult::from_error(tool_name, error),
-        };
-        if let Some((observer, input_json, started_at, started)) = observed {
-            observer.record(&Execution {
-                requested_name: name,
-                input_json: &input_json,
-                result: &result,
-                started_at,
-                elapsed: started.elapsed(),
-            });
-        }
-        result
+    ///
+    /// Nothing runs until the returned future is first polled.
+    pub fn dispatch_text<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        name: &'a str,
+        arguments: &'a str,
+    ) -> Dispatch<'a> {
+        Dispatch::new(Call {
+            registry: self,
+            context,
+            name: Cow::Borrowed(name),
+            arguments: Arguments::Text(arguments),
+            call_id: None,
+        })
     }
 
     /// Lookup, visibility and the family gate.
@@ -259,25 +214,235 @@ impl Registry {
         check_input_of(entry, arguments)
     }
 
-    /// Shape, schema constraints, typed parse and the handler's first step.
+    /// The caller's cancellation, then shape, schema constraints, typed parse and the
+    /// handler's first step. Inlined, so that a handler's output is not moved through
+    /// each layer of results.
+    #[inline(always)]
     fn start<'a>(
         &self,
         entry: &'a Entry,
         context: &'a ToolContext,
         arguments: Arguments<'_>,
     ) -> Result<Started<'a>, ToolError> {
-        let mut prepared = prepare(entry, arguments)?;
+        if context.cancellation().is_cancelled() {
+            arguments.dispose();
+            return Err(ToolError::cancelled());
+        }
+        let mut prepared = prepare(entry, arguments).map_err(|error| enrich(entry, error))?;
         let input = prepared.tool_input(entry);
         let tool = entry.tool;
         match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {
             Err(payload) => Err(panicked(payload)),
-            Ok(CallFuture::Ready(Some(output))) => output.map(Started::Finished),
+            Ok(CallFuture::Ready(Some(output))) => output
+                .map(Started::Finished)
+                .map_err(|error| enrich(entry, error)),
             Ok(CallFuture::Ready(None)) => Err(ToolError::new(
                 ToolErrorKind::INTERNAL_ERROR,
                 "the tool returned an already consumed result",
             )),
             Ok(CallFuture::Boxed(future)) => Ok(Started::Running(future)),
         }
+    }
+}
+
+/// The future of one dispatch ([`Registry::dispatch`], [`Registry::dispatch_text`]).
+///
+/// Nothing runs before its first poll: a dispatch dropped unpolled calls no tool and
+/// notifies no observer. The first poll runs the whole pipeline synchronously; a
+/// synchronous handler's call is then done without an allocation of the dispatcher's.
+/// Only what has to wait (an async handler's future, or a call under a time limit)
+/// is boxed and polled on.
+#[must_use = "a dispatch does nothing until it is awaited"]
+pub struct Dispatch<'a> {
+    state: State<'a>,
+}
+
+enum State<'a> {
+    /// Not polled yet.
+    Start(Call<'a>),
+    /// Waiting on an async handler or a time limit.
+    Running(Running<'a>),
+    /// The result was returned.
+    Done,
+}
+
+/// One call, as an entry point received it.
+struct Call<'a> {
+    registry: &'a Registry,
+    context: &'a ToolContext,
+    name: Cow<'a, str>,
+    arguments: Arguments<'a>,
+    call_id: Option<String>,
+}
+
+/// What the observer needs of a call, taken when it starts.
+struct Observed<'a> {
+    observer: &'a dyn DispatchObserver,
+    input_json: Cow<'a, str>,
+    started_at: SystemTime,
+    started: Instant,
+}
+
+impl<'a> Dispatch<'a> {
+    fn new(call: Call<'a>) -> Self {
+        Self {
+            state: State::Start(call),
+        }
+    }
+}
+
+impl Future for Dispatch<'_> {
+    type Output = ToolResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        let state = &mut self.get_mut().state;
+        if let State::Start(_) = state {
+            let State::Start(call) = std::mem::replace(state, State::Done) else {
+                unreachable!("matched just above")
+            };
+            return call.begin(state, cx);
+        }
+        poll_running(state, cx)
+    }
+}
+
+/// Polls the rest of a call that had to wait.
+fn poll_running(state: &mut State<'_>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+    match state {
+        State::Running(future) => {
+            let result = std::task::ready!(future.as_mut().poll(cx));
+            *state = State::Done;
+            Poll::Ready(result)
+        }
+        // As an `async fn`'s future does.
+        _ => panic!("`Dispatch` polled after it returned its result"),
+    }
+}
+
+/// The boxed rest of a call that has to wait.
+type Running<'a> = Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>;
+
+impl<'a> Call<'a> {
+    /// Runs the call as far as it goes without waiting: to its result or, when it has
+    /// to wait (an async handler, a call under a time limit), puts the future of what
+    /// is left in `state` and polls it. Inlined into its one caller, `poll`, which
+    /// saves a move of the result.
+    #[inline(always)]
+    fn begin(self, state: &mut State<'a>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        let Call {
+            registry,
+            context,
+            name,
+            arguments,
+            call_id,
+        } = self;
+        let observed = context.observer().map(|observer| Observed {
+            observer,
+            input_json: match &arguments {
+                // The input is parsed by reference, but it is serialized first all
+                // the same, so the observer sees it as sent.
+                Arguments::Value(value) => Cow::Owned(json_text::write(value)),
+                Arguments::Text(text) | Arguments::Written(_, text) => Cow::Borrowed(*text),
+            },
+            started_at: SystemTime::now(),
+            started: Instant::now(),
+        });
+        let entry = match registry.resolve(context, &name) {
+            Ok(entry) => entry,
+            Err(error) => {
+                arguments.dispose();
+                // A name that is not a tool is echoed, but never a huge one whole.
+                let result = ToolResult::from_error(Arc::from(shorten(&name)), error);
+                return Poll::Ready(ended(result, call_id, observed.as_ref(), &name));
+            }
+        };
+        // Under a time limit the handler gets a cancellation of its own, which the
+        // dispatcher fires at the limit (it also fires with the caller's): that
+        // context lives in the boxed future, with the handler that borrows it.
+        if let Some(limit) = context.timeout().or_else(|| entry.tool.timeout()) {
+            *state = State::Running(Box::pin(async move {
+                let limited = context
+                    .clone()
+                    .with_cancellation(context.cancellation().child());
+                let arguments = arguments.written(observed.as_ref());
+                let outcome = match registry.start(entry, &limited, arguments) {
+                    Ok(Started::Running(future)) => {
+                        finish(future, limited.cancellation(), Some(limit))
+                            .await
+                            .map_err(|error| enrich(entry, error))
+                    }
+                    Ok(Started::Finished(output)) => Ok(output),
+                    Err(error) => Err(error),
+                };
+                concluded(entry, outcome, call_id, observed.as_ref(), &name)
+            }));
+            return poll_running(state, cx);
+        }
+        let arguments = arguments.written(observed.as_ref());
+        let outcome = match registry.start(entry, context, arguments) {
+            Ok(Started::Running(future)) => {
+                *state = State::Running(Box::pin(async move {
+                    let outcome = finish(future, context.cancellation(), None)
+                        .await
+                        .map_err(|error| enrich(entry, error));
+                    concluded(entry, outcome, call_id, observed.as_ref(), &name)
+                }));
+                return poll_running(state, cx);
+            }
+            Ok(Started::Finished(output)) => Ok(output),
+            Err(error) => Err(error),
+        };
+        Poll::Ready(concluded(entry, outcome, call_id, observed.as_ref(), &name))
+    }
+}
+
+/// The envelope of a call that reached its tool, [`ended`].
+#[inline(always)]
+fn concluded(
+    entry: &Entry,
+    outcome: Result<ToolOutput, ToolError>,
+    call_id: Option<String>,
+    observed: Option<&Observed<'_>>,
+    requested_name: &str,
+) -> ToolResult {
+    ended(envelope(entry, outcome), call_id, observed, requested_name)
+}
+
+/// The last step of every call: its id, and the observer.
+#[inline(always)]
+fn ended(
+    mut result: ToolResult,
+    call_id: Option<String>,
+    observed: Option<&Observed<'_>>,
+    requested_name: &str,
+) -> ToolResult {
+    result.call_id = call_id;
+    match observed {
+        None => result,
+        Some(observed) => recorded(result, observed, requested_name),
+    }
+}
+
+/// Shows a finished call to the observer. Out of line, so that a call without one
+/// builds its result where it is returned.
+#[inline(never)]
+fn recorded(result: ToolResult, observed: &Observed<'_>, requested_name: &str) -> ToolResult {
+    observed.observer.record(&Execution {
+        requested_name,
+        input_json: &observed.input_json,
+        result: &result,
+        started_at: observed.started_at,
+        elapsed: observed.started.elapsed(),
+    });
+    result
+}
+
+/// The envelope of a call that reached its tool.
+#[inline(always)]
+fn envelope(entry: &Entry, outcome: Result<ToolOutput, ToolError>) -> ToolResult {
+    match outcome {
+        Ok(output) => success(entry, output),
+        Err(error) => ToolResult::from_error(entry.definition.spec.name.clone(), error),
     }
 }
 
@@ -296,14 +461,23 @@ pub(crate) fn check_prepared_input(entry: &Entry, input: Value) -> Result<(), To
 /// The input's shape and the schema constraints serde does not check. JSON text is
 /// parsed into a `Value` only when the tool needs one: for its constraints, or
 /// because a map or any-value field would keep the last of repeated keys. The tool
-/// parses text: a `Value` is written as text once checked.
+/// parses text: a `Value` is written as text once checked. Text the tool's typed
+/// parse checks fully is handed over as it is, inline; the rest is [`checked`].
+#[inline(always)]
 fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
+    match arguments {
+        Arguments::Text(text) if entry.text_fast_path && opens_object(text) => {
+            Ok(Prepared::Text(Cow::Borrowed(text)))
+        }
+        arguments => checked(entry, arguments),
+    }
+}
+
+/// [`prepare`] of arguments the dispatcher looks at before the tool parses them.
+fn checked<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
     let (value, text) = match arguments {
         Arguments::Value(value) => (value, None),
         Arguments::Written(value, text) => (value, Some(text)),
-        Arguments::Text(text) if entry.text_fast_path && opens_object(text) => {
-            return Ok(Prepared::Text(Cow::Borrowed(text)));
-        }
         Arguments::Text(text) => {
             let parsed = json_text::parse(text).map_err(|error| combine(vec![not_json(&error)]))?;
             if !parsed.duplicates.is_empty() && parsed.value.is_object() {
@@ -353,6 +527,7 @@ enum Started<'a> {
 
 /// The envelope of a successful call (of a failed one, when a debug build finds that
 /// the result does not fit the tool's result schema).
+#[inline(always)]
 fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
     if let Err(error) = check_result(entry, &output.value) {
         return ToolResult::from_error(entry.definition.spec.name.clone(), error);

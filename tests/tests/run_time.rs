@@ -260,3 +260,66 @@ async fn the_handles_are_extractors_by_value_too() {
     assert_eq!(result["structured"], false, "{result}");
     assert_eq!(log.reports(), vec![report(1.0, None, None)]);
 }
+
+/// Counts the calls it is shown.
+#[derive(Default)]
+struct CountsCalls(AtomicUsize);
+
+impl holon_core::DispatchObserver for CountsCalls {
+    fn record(&self, _: &holon_core::Execution<'_>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Counts its calls; synchronous, so a dispatch finishes it on its first poll.
+#[holon_tool(family = CoreAgent)]
+fn counted(watch: &Arc<Watch>) -> Result<u32, ToolError> {
+    Ok(watch.started.fetch_add(1, Ordering::SeqCst) as u32 + 1)
+}
+
+#[tokio::test]
+async fn a_dispatch_dropped_before_its_first_poll_runs_nothing() {
+    let (context, watch) = watched();
+    let observer = Arc::new(CountsCalls::default());
+    let context = context.with_observer(observer.clone());
+    let registry = Registry::global();
+    for name in ["Counted", "Hang", "Slow"] {
+        drop(registry.dispatch(&context, ToolCall::new(name, json!({ "millis": 1 }))));
+        drop(registry.dispatch_text(&context, name, "{}"));
+    }
+    assert_eq!(watch.started.load(Ordering::SeqCst), 0);
+    assert_eq!(observer.0.load(Ordering::SeqCst), 0);
+    // Polled, it runs, once.
+    let result = registry.dispatch_text(&context, "Counted", "{}").await;
+    assert_eq!(result.structured.as_deref(), Some(&json!(1)), "{result:?}");
+    assert_eq!(observer.0.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_call_through_a_context_whose_own_token_was_cancelled_does_not_run() {
+    // No token from the host: the context's own, cancelled through the handle.
+    let (context, watch) = watched();
+    context.cancellation().token().cancel();
+    let clone = context.clone();
+    for context in [&context, &clone] {
+        let result = call_in(context, "Counted", json!({})).await;
+        assert_eq!(result["error"]["kind"], "cancelled", "{result}");
+    }
+    assert_eq!(watch.started.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_under_a_time_limit_sees_its_contexts_own_token_cancelled_after_it_started() {
+    // The limit's child token is made from the context's own token, which is made
+    // only then: cancelling that token later still reaches the call.
+    let (context, watch) = watched();
+    let context = context.with_timeout(Duration::from_secs(3600));
+    let host = context.clone();
+    let call = tokio::spawn(async move { call_in(&context, "Hang", json!({})).await });
+    started(&watch).await;
+    host.cancellation().token().cancel();
+    let result = call.await.expect("the call task ends");
+    assert_eq!(result["error"]["kind"], "cancelled", "{result}");
+    settle().await;
+    assert_eq!(watch.spawned_saw_cancel.load(Ordering::SeqCst), 1);
+}
