@@ -24,9 +24,8 @@ pub struct DeclaredTool {
     pub arguments: fn() -> Option<ArgumentsInfo>,
     /// The JSON Schema of the structured result.
     pub result_schema: fn(&mut SchemaGenerator) -> Schema,
-    /// Parses the input and runs the handler. A handler without an arguments
-    /// parameter gets `None`: its input was checked to be `{}`.
-    pub call: for<'a> fn(&'a ToolContext, Option<ToolInput<'_>>) -> CallFuture<'a>,
+    /// Parses the input and runs the handler.
+    pub call: for<'a> fn(&'a ToolContext, ToolInput<'_>) -> CallFuture<'a>,
     /// `timeout_ms`, when given.
     pub timeout: Option<Duration>,
     /// The input examples' JSON texts.
@@ -69,13 +68,6 @@ impl Tool for DeclaredTool {
     }
 
     fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput<'_>) -> CallFuture<'a> {
-        if (self.arguments)().is_some() {
-            return (self.call)(context, Some(input));
-        }
-        // No parameter is the arguments: the input must be `{}`.
-        match parse_no_arguments(input) {
-            Ok(()) => (self.call)(context, None),
-            Err(error) => CallFuture::ready(Err(error)),
-        }
+        (self.call)(context, input)
     }
 }

@@ -129,6 +129,7 @@ pub use client::{
 pub use closed::ClosedInput;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
+pub use dispatch::Dispatch;
 pub use error::{ToolError, ToolErrorKind, error_chain};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use hints::closest;

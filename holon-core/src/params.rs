@@ -360,15 +360,37 @@ impl<P, R: NoArguments> NoArguments for (Unresolved<P>, R) {}
     label = "more than one of these parameters is a `ToolArgs` type",
     note = "the arguments are the model's whole input: put every field into one struct with `#[derive(ToolArgs)]`"
 )]
-pub trait AtMostOneArguments {}
+pub trait AtMostOneArguments {
+    /// Whether one of the parameters is the arguments.
+    const TAKES_ARGUMENTS: bool;
+}
 
-impl AtMostOneArguments for () {}
-impl<A, R: NoArguments> AtMostOneArguments for (ArgumentsByValue<A>, R) {}
-impl<A, R: NoArguments> AtMostOneArguments for (ArgumentsByRef<A>, R) {}
-impl<P, R: AtMostOneArguments> AtMostOneArguments for (Extracted<P>, R) {}
-impl<P, R: AtMostOneArguments> AtMostOneArguments for (Unresolved<P>, R) {}
+impl AtMostOneArguments for () {
+    const TAKES_ARGUMENTS: bool = false;
+}
+impl<A, R: NoArguments> AtMostOneArguments for (ArgumentsByValue<A>, R) {
+    const TAKES_ARGUMENTS: bool = true;
+}
+impl<A, R: NoArguments> AtMostOneArguments for (ArgumentsByRef<A>, R) {
+    const TAKES_ARGUMENTS: bool = true;
+}
+impl<P, R: AtMostOneArguments> AtMostOneArguments for (Extracted<P>, R) {
+    const TAKES_ARGUMENTS: bool = R::TAKES_ARGUMENTS;
+}
+impl<P, R: AtMostOneArguments> AtMostOneArguments for (Unresolved<P>, R) {
+    const TAKES_ARGUMENTS: bool = R::TAKES_ARGUMENTS;
+}
 
-/// Requires that `tags` hold at most one arguments parameter.
-pub fn at_most_one_arguments<T: AtMostOneArguments>(tags: T) -> T {
-    tags
+/// Requires that `tags` hold at most one arguments parameter, and hands on the input
+/// for it. A handler without one takes none: its input must be `{}`, which is
+/// checked here.
+pub fn at_most_one_arguments<T: AtMostOneArguments>(
+    tags: T,
+    input: ToolInput<'_>,
+) -> Result<(T, Option<ToolInput<'_>>), ToolError> {
+    if T::TAKES_ARGUMENTS {
+        Ok((tags, Some(input)))
+    } else {
+        crate::arguments::parse_no_arguments(input).map(|()| (tags, None))
+    }
 }

@@ -368,7 +368,8 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         .iter()
         .rev()
         .fold(quote!(()), |rest, tag| quote!((#tag, #rest)));
-    let tag_list = quote_spanned!(inputs_span=> #core::__private::at_most_one_arguments(#tag_list));
+    let tag_list =
+        quote_spanned!(inputs_span=> #core::__private::at_most_one_arguments(#tag_list, input));
     let holds = handler
         .params
         .iter()
@@ -388,9 +389,15 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
                 };
             }
         });
+    // A handler without an arguments parameter is refused any input but `{}` here,
+    // before a parameter is taken from the context.
     let extractions = quote! {
-        let #tag_pattern = #tag_list;
-        let mut __holon_input = input;
+        let (#tag_pattern, mut __holon_input) = match #tag_list {
+            ::core::result::Result::Ok(taken) => taken,
+            ::core::result::Result::Err(error) => {
+                return #core::CallFuture::ready(::core::result::Result::Err(error));
+            }
+        };
         #(#holds)*
     };
     let facts = handler.params.iter().zip(&probes).map(|(ty, probe)| {
@@ -477,7 +484,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
             /// Parses the input and runs the handler.
             fn __holon_call<'a>(
                 context: &'a #core::ToolContext,
-                input: ::core::option::Option<#core::ToolInput<'_>>,
+                input: #core::ToolInput<'_>,
             ) -> #core::CallFuture<'a> {
                 #extractions
                 #invoke
