@@ -287,9 +287,11 @@ fn main() {
             .find(|(s, _)| *s == size)
             .expect("a registry of that size");
         let name = name_for(size);
-        for _ in 0..calls {
-            match mode.to_str() {
-                Some("text") => {
+        // The mode is matched once, outside the loop, so that a call's count holds
+        // nothing but the call.
+        match mode.to_str() {
+            Some("text") => {
+                for _ in 0..calls {
                     black_box(dispatch_text(
                         registry,
                         &context,
@@ -297,13 +299,19 @@ fn main() {
                         black_box(INPUT_TEXT),
                     ));
                 }
-                Some("text-floor") => {
+            }
+            Some("text-floor") => {
+                for _ in 0..calls {
                     black_box(text_floor(black_box(INPUT_TEXT)).ok());
                 }
-                Some("value-floor") => {
+            }
+            Some("value-floor") => {
+                for _ in 0..calls {
                     black_box(floor(input()).ok());
                 }
-                _ => {
+            }
+            _ => {
+                for _ in 0..calls {
                     black_box(dispatch(
                         registry,
                         &context,
