@@ -14,7 +14,9 @@ pub fn parse_arguments<T: ToolArgs>(input: ToolInput<'_>) -> Result<T, ToolError
 }
 
 /// The JSON arguments of an input (not generic: its code is compiled once).
-fn json_arguments(input: ToolInput<'_>) -> Result<crate::input::JsonArguments<'_>, ToolError> {
+pub(crate) fn json_arguments(
+    input: ToolInput<'_>,
+) -> Result<crate::input::JsonArguments<'_>, ToolError> {
     match input {
         ToolInput::Json(arguments) => Ok(arguments),
         ToolInput::Freeform(_) => Err(ToolError::invalid_input(

@@ -59,41 +59,33 @@ impl<'a> JsonArguments<'a> {
 
     /// Parses the arguments into `T`. On failure the error lists every problem of
     /// the input (`details.problems`), the first also in its top-level fields.
+    ///
+    /// Only the typed parse is generic, and it is one function, called at most twice:
+    /// every tool's argument type instantiates this, so the rest of a failure's
+    /// handling is shared code ([`Retry`]).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
-        match serde_json::from_str(self.text) {
-            Ok(parsed) => Ok(parsed),
-            Err(_) => self.parse_failed(),
+        if let Ok(parsed) = serde_json::from_str(self.text) {
+            return Ok(parsed);
+        }
+        let retry = self.retry()?;
+        match serde_json::from_str::<T>(retry.text(self.text)) {
+            Ok(parsed) if retry.repeated.is_empty() => Ok(parsed),
+            Ok(_) => Err(retry.report(self, None)),
+            Err(error) => Err(retry.report(self, Some(error))),
         }
     }
 
-    /// The slow path, for an input the typed parse refused: every problem of it.
-    /// Only the typed parse is generic; the rest is shared by every argument type.
+    /// The slow path, for an input the typed parse refused: the text to parse again
+    /// (each whole float, `3.0`, read as the integer it is, as JSON Schema's `integer`
+    /// takes it and serde's integers do not), or the error when it is not even JSON.
     #[cold]
-    fn parse_failed<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
-        let mut parsed = None;
-        let mut parse =
-            |text: &str| serde_json::from_str::<T>(text).map(|value| parsed = Some(value));
-        match self.report_failure(&mut parse) {
-            None => {
-                parsed.ok_or_else(|| ToolError::invalid_input("the arguments could not be parsed"))
-            }
-            Some(error) => Err(error),
-        }
-    }
-
-    /// Every problem of a refused input, or `None` when it parses once each whole
-    /// float (`3.0`) is read as the integer it is (JSON Schema's `integer` takes it;
-    /// serde's integers do not).
-    fn report_failure(
-        &self,
-        parse: &mut dyn FnMut(&str) -> Result<(), serde_json::Error>,
-    ) -> Option<ToolError> {
+    fn retry(&self) -> Result<Retry, ToolError> {
         let parsed = match json_text::parse(self.text) {
             Ok(parsed) => parsed,
-            Err(error) => return Some(combine(vec![not_json(&error)])),
+            Err(error) => return Err(combine(vec![not_json(&error)])),
         };
         if exceeds_depth(&parsed.value, MAX_INPUT_DEPTH) {
-            return Some(combine(vec![Problem::new(Category::WrongType, too_deep())]));
+            return Err(combine(vec![Problem::new(Category::WrongType, too_deep())]));
         }
         let repeated = repeated_keys(&parsed.duplicates);
         // The first of repeated keys, written without the others, is what the
@@ -101,16 +93,36 @@ impl<'a> JsonArguments<'a> {
         let typed = whole_floats_as_integers(&parsed.value)
             .map(|integers| json_text::write(&integers))
             .or_else(|| (!repeated.is_empty()).then(|| json_text::write(&parsed.value)));
-        let text = typed.as_deref().unwrap_or(self.text);
-        let serde = match parse(text) {
-            Ok(()) if repeated.is_empty() => return None,
-            Ok(()) => None,
-            Err(error) => {
-                let located = locate(text, &error);
-                Some(classify(&located.path, &located.message))
-            }
-        };
-        Some(self.entry.report(&parsed.value, repeated, serde))
+        Ok(Retry {
+            value: parsed.value,
+            repeated,
+            typed,
+        })
+    }
+}
+
+/// A refused input, parsed as a `Value`, to be parsed by its type once more.
+struct Retry {
+    value: Value,
+    /// The keys given more than once.
+    repeated: Vec<Problem>,
+    /// The text to parse again, when it differs from the input's.
+    typed: Option<String>,
+}
+
+impl Retry {
+    fn text<'t>(&'t self, original: &'t str) -> &'t str {
+        self.typed.as_deref().unwrap_or(original)
+    }
+
+    /// Every problem of the input, with the second typed parse's error.
+    #[cold]
+    fn report(self, arguments: &JsonArguments<'_>, serde: Option<serde_json::Error>) -> ToolError {
+        let serde = serde.map(|error| {
+            let located = locate(self.text(arguments.text), &error);
+            classify(&located.path, &located.message)
+        });
+        arguments.entry.report(&self.value, self.repeated, serde)
     }
 }
 

@@ -215,18 +215,6 @@ pub mod __private {
 
     const NEVER: &str = "an `Unchecked` impl is never selected: `Unsatisfiable` has no impl";
 
-    fn unreachable_convert<T, R>(_: T) -> R {
-        unreachable!("{NEVER}")
-    }
-
-    /// What a tool needs of its success type.
-    pub struct ResultFns<T> {
-        /// The result schema.
-        pub schema: fn(&mut SchemaGenerator) -> Schema,
-        /// Converts the handler's success value into the erased output.
-        pub convert: fn(T) -> Result<ToolOutput, ToolError>,
-    }
-
     // A success type is checked twice, for `Serialize` and for `JsonSchema`, so that
     // the error says which one is missing. Each trait has an impl for a plain type
     // and one for a `ToolOutput<T>` (which is neither itself).
@@ -242,16 +230,19 @@ pub mod __private {
     )]
     pub trait ToolResultSerialize<M>: Sized {
         /// Converts the handler's success value into the erased output.
-        const CONVERT: fn(Self) -> Result<ToolOutput, ToolError>;
+        fn convert(self) -> Result<ToolOutput, ToolError>;
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Checked> for T {
-        const CONVERT: fn(T) -> Result<ToolOutput, ToolError> = crate::output::plain_output::<T>;
+        fn convert(self) -> Result<ToolOutput, ToolError> {
+            crate::output::plain_output(&self)
+        }
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Wrapped> for ToolOutput<T> {
-        const CONVERT: fn(ToolOutput<T>) -> Result<ToolOutput, ToolError> =
-            crate::output::wrapped_output::<T>;
+        fn convert(self) -> Result<ToolOutput, ToolError> {
+            crate::output::wrapped_output(self)
+        }
     }
 
     /// A handler's success type must have a schema (itself, or the `T` of a `ToolOutput<T>`).
@@ -262,27 +253,19 @@ pub mod __private {
     )]
     pub trait ToolResultSchema<M> {
         /// The result schema.
-        const SCHEMA: fn(&mut SchemaGenerator) -> Schema;
+        fn schema(generator: &mut SchemaGenerator) -> Schema;
     }
 
     impl<T: schemars::JsonSchema> ToolResultSchema<Checked> for T {
-        const SCHEMA: fn(&mut SchemaGenerator) -> Schema = crate::output::result_schema::<T>;
+        fn schema(generator: &mut SchemaGenerator) -> Schema {
+            generator.root_schema_for::<T>()
+        }
     }
 
     impl<T: schemars::JsonSchema> ToolResultSchema<Wrapped> for ToolOutput<T> {
-        const SCHEMA: fn(&mut SchemaGenerator) -> Schema = crate::output::result_schema::<T>;
-    }
-
-    /// The handler's success type must serialize.
-    pub const fn assert_result_serialize<T: ToolResultSerialize<M>, M>()
-    -> fn(T) -> Result<ToolOutput, ToolError> {
-        T::CONVERT
-    }
-
-    /// The handler's success type must have a schema.
-    pub const fn assert_result_schema<T: ToolResultSchema<M>, M>()
-    -> fn(&mut SchemaGenerator) -> Schema {
-        T::SCHEMA
+        fn schema(generator: &mut SchemaGenerator) -> Schema {
+            generator.root_schema_for::<T>()
+        }
     }
 
     /// A handler's error type: `ToolError`, or one that converts into it.
@@ -293,19 +276,18 @@ pub mod __private {
     )]
     pub trait ToolErrorType<M>: Sized {
         /// Converts the error.
-        const INTO: fn(Self) -> ToolError;
+        fn into_tool_error(self) -> ToolError;
     }
 
     impl<E: Into<ToolError>> ToolErrorType<Checked> for E {
-        const INTO: fn(E) -> ToolError = E::into;
+        fn into_tool_error(self) -> ToolError {
+            self.into()
+        }
     }
 
     impl<E: Unsatisfiable> ToolErrorType<Unchecked> for E {
-        const INTO: fn(E) -> ToolError = unreachable_convert::<E, ToolError>;
-    }
-
-    /// The handler's error type must convert into a `ToolError`.
-    pub const fn assert_tool_error<E: ToolErrorType<M>, M>() -> fn(E) -> ToolError {
-        E::INTO
+        fn into_tool_error(self) -> ToolError {
+            unreachable!("{NEVER}")
+        }
     }
 }

@@ -89,6 +89,7 @@ pub trait IntoToolOutput {
     fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
 }
 
+/// The structured result of `value`.
 fn to_structured<T: Serialize>(value: &T) -> Result<Structured, ToolError> {
     Structured::new(value).map_err(not_serialized)
 }
@@ -107,8 +108,13 @@ pub(crate) fn result_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> S
 }
 
 /// A plain success value, as the erased output.
-pub(crate) fn plain_output<T: Serialize>(value: T) -> Result<ToolOutput, ToolError> {
-    to_structured(&value).map(ToolOutput::new)
+pub(crate) fn plain_output<T: Serialize>(value: &T) -> Result<ToolOutput, ToolError> {
+    output_of(Structured::new(value))
+}
+
+/// The output of a serialized result (not generic: compiled once).
+fn output_of(structured: Result<Structured, serde_json::Error>) -> Result<ToolOutput, ToolError> {
+    structured.map(ToolOutput::new).map_err(not_serialized)
 }
 
 /// A `ToolOutput<T>`, as the erased output.
@@ -129,7 +135,7 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for T {
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        plain_output(self)
+        plain_output(&self)
     }
 }
 

@@ -21,10 +21,11 @@ use std::marker::PhantomData;
 
 use schemars::{Schema, SchemaGenerator};
 
-use crate::arguments::{arguments_schema, parse_arguments, parse_freeform_arguments};
+use crate::arguments::{arguments_schema, json_arguments, parse_freeform_arguments};
 use crate::cancel::Cancellation;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
+use crate::input::JsonArguments;
 use crate::input::ToolInput;
 use crate::progress::Progress;
 use crate::tool::{FromFreeform, ToolArgs};
@@ -92,7 +93,13 @@ fn info<A: ToolArgs>() -> ArgumentsInfo {
 }
 
 fn check_json<A: ToolArgs>(input: ToolInput<'_>) -> Result<(), ToolError> {
-    parse_arguments::<A>(input).map(drop)
+    match json_arguments(input) {
+        Ok(arguments) => match arguments.parse::<A>() {
+            Ok(_) => Ok(()),
+            Err(error) => Err(error),
+        },
+        Err(error) => Err(error),
+    }
 }
 
 fn check_freeform<A: ToolArgs + FromFreeform>(input: ToolInput<'_>) -> Result<(), ToolError> {
@@ -200,6 +207,15 @@ impl<T> Borrowed<T> {
     }
 }
 
+/// The JSON arguments of the input, which the one arguments parameter takes (not
+/// generic: compiled once).
+fn take_json<'i>(input: &mut Option<ToolInput<'i>>) -> Result<JsonArguments<'i>, ToolError> {
+    match input.take() {
+        Some(input) => json_arguments(input),
+        None => Err(input_taken()),
+    }
+}
+
 /// The input a second arguments parameter would parse is gone; the compile-time
 /// check `AtMostOneArguments` keeps this from happening.
 fn input_taken() -> ToolError {
@@ -216,7 +232,14 @@ impl<A: ToolArgs> ArgumentsByValue<A> {
         _: &ToolContext,
         input: &mut Option<ToolInput<'_>>,
     ) -> Result<Owned<A>, ToolError> {
-        parse_arguments(input.take().ok_or_else(input_taken)?).map(Owned)
+        // Matched, not combined: this is compiled for every argument type.
+        match take_json(input) {
+            Ok(arguments) => match arguments.parse() {
+                Ok(value) => Ok(Owned(value)),
+                Err(error) => Err(error),
+            },
+            Err(error) => Err(error),
+        }
     }
 
     /// The arguments' facts.

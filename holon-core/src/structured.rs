@@ -32,10 +32,11 @@ impl Structured {
         // One function per result type, as few lines as it can be: it is compiled for
         // every tool.
         let mut json = Vec::with_capacity(128);
-        let mut serializer = serde_json::Serializer::with_formatter(&mut json, AsValueWould);
-        value
-            .serialize(&mut serializer)
-            .map(|()| Self::from_json(json))
+        let written = value.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut json,
+            AsValueWould,
+        ));
+        Self::written(json, written)
     }
 
     /// The compact JSON text.
@@ -54,6 +55,14 @@ impl Structured {
     /// The result as an owned `Value`.
     pub fn to_value(&self) -> Value {
         self.as_value().clone()
+    }
+
+    /// What [`Structured::new`] wrote, or its error (not generic: compiled once).
+    fn written(
+        json: Vec<u8>,
+        written: Result<(), serde_json::Error>,
+    ) -> Result<Self, serde_json::Error> {
+        written.map(|()| Self::from_json(json))
     }
 
     fn from_json(json: Vec<u8>) -> Self {

@@ -294,31 +294,22 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let idempotent = annotation(options.annotations.idempotent);
     let open_world = annotation(options.annotations.open_world);
 
-    // The checks of the user's result and error types. Each is the only place where a
-    // bound of that type is required, and it is spanned at the type in the handler's
-    // signature; the rest of the code uses the function pointers the checks return. So
-    // a missing derive is one error at the user's token, not one per use.
-    let mut checks = Vec::new();
+    // The user's result and error types are required to fit where they are used,
+    // once each, through a trait whose message says what is missing, spanned at the
+    // type in the handler's signature. So a missing derive is one error at the user's
+    // token. They are plain paths, not constants: a constant per tool would cost the
+    // compiler an evaluation of its own.
     let success = &handler.output.success;
-    let serialize =
-        quote_spanned!(success.span()=> #core::__private::assert_result_serialize::<#success, _>());
-    let schema =
-        quote_spanned!(success.span()=> #core::__private::assert_result_schema::<#success, _>());
-    checks.push(quote! {
-        const __HOLON_RESULT: #core::__private::ResultFns<#success> = #core::__private::ResultFns {
-            schema: #schema,
-            convert: #serialize,
-        };
-    });
+    let result_schema = quote_spanned!(success.span()=>
+        <#success as #core::__private::ToolResultSchema<_>>::schema
+    );
+    let convert_success = quote_spanned!(success.span()=>
+        <#success as #core::__private::ToolResultSerialize<_>>::convert
+    );
     let convert_error = match &handler.output.error {
-        Some(Some(error)) => {
-            let check =
-                quote_spanned!(error.span()=> #core::__private::assert_tool_error::<#error, _>());
-            checks.push(quote! {
-                const __HOLON_ERROR: fn(#error) -> #core::ToolError = #check;
-            });
-            quote!(__HOLON_ERROR(error))
-        }
+        Some(Some(error)) => quote_spanned!(error.span()=>
+            <#error as #core::__private::ToolErrorType<_>>::into_tool_error(error)
+        ),
         // `io::Result<T>` and the like: the error type is not written, nothing to span.
         _ => quote!(::core::convert::Into::<#core::ToolError>::into(
             error
@@ -421,12 +412,12 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let convert = if handler.output.error.is_some() {
         quote! {
             match returned {
-                ::core::result::Result::Ok(value) => (__HOLON_RESULT.convert)(value),
+                ::core::result::Result::Ok(value) => #convert_success(value),
                 ::core::result::Result::Err(error) => ::core::result::Result::Err(#convert_error),
             }
         }
     } else {
-        quote!((__HOLON_RESULT.convert)(returned))
+        quote!(#convert_success(returned))
     };
     let invoke = if function.sig.asyncness.is_some() {
         quote! {
@@ -471,8 +462,6 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         const #const_name: () = {
-            #(#checks)*
-
             #[allow(unused_imports)]
             use #core::__private::{
                 ViaArgumentsByRef as _, ViaArgumentsByValue as _, ViaExtractor as _,
@@ -491,33 +480,33 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
             }
 
             // Data, not a type with a `Tool` impl of its own: one impl serves every
-            // declared tool, which keeps each declaration cheap to compile.
-            static __HOLON_TOOL: #core::__private::DeclaredTool = #core::__private::DeclaredTool {
-                meta: &#core::ToolMeta {
-                    name: #name,
-                    family: #family,
-                    description: #description,
-                    stability: #core::Stability::#stability,
-                    visibility: #core::Visibility::#visibility,
-                    aliases: &[#(#aliases),*],
-                    freeform: #freeform,
-                    annotations: #core::ToolAnnotations {
-                        read_only: #read_only,
-                        destructive: #destructive,
-                        idempotent: #idempotent,
-                        open_world: #open_world,
-                    },
-                    defined_at: #defined_at,
-                },
-                arguments: __holon_arguments,
-                result_schema: __HOLON_RESULT.schema,
-                call: __holon_call,
-                timeout: #timeout,
-                examples: &[#(#sources),*],
-            };
-
+            // declared tool, which keeps each declaration cheap to compile. It lives
+            // in the registration's static, not in one of its own: each static costs
+            // the compiler an evaluation.
             #core::__private::inventory::submit! {
-                #core::ToolRegistration::new(&__HOLON_TOOL)
+                #core::ToolRegistration::new(&#core::__private::DeclaredTool {
+                    meta: &#core::ToolMeta {
+                        name: #name,
+                        family: #family,
+                        description: #description,
+                        stability: #core::Stability::#stability,
+                        visibility: #core::Visibility::#visibility,
+                        aliases: &[#(#aliases),*],
+                        freeform: #freeform,
+                        annotations: #core::ToolAnnotations {
+                            read_only: #read_only,
+                            destructive: #destructive,
+                            idempotent: #idempotent,
+                            open_world: #open_world,
+                        },
+                        defined_at: #defined_at,
+                    },
+                    arguments: __holon_arguments,
+                    result_schema: #result_schema,
+                    call: __holon_call,
+                    timeout: #timeout,
+                    examples: &[#(#sources),*],
+                })
             }
         };
     }
