@@ -14,6 +14,7 @@ pub fn parse_arguments<T: ToolArgs>(input: ToolInput<'_>) -> Result<T, ToolError
 }
 
 /// The JSON arguments of an input (not generic: its code is compiled once).
+#[inline]
 pub(crate) fn json_arguments(
     input: ToolInput<'_>,
 ) -> Result<crate::input::JsonArguments<'_>, ToolError> {

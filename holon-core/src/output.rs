@@ -113,6 +113,7 @@ pub(crate) fn plain_output<T: Serialize>(value: &T) -> Result<ToolOutput, ToolEr
 }
 
 /// The output of a serialized result (not generic: compiled once).
+#[inline]
 fn output_of(structured: Result<Structured, serde_json::Error>) -> Result<ToolOutput, ToolError> {
     structured.map(ToolOutput::new).map_err(not_serialized)
 }

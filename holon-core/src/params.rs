@@ -209,6 +209,7 @@ impl<T> Borrowed<T> {
 
 /// The JSON arguments of the input, which the one arguments parameter takes (not
 /// generic: compiled once).
+#[inline]
 fn take_json<'i>(input: &mut Option<ToolInput<'i>>) -> Result<JsonArguments<'i>, ToolError> {
     match input.take() {
         Some(input) => json_arguments(input),

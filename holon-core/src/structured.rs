@@ -58,6 +58,7 @@ impl Structured {
     }
 
     /// What [`Structured::new`] wrote, or its error (not generic: compiled once).
+    #[inline]
     fn written(
         json: Vec<u8>,
         written: Result<(), serde_json::Error>,
@@ -65,6 +66,7 @@ impl Structured {
         written.map(|()| Self::from_json(json))
     }
 
+    #[inline]
     fn from_json(json: Vec<u8>) -> Self {
         Self {
             json,
