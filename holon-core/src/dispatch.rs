@@ -367,9 +367,7 @@ impl<'a> Call<'a> {
                 let arguments = arguments.written(observed.as_ref());
                 let outcome = match registry.start(entry, &limited, arguments) {
                     Ok(Started::Running(future)) => {
-                        finish(future, limited.cancellation(), Some(limit))
-                            .await
-                            .map_err(|error| enrich(entry, error))
+                        waited(entry, future, limited.cancellation(), Some(limit)).await
                     }
                     Ok(Started::Finished(output)) => Ok(output),
                     Err(error) => Err(error),
@@ -382,9 +380,7 @@ impl<'a> Call<'a> {
         let outcome = match registry.start(entry, context, arguments) {
             Ok(Started::Running(future)) => {
                 *state = State::Running(Box::pin(async move {
-                    let outcome = finish(future, context.cancellation(), None)
-                        .await
-                        .map_err(|error| enrich(entry, error));
+                    let outcome = waited(entry, future, context.cancellation(), None).await;
                     concluded(entry, outcome, call_id, observed.as_ref(), &name)
                 }));
                 return poll_running(state, cx);
@@ -655,6 +651,18 @@ async fn finish(
             Err(ToolError::timed_out(limit.unwrap_or_default()))
         }
     }
+}
+
+/// [`finish`], with a failure's problems enriched from the tool's schema.
+async fn waited(
+    entry: &Entry,
+    future: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + '_>>,
+    cancellation: &Cancellation,
+    limit: Option<Duration>,
+) -> Result<ToolOutput, ToolError> {
+    finish(future, cancellation, limit)
+        .await
+        .map_err(|error| enrich(entry, error))
 }
 
 /// How [`finish`] ended.
