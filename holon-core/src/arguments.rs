@@ -8,11 +8,6 @@ use crate::error::ToolError;
 use crate::input::ToolInput;
 use crate::tool::{FromFreeform, ToolArgs};
 
-/// Parses a JSON input into `T`.
-pub fn parse_arguments<T: ToolArgs>(input: ToolInput<'_>) -> Result<T, ToolError> {
-    json_arguments(input)?.parse()
-}
-
 /// The JSON arguments of an input (not generic: its code is compiled once).
 #[inline]
 pub(crate) fn json_arguments(
@@ -59,9 +54,4 @@ pub fn arguments_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schem
 /// The schema of a tool without arguments.
 pub fn empty_arguments_schema() -> Schema {
     Schema::try_from(crate::schema::empty_object_schema()).unwrap_or_default()
-}
-
-/// The field names `#[derive(ToolArgs)]` recorded.
-pub fn argument_fields<T: ToolArgs>() -> &'static [&'static str] {
-    T::FIELDS
 }

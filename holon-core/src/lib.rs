@@ -170,10 +170,6 @@ pub mod prelude {
 /// Items the generated code names. Not a public API: it may change at any time.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::arguments::{
-        argument_fields, arguments_schema, empty_arguments_schema, parse_arguments,
-        parse_freeform_arguments, parse_no_arguments,
-    };
     pub use crate::declared::DeclaredTool;
     pub use crate::params::{
         ArgumentsInfo, AtMostOneArguments, Probe, ToolHandlerParameter, ViaArgumentsByRef,
@@ -258,13 +254,13 @@ pub mod __private {
 
     impl<T: schemars::JsonSchema> ToolResultSchema<Checked> for T {
         fn schema(generator: &mut SchemaGenerator) -> Schema {
-            generator.root_schema_for::<T>()
+            crate::output::result_schema::<T>(generator)
         }
     }
 
     impl<T: schemars::JsonSchema> ToolResultSchema<Wrapped> for ToolOutput<T> {
         fn schema(generator: &mut SchemaGenerator) -> Schema {
-            generator.root_schema_for::<T>()
+            crate::output::result_schema::<T>(generator)
         }
     }
 
