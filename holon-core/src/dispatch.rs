@@ -528,22 +528,17 @@ fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
     if let Err(error) = check_result(entry, &output.value) {
         return ToolResult::from_error(entry.definition.spec.name.clone(), error);
     }
-    let status = if output.deferred.is_some() {
-        ToolStatus::Deferred
-    } else {
-        ToolStatus::Success
+    let status = match output.extras.as_deref() {
+        Some(extras) if extras.directive.is_some() => ToolStatus::Deferred,
+        _ => ToolStatus::Success,
     };
     ToolResult {
         tool_name: entry.definition.spec.name.clone(),
         call_id: None,
         status,
-        summary: output.summary,
-        content: output.content,
         structured: Some(output.value),
-        artifacts: output.artifacts,
         error: None,
-        directive: output.deferred,
-        receipt: output.receipt,
+        extras: output.extras,
     }
 }
 

@@ -49,11 +49,11 @@ struct Envelope<'a> {
 impl Serialize for ToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let receipt = self.receipt();
-        let mut content = Vec::with_capacity(self.content.len() + 1);
+        let mut content = Vec::with_capacity(self.content().len() + 1);
         content.push(ContentBlock::Text {
             text: receipt.clone(),
         });
-        content.extend(self.content.iter().cloned());
+        content.extend(self.content().iter().cloned());
         Envelope {
             tool_name: &self.tool_name,
             call_id: self.call_id.as_deref(),
@@ -62,9 +62,9 @@ impl Serialize for ToolResult {
             receipt,
             content,
             structured: self.structured.as_ref(),
-            artifacts: &self.artifacts,
-            error: self.error.as_ref(),
-            directive: self.directive.as_deref(),
+            artifacts: self.artifacts(),
+            error: self.error.as_deref(),
+            directive: self.directive(),
         }
         .serialize(serializer)
     }

@@ -142,7 +142,7 @@ pub use output::{IntoToolOutput, ToolOutput};
 pub use params::FromToolContext;
 pub use progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use registry::{Registry, RegistryError};
-pub use result::{Artifact, ContentBlock, ToolResult, ToolStatus};
+pub use result::{Artifact, ContentBlock, ResultExtras, ToolResult, ToolStatus};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
 pub use structured::Structured;
 /// The token behind a [`Cancellation`], re-exported so that a host needs no

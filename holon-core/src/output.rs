@@ -1,7 +1,7 @@
 //! What a handler returns, and how it becomes the envelope's parts.
 
 use crate::error::{ToolError, ToolErrorKind};
-use crate::result::{Artifact, ContentBlock};
+use crate::result::{Artifact, ContentBlock, ResultExtras};
 use crate::structured::Structured;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
@@ -15,16 +15,8 @@ use serde::Serialize;
 pub struct ToolOutput<T = Structured> {
     /// The structured result.
     pub value: T,
-    /// Content blocks besides the receipt.
-    pub content: Vec<ContentBlock>,
-    /// Files referenced by path.
-    pub artifacts: Vec<Artifact>,
-    /// A one-line summary.
-    pub summary: Option<String>,
-    /// A receipt written by the tool, replacing the default rendering.
-    pub receipt: Option<String>,
-    /// When set, the call is `deferred` and this says what the runtime waits for.
-    pub deferred: Option<String>,
+    /// Everything else, set by the `with_*` methods; `None` while all of it is empty.
+    pub extras: Option<Box<ResultExtras>>,
 }
 
 impl<T> ToolOutput<T> {
@@ -32,23 +24,24 @@ impl<T> ToolOutput<T> {
     pub fn new(value: T) -> Self {
         Self {
             value,
-            content: Vec::new(),
-            artifacts: Vec::new(),
-            summary: None,
-            receipt: None,
-            deferred: None,
+            extras: None,
         }
+    }
+
+    /// The extras, created empty on first use.
+    fn extras_mut(&mut self) -> &mut ResultExtras {
+        self.extras.get_or_insert_with(Box::default)
     }
 
     /// Adds a content block.
     pub fn with_content(mut self, block: ContentBlock) -> Self {
-        self.content.push(block);
+        self.extras_mut().content.push(block);
         self
     }
 
     /// Adds an artifact.
     pub fn with_artifact(mut self, path: impl Into<String>, role: impl Into<String>) -> Self {
-        self.artifacts.push(Artifact {
+        self.extras_mut().artifacts.push(Artifact {
             path: path.into(),
             role: role.into(),
         });
@@ -57,19 +50,19 @@ impl<T> ToolOutput<T> {
 
     /// Sets the one-line summary.
     pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
-        self.summary = Some(summary.into());
+        self.extras_mut().summary = Some(summary.into());
         self
     }
 
     /// Replaces the default receipt.
     pub fn with_receipt(mut self, receipt: impl Into<String>) -> Self {
-        self.receipt = Some(receipt.into());
+        self.extras_mut().receipt = Some(receipt.into());
         self
     }
 
     /// Marks the call deferred: the runtime waits for what `directive` says.
     pub fn deferred(mut self, directive: impl Into<String>) -> Self {
-        self.deferred = Some(directive.into());
+        self.extras_mut().directive = Some(directive.into());
         self
     }
 }
@@ -122,11 +115,7 @@ fn output_of(structured: Result<Structured, serde_json::Error>) -> Result<ToolOu
 pub(crate) fn wrapped_output<T: Serialize>(output: ToolOutput<T>) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput {
         value: to_structured(&output.value)?,
-        content: output.content,
-        artifacts: output.artifacts,
-        summary: output.summary,
-        receipt: output.receipt,
-        deferred: output.deferred,
+        extras: output.extras,
     })
 }
 

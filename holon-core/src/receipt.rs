@@ -13,7 +13,11 @@ impl ToolResult {
     /// envelope (summary, every non-null result field, artifacts, the error with its
     /// field and hint).
     pub fn receipt(&self) -> String {
-        match &self.receipt {
+        match self
+            .extras
+            .as_deref()
+            .and_then(|extras| extras.receipt.as_ref())
+        {
             Some(receipt) => receipt.clone(),
             None => render(self),
         }
@@ -21,11 +25,11 @@ impl ToolResult {
 
     /// The content a model is shown: the receipt as text, then the tool's blocks.
     pub fn model_content(&self) -> Vec<ContentBlock> {
-        let mut blocks = Vec::with_capacity(self.content.len() + 1);
+        let mut blocks = Vec::with_capacity(self.content().len() + 1);
         blocks.push(ContentBlock::Text {
             text: self.receipt(),
         });
-        blocks.extend(self.content.iter().cloned());
+        blocks.extend(self.content().iter().cloned());
         blocks
     }
 }
@@ -35,7 +39,7 @@ fn render(result: &ToolResult) -> String {
     let mut out = String::new();
     out.push_str(&result.summary());
     out.push('\n');
-    if let Some(directive) = &result.directive {
+    if let Some(directive) = result.directive() {
         let _ = writeln!(out, "waiting for: {directive}");
     }
     if let Some(error) = &result.error {
@@ -67,13 +71,13 @@ fn render(result: &ToolResult) -> String {
             other => write_entry(&mut out, 0, "result", other),
         }
     }
-    if !result.artifacts.is_empty() {
+    if !result.artifacts().is_empty() {
         out.push_str("artifacts:\n");
-        for artifact in &result.artifacts {
+        for artifact in result.artifacts() {
             let _ = writeln!(out, "  - {} ({})", artifact.path, artifact.role);
         }
     }
-    let blocks: Vec<String> = result.content.iter().filter_map(block_line).collect();
+    let blocks: Vec<String> = result.content().iter().filter_map(block_line).collect();
     if !blocks.is_empty() {
         out.push_str("content:\n");
         for line in blocks {
@@ -280,7 +284,7 @@ mod tests {
             "skipped": null,
             "stdout": "line one\nline two",
         }));
-        result.artifacts.push(Artifact {
+        result.extras_mut().artifacts.push(Artifact {
             path: "out/stdout.log".into(),
             role: "stdout".into(),
         });

@@ -109,8 +109,38 @@ pub struct Artifact {
     pub role: String,
 }
 
+/// What a call returned besides its structured result: content blocks, artifacts, a
+/// summary, a receipt of its own, a deferral. Most calls return none of these, so a
+/// [`ToolResult`] and a [`ToolOutput`](crate::ToolOutput) keep them out of line, in
+/// one box that is absent when all are empty: a call's result stays small enough to
+/// move cheaply.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResultExtras {
+    /// A one-line summary; `None` renders a default from the status.
+    pub summary: Option<String>,
+    /// Content blocks besides the receipt (images, tool uses).
+    pub content: Vec<ContentBlock>,
+    /// Files referenced by path.
+    pub artifacts: Vec<Artifact>,
+    /// A receipt the tool wrote itself; `None` renders the default receipt.
+    pub receipt: Option<String>,
+    /// When set, the call is `deferred` and this says what the runtime waits for.
+    pub directive: Option<String>,
+}
+
+impl ResultExtras {
+    /// Whether every part is empty (then no box is kept).
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
 /// The result of one call, as the dispatcher returns it. Serializes to the canonical
 /// envelope (see [`ToolResult::envelope_schema`]) and renders a human-readable receipt.
+///
+/// Read the rarely set parts through [`ToolResult::content`], [`ToolResult::artifacts`],
+/// [`ToolResult::directive`], [`ToolResult::summary`] and [`ToolResult::receipt`]; set
+/// them through [`ToolResult::extras_mut`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
     /// The tool's canonical name (also when it was called by an alias).
@@ -119,20 +149,13 @@ pub struct ToolResult {
     pub call_id: Option<String>,
     /// How the call ended.
     pub status: ToolStatus,
-    /// A one-line summary; `None` renders a default from the status.
-    pub summary: Option<String>,
-    /// Content blocks the tool returned besides its receipt (images, tool uses).
-    pub content: Vec<ContentBlock>,
     /// The typed result as JSON; it validates against the tool's result schema.
     pub structured: Option<Structured>,
-    /// Files referenced by path.
-    pub artifacts: Vec<Artifact>,
-    /// The error, when `status` is `error`.
-    pub error: Option<ToolError>,
-    /// What the runtime waits for, when `status` is `deferred`.
-    pub directive: Option<String>,
-    /// A receipt the tool wrote itself; `None` renders the default receipt.
-    pub receipt: Option<String>,
+    /// The error, when `status` is `error` (boxed: most calls succeed).
+    pub error: Option<Box<ToolError>>,
+    /// Content blocks, artifacts, the tool's own summary and receipt, and the
+    /// deferral's directive; `None` when the call returned none of them.
+    pub extras: Option<Box<ResultExtras>>,
 }
 
 impl ToolResult {
@@ -142,14 +165,32 @@ impl ToolResult {
             tool_name,
             call_id: None,
             status: ToolStatus::Error,
-            summary: None,
-            content: Vec::new(),
             structured: None,
-            artifacts: Vec::new(),
-            error: Some(error),
-            directive: None,
-            receipt: None,
+            error: Some(Box::new(error)),
+            extras: None,
         }
+    }
+
+    /// Content blocks the tool returned besides its receipt.
+    pub fn content(&self) -> &[ContentBlock] {
+        self.extras.as_deref().map_or(&[], |extras| &extras.content)
+    }
+
+    /// Files the result refers to by path.
+    pub fn artifacts(&self) -> &[Artifact] {
+        self.extras
+            .as_deref()
+            .map_or(&[], |extras| &extras.artifacts)
+    }
+
+    /// What the runtime waits for, when the call is deferred.
+    pub fn directive(&self) -> Option<&str> {
+        self.extras.as_deref()?.directive.as_deref()
+    }
+
+    /// The extras, to set one (created empty when there were none).
+    pub fn extras_mut(&mut self) -> &mut ResultExtras {
+        self.extras.get_or_insert_with(Box::default)
     }
 
     /// Whether the call succeeded.
@@ -164,10 +205,10 @@ impl ToolResult {
 
     /// The one-line summary: the tool's own, or one made from the status.
     pub fn summary(&self) -> String {
-        if let Some(summary) = &self.summary {
+        if let Some(summary) = self.extras.as_deref().and_then(|e| e.summary.as_ref()) {
             return summary.clone();
         }
-        match (&self.status, &self.error) {
+        match (&self.status, self.error.as_deref()) {
             (ToolStatus::Error, Some(error)) => {
                 format!("{} failed: {}", self.tool_name, error.kind)
             }

@@ -157,7 +157,7 @@ pub fn run_one(data: &[u8]) {
         ),
         Err(error) => assert_eq!(
             Some(error),
-            result.error.as_ref(),
+            result.error.as_deref(),
             "check and dispatch disagree on {}",
             call.input
         ),

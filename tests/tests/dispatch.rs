@@ -932,7 +932,7 @@ async fn check_runs_every_step_but_the_handler() {
         let dispatched = registry
             .dispatch(&context, ToolCall::new("GuardedFetch", bad.clone()))
             .await;
-        assert_eq!(Some(&checked), dispatched.error.as_ref(), "{bad}");
+        assert_eq!(Some(&checked), dispatched.error.as_deref(), "{bad}");
     }
     let outside = ToolContext::new(FamilyPolicy::none());
     let error = registry

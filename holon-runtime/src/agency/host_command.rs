@@ -202,7 +202,7 @@ impl Runtime {
                 let mut result = ToolResult::from_error(tool_name, ToolError::invalid_input(""));
                 result.status = ToolStatus::Success;
                 result.error = None;
-                result.summary = Some(format!("host {} done", command.name()));
+                result.extras_mut().summary = Some(format!("host {} done", command.name()));
                 result.structured = Some(structured.into());
                 result
             }

@@ -17,11 +17,13 @@ pub(crate) fn call_result(
     workspace: Option<&Path>,
 ) -> Result<CallToolResult, ErrorData> {
     let links: Vec<ContentBlock> = result
-        .artifacts
+        .artifacts()
         .iter()
         .filter_map(|artifact| artifact_link(artifact, workspace))
         .collect();
-    result.content.extend(links);
+    if !links.is_empty() {
+        result.extras_mut().content.extend(links);
+    }
     let wire = mcp::call_result(Some(definition), &result);
     let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
         ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
@@ -57,7 +59,7 @@ pub(crate) fn artifact_link(artifact: &Artifact, workspace: Option<&Path>) -> Op
 mod tests {
     use std::sync::Arc;
 
-    use holon_core::{Registry, ToolStatus};
+    use holon_core::{Registry, ResultExtras, ToolStatus};
     use rmcp::model::{ContentBlock as Rmcp, Resource, ResourceContents};
 
     use super::*;
@@ -67,13 +69,14 @@ mod tests {
             tool_name: Arc::from("AgentGet"),
             call_id: None,
             status: ToolStatus::Success,
-            summary: None,
-            content,
             structured: Some(serde_json::json!({ "ok": true }).into()),
-            artifacts,
             error: None,
-            directive: None,
-            receipt: Some("done".to_string()),
+            extras: Some(Box::new(ResultExtras {
+                content,
+                artifacts,
+                receipt: Some("done".to_string()),
+                ..ResultExtras::default()
+            })),
         }
     }
 
