@@ -128,13 +128,14 @@ impl Registry {
         name: &'a str,
         arguments: &'a str,
     ) -> Dispatch<'a> {
-        Dispatch::new(Call {
-            registry: self,
-            context,
-            name: Cow::Borrowed(name),
-            arguments: Arguments::Text(arguments),
-            call_id: None,
-        })
+        Dispatch {
+            state: State::Text(TextCall {
+                registry: self,
+                context,
+                name,
+                arguments,
+            }),
+        }
     }
 
     /// Lookup, visibility and the family gate.
@@ -260,6 +261,9 @@ pub struct Dispatch<'a> {
 enum State<'a> {
     /// Not polled yet.
     Start(Call<'a>),
+    /// Not polled yet: a call of [`Registry::dispatch_text`], whose parts are all
+    /// borrowed, so that starting it copies four references rather than a `Call`.
+    Text(TextCall<'a>),
     /// Waiting on an async handler or a time limit.
     Running(Running<'a>),
     /// The result was returned.
@@ -273,6 +277,15 @@ struct Call<'a> {
     name: Cow<'a, str>,
     arguments: Arguments<'a>,
     call_id: Option<String>,
+}
+
+/// A call of [`Registry::dispatch_text`], as it received it.
+#[derive(Clone, Copy)]
+struct TextCall<'a> {
+    registry: &'a Registry,
+    context: &'a ToolContext,
+    name: &'a str,
+    arguments: &'a str,
 }
 
 /// What the observer needs of a call, taken when it starts.
@@ -296,6 +309,17 @@ impl Future for Dispatch<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
         let state = &mut self.get_mut().state;
+        if let State::Text(call) = *state {
+            *state = State::Done;
+            let call = Call {
+                registry: call.registry,
+                context: call.context,
+                name: Cow::Borrowed(call.name),
+                arguments: Arguments::Text(call.arguments),
+                call_id: None,
+            };
+            return call.begin(state, cx);
+        }
         if let State::Start(_) = state {
             let State::Start(call) = std::mem::replace(state, State::Done) else {
                 unreachable!("matched just above")
