@@ -151,6 +151,14 @@ fn text_floor(text: &str) -> Result<BenchOutcome, ToolError> {
     handle(args)
 }
 
+/// The text floor plus writing the result as JSON text, which the envelope holds and
+/// the plain floor does not make: the same work as a dispatch, less the dispatcher.
+fn text_floor_with_json(text: &str) -> Option<Vec<u8>> {
+    text_floor(text)
+        .ok()
+        .and_then(|outcome| serde_json::to_vec(&outcome).ok())
+}
+
 fn dispatch_text(registry: &Registry, context: &ToolContext, name: &str, text: &str) -> ToolResult {
     block_on(registry.dispatch_text(context, name, text))
 }
@@ -258,6 +266,10 @@ fn main() {
     // Sanity: every path does the same work and succeeds.
     assert!(floor(input()).is_ok());
     assert!(text_floor(INPUT_TEXT).is_ok());
+    assert_eq!(
+        text_floor_with_json(INPUT_TEXT).as_deref(),
+        Some(&br#"{"accepted":17}"#[..])
+    );
     for (size, registry) in &registries {
         let result = dispatch(registry, &context, ToolCall::new(name_for(*size), input()));
         assert!(result.is_success(), "{:?}", result.error);
@@ -271,7 +283,7 @@ fn main() {
 
     // `HOLON_BENCH_PROFILE=MODE`: only run `HOLON_BENCH_CALLS` calls (default 20,000)
     // of one case, for a profiler such as callgrind (see `callgrind.sh`). MODE is
-    // `text`, `text-floor`, `value` or `value-floor`; `HOLON_BENCH_TOOLS` picks the
+    // `text`, `text-floor`, `text-floor-json`, `value` or `value-floor`; `HOLON_BENCH_TOOLS` picks the
     // registry (40 or 1000).
     if let Some(mode) = std::env::var_os("HOLON_BENCH_PROFILE") {
         let calls: usize = std::env::var("HOLON_BENCH_CALLS")
@@ -303,6 +315,11 @@ fn main() {
             Some("text-floor") => {
                 for _ in 0..calls {
                     black_box(text_floor(black_box(INPUT_TEXT)).ok());
+                }
+            }
+            Some("text-floor-json") => {
+                for _ in 0..calls {
+                    black_box(text_floor_with_json(black_box(INPUT_TEXT)));
                 }
             }
             Some("value-floor") => {
