@@ -383,7 +383,7 @@ impl<'a> Call<'a> {
         // Under a time limit the handler gets a cancellation of its own, which the
         // dispatcher fires at the limit (it also fires with the caller's): that
         // context lives in the boxed future, with the handler that borrows it.
-        if let Some(limit) = context.timeout().or_else(|| entry.tool.timeout()) {
+        if let Some(limit) = context.timeout().or(entry.timeout) {
             *state = State::Running(Box::pin(async move {
                 let limited = context
                     .clone()
@@ -437,24 +437,23 @@ fn ended(
     requested_name: &str,
 ) -> ToolResult {
     result.call_id = call_id;
-    match observed {
-        None => result,
-        Some(observed) => recorded(result, observed, requested_name),
+    if let Some(observed) = observed {
+        recorded(&result, observed, requested_name);
     }
+    result
 }
 
-/// Shows a finished call to the observer. Out of line, so that a call without one
-/// builds its result where it is returned.
+/// Shows a finished call to the observer. Out of line, and by reference, so that a
+/// call without one builds its result where it is returned.
 #[inline(never)]
-fn recorded(result: ToolResult, observed: &Observed<'_>, requested_name: &str) -> ToolResult {
+fn recorded(result: &ToolResult, observed: &Observed<'_>, requested_name: &str) {
     observed.observer.record(&Execution {
         requested_name,
         input_json: &observed.input_json,
-        result: &result,
+        result,
         started_at: observed.started_at,
         elapsed: observed.started.elapsed(),
     });
-    result
 }
 
 /// The envelope of a call that reached its tool.

@@ -36,6 +36,8 @@ pub(crate) struct Entry {
     /// validate on a `Value`, and every object a struct, whose derived `Deserialize`
     /// refuses a repeated key itself (a map or an any-value would keep the last).
     pub(crate) text_fast_path: bool,
+    /// The tool's own time limit, asked of it once.
+    pub(crate) timeout: Option<std::time::Duration>,
     pub(crate) result_fields: Vec<String>,
 }
 
@@ -220,6 +222,7 @@ pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -
         full_validator: OnceLock::new(),
         result_validator: OnceLock::new(),
         text_fast_path,
+        timeout: tool.timeout(),
         result_fields,
     })
 }
