@@ -128,13 +128,6 @@ pub struct ResultExtras {
     pub directive: Option<String>,
 }
 
-impl ResultExtras {
-    /// Whether every part is empty (then no box is kept).
-    pub fn is_empty(&self) -> bool {
-        self == &Self::default()
-    }
-}
-
 /// The result of one call, as the dispatcher returns it. Serializes to the canonical
 /// envelope (see [`ToolResult::envelope_schema`]) and renders a human-readable receipt.
 ///

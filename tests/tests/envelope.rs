@@ -168,6 +168,8 @@ async fn a_success_envelope_has_every_part() {
     );
     assert_eq!(envelope["artifacts"], json!([]));
     assert_eq!(envelope["error"], Value::Null);
+    // A plain result carries no extras, so no box is allocated for them.
+    assert!(result.extras.is_none(), "{:?}", result.extras);
 
     let receipt = envelope["receipt"].as_str().expect("a receipt");
     assert_eq!(receipt, "Echo succeeded\nechoed: hi hi\nlength_chars: 5");
@@ -184,8 +186,11 @@ async fn a_success_envelope_has_every_part() {
 
 #[tokio::test]
 async fn content_blocks_artifacts_and_summary_follow_the_receipt() {
-    let (_, envelope) = dispatch(ToolCall::new("RenderPicture", json!({}))).await;
+    let (result, envelope) = dispatch(ToolCall::new("RenderPicture", json!({}))).await;
     assert_valid(&envelope);
+    assert_eq!(result.content().len(), 1);
+    assert_eq!(result.artifacts()[0].path, "out/picture.png");
+    assert_eq!(result.summary(), "rendered a 2x1 picture");
     assert_eq!(envelope["summary"], "rendered a 2x1 picture");
     let receipt = envelope["receipt"].as_str().expect("a receipt");
     assert!(receipt.starts_with("rendered a 2x1 picture\n"), "{receipt}");
@@ -222,6 +227,7 @@ async fn a_deferred_output_gives_status_deferred_and_a_directive() {
     assert_eq!(keys(&envelope), expected);
     assert_eq!(envelope["status"], "deferred");
     assert!(!result.is_success());
+    assert_eq!(result.directive(), Some("the operator's approval of req-7"));
     assert_eq!(envelope["directive"], "the operator's approval of req-7");
     assert_eq!(envelope["summary"], "RequestApproval deferred");
     assert_eq!(envelope["structured"], json!({ "request_id": "req-7" }));
