@@ -1,14 +1,12 @@
 //! The structured result of a call, kept as the compact JSON text it serializes to.
 //!
-//! A tool's typed result is serialized once, straight to text, when the call ends,
-//! into a scratch buffer the thread keeps warm, then copied: in place when it is
-//! short, else into one allocation of its size. No `Value` tree is built on the
+//! A tool's typed result is serialized once, straight to text, when the call ends:
+//! in place while it is short, else into a `Vec`. No `Value` tree is built on the
 //! dispatch path (with serde_json's `preserve_order`, each object would be an
 //! `IndexMap` with a SipHash table). Consumers that walk the result
 //! (receipts, tests) get a `Value`, parsed on first use and kept; consumers that
 //! serialize it (MCP, the CLI, receipts' JSON) get the same output as from that `Value`.
 
-use std::cell::Cell;
 use std::fmt;
 use std::io;
 use std::sync::OnceLock;
@@ -28,36 +26,28 @@ pub struct Structured {
 }
 
 /// The bytes of a result's JSON: a short one (`{"ok":true}`) in place, without an
-/// allocation; a longer one in an allocation of its exact size.
+/// allocation; a longer one in the buffer it was written to.
 #[derive(Clone)]
 enum Json {
     Inline { len: u8, bytes: [u8; INLINE] },
-    Heap(Box<[u8]>),
+    Heap(Vec<u8>),
 }
 
 /// The longest JSON kept in place: what fits beside the tag and the length in the
 /// 32 bytes the enum takes anyway.
 const INLINE: usize = 30;
 
-/// The largest scratch buffer a thread keeps between results; a larger one (left by
-/// a huge result) is freed.
-const SCRATCH_KEPT: usize = 64 * 1024;
-
-thread_local! {
-    /// Where each result is serialized before it is copied to its `Json`: a warm
-    /// buffer that does not grow step by step for each result.
-    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
-}
-
 impl Json {
-    fn of(bytes: &[u8]) -> Self {
-        match u8::try_from(bytes.len()) {
-            Ok(len) if bytes.len() <= INLINE => {
-                let mut inline = [0; INLINE];
-                inline[..bytes.len()].copy_from_slice(bytes);
-                Self::Inline { len, bytes: inline }
+    /// The JSON of `bytes`, in place when it fits.
+    fn of(bytes: Vec<u8>) -> Self {
+        let mut writer = JsonWriter::new();
+        match writer.inline.get_mut(..bytes.len()) {
+            Some(slot) => {
+                slot.copy_from_slice(&bytes);
+                writer.len = bytes.len();
+                writer.into_json()
             }
-            _ => Self::Heap(Box::from(bytes)),
+            None => Self::Heap(bytes),
         }
     }
 
@@ -69,6 +59,73 @@ impl Json {
     }
 }
 
+/// Where a result is serialized: in place while it fits [`INLINE`] bytes, then, from
+/// the write that does not fit on, in a `Vec`.
+struct JsonWriter {
+    len: usize,
+    inline: [u8; INLINE],
+    heap: Vec<u8>,
+}
+
+impl JsonWriter {
+    #[inline]
+    fn new() -> Self {
+        Self {
+            len: 0,
+            inline: [0; INLINE],
+            heap: Vec::new(),
+        }
+    }
+
+    /// Moves what was written in place into a `Vec`, with `bytes` after it.
+    #[cold]
+    fn spill(&mut self, bytes: &[u8]) {
+        let mut heap = Vec::with_capacity((2 * (self.len + bytes.len())).max(128));
+        heap.extend_from_slice(&self.inline[..self.len]);
+        heap.extend_from_slice(bytes);
+        self.heap = heap;
+    }
+
+    fn into_json(self) -> Json {
+        match u8::try_from(self.len) {
+            Ok(len) if self.heap.capacity() == 0 => Json::Inline {
+                len,
+                bytes: self.inline,
+            },
+            _ => Json::Heap(self.heap),
+        }
+    }
+}
+
+impl io::Write for JsonWriter {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.heap.capacity() != 0 {
+            self.heap.extend_from_slice(bytes);
+            return Ok(());
+        }
+        let end = self.len + bytes.len();
+        match self.inline.get_mut(self.len..end) {
+            Some(slot) => {
+                slot.copy_from_slice(bytes);
+                self.len = end;
+            }
+            None => self.spill(bytes),
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 impl Structured {
     /// Serializes `value` as `serde_json::to_value` would see it: an `f32` is widened
     /// to `f64`, a 128-bit integer must fit 64 bits. The text holds what the `Value` of
@@ -76,12 +133,12 @@ impl Structured {
     pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
         // One function per result type, as few lines as it can be: it is compiled for
         // every tool.
-        let mut scratch = Self::scratch();
-        let written = value.serialize(&mut serde_json::Serializer::with_formatter(
-            &mut scratch,
+        let mut writer = JsonWriter::new();
+        value.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut writer,
             AsValueWould,
-        ));
-        Self::written(scratch, written)
+        ))?;
+        Ok(Self::from_json(writer.into_json()))
     }
 
     /// The compact JSON text.
@@ -102,29 +159,6 @@ impl Structured {
         self.as_value().clone()
     }
 
-    /// This thread's scratch buffer, empty (a fresh one while another result is
-    /// being serialized on this thread, by a `Serialize` that makes a result itself).
-    fn scratch() -> Vec<u8> {
-        let mut scratch = SCRATCH.try_with(Cell::take).unwrap_or_default();
-        scratch.reserve(128);
-        scratch
-    }
-
-    /// What [`Structured::new`] wrote, or its error, with the scratch buffer handed
-    /// back to the thread (not generic, and not inlined: compiled once).
-    fn written(
-        mut scratch: Vec<u8>,
-        written: Result<(), serde_json::Error>,
-    ) -> Result<Self, serde_json::Error> {
-        let structured = written.map(|()| Self::from_json(Json::of(&scratch)));
-        if scratch.capacity() <= SCRATCH_KEPT {
-            scratch.clear();
-            // A thread being torn down keeps nothing.
-            let _ = SCRATCH.try_with(|kept| kept.set(scratch));
-        }
-        structured
-    }
-
     #[inline]
     fn from_json(json: Json) -> Self {
         Self {
@@ -136,7 +170,7 @@ impl Structured {
 
 impl From<Value> for Structured {
     fn from(value: Value) -> Self {
-        let structured = Self::from_json(Json::of(value.to_string().as_bytes()));
+        let structured = Self::from_json(Json::of(value.to_string().into_bytes()));
         let _ = structured.value.set(Box::new(value));
         structured
     }
@@ -287,51 +321,19 @@ mod tests {
                 value.to_string().len() <= INLINE
             );
             assert_eq!(*structured.as_value(), value);
-            assert_eq!(Structured::from(value.clone()).as_str(), value.to_string());
+            let from_value = Structured::from(value.clone());
+            assert_eq!(from_value.as_str(), value.to_string());
+            assert_eq!(
+                matches!(from_value.json, Json::Inline { .. }),
+                value.to_string().len() <= INLINE
+            );
         }
-    }
-
-    /// A `Serialize` that makes a result of its own while it is serialized.
-    struct Nested(u32);
-
-    impl Serialize for Nested {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let inner = Structured::new(&json!({ "inner": "y".repeat(100) })).unwrap();
-            serializer.serialize_str(&format!("{}:{}", self.0, inner.as_str().len()))
+        // Many small writes that cross from in place into the `Vec` one byte at a time.
+        for count in 0..40u8 {
+            let items: Vec<u8> = (0..count).collect();
+            let structured = Structured::new(&items).unwrap();
+            assert_eq!(structured.as_str(), serde_json::to_string(&items).unwrap());
         }
-    }
-
-    #[test]
-    fn a_result_made_while_another_is_serialized_keeps_both_intact() {
-        let outer = Structured::new(&[Nested(1), Nested(2)]).unwrap();
-        assert_eq!(outer.as_str(), r#"["1:112","2:112"]"#);
-        let next = Structured::new(&json!({"after": true})).unwrap();
-        assert_eq!(next.as_str(), r#"{"after":true}"#);
-    }
-
-    #[test]
-    fn a_thread_keeps_no_huge_scratch_buffer_and_gets_it_back_after_an_error() {
-        let huge = "z".repeat(SCRATCH_KEPT * 2);
-        assert_eq!(
-            Structured::new(&huge).unwrap().as_str().len(),
-            huge.len() + 2
-        );
-        let kept = SCRATCH.with(|scratch| {
-            let buffer = scratch.take();
-            let capacity = buffer.capacity();
-            scratch.set(buffer);
-            capacity
-        });
-        assert!(kept <= SCRATCH_KEPT, "{kept}");
-        assert!(Structured::new(&u128::MAX).is_err());
-        let capacity = SCRATCH.with(|scratch| {
-            let buffer = scratch.take();
-            let capacity = (buffer.len(), buffer.capacity());
-            scratch.set(buffer);
-            capacity
-        });
-        assert_eq!(capacity.0, 0);
-        assert!(capacity.1 >= 128, "the buffer came back: {capacity:?}");
     }
 
     #[test]
