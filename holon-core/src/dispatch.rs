@@ -138,12 +138,27 @@ impl Registry {
         }
     }
 
-    /// Lookup, visibility and the family gate.
+    /// Lookup, visibility and the family gate: the entry, or why the caller may not
+    /// call `name`. The passing case is a lookup and two tests, inlined; the refusal
+    /// is built out of line.
+    #[inline(always)]
     fn resolve(&self, context: &ToolContext, name: &str) -> Result<&Entry, ToolError> {
-        let found = self
-            .lookup
-            .get(name)
-            .map(|index| &self.entries[*index])
+        match self.lookup.get(name).map(|index| &self.entries[*index]) {
+            Some(entry)
+                if visible_to(entry.definition.visibility, context.has_runtime_access())
+                    && context.policy().allows(entry.definition.family) =>
+            {
+                Ok(entry)
+            }
+            found => Err(self.refusal(context, name, found)),
+        }
+    }
+
+    /// Why [`Registry::resolve`] refused `name`, whose entry is `found` if it has one.
+    #[cold]
+    #[inline(never)]
+    fn refusal(&self, context: &ToolContext, name: &str, found: Option<&Entry>) -> ToolError {
+        let found = found
             .filter(|entry| visible_to(entry.definition.visibility, context.has_runtime_access()));
         let Some(entry) = found else {
             let visible = self
@@ -160,24 +175,21 @@ impl Registry {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => "call one of the tools you were given, by its exact name".to_string(),
             });
-            return Err(error);
+            return error;
         };
         let family = entry.definition.family;
-        if !context.policy().allows(family) {
-            let allowed: Vec<&str> = context.policy().families().map(|f| f.as_str()).collect();
-            return Err(ToolError::new(
-                ToolErrorKind::FAMILY_NOT_ALLOWED,
-                format!(
-                    "`{}` belongs to the capability family `{family}`, which this caller may not use",
-                    entry.definition.spec.name
-                ),
-            )
-            .with_details(json!({ "family": family, "allowed": allowed }))
-            .with_hint(
-                "use a tool of an allowed family, or ask the operator for a profile that includes this family",
-            ));
-        }
-        Ok(entry)
+        let allowed: Vec<&str> = context.policy().families().map(|f| f.as_str()).collect();
+        ToolError::new(
+            ToolErrorKind::FAMILY_NOT_ALLOWED,
+            format!(
+                "`{}` belongs to the capability family `{family}`, which this caller may not use",
+                entry.definition.spec.name
+            ),
+        )
+        .with_details(json!({ "family": family, "allowed": allowed }))
+        .with_hint(
+            "use a tool of an allowed family, or ask the operator for a profile that includes this family",
+        )
     }
 
     /// Runs every step of [`Registry::dispatch`] up to, but not including, the
