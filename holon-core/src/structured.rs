@@ -68,7 +68,6 @@ struct JsonWriter {
 }
 
 impl JsonWriter {
-    #[inline]
     fn new() -> Self {
         Self {
             len: 0,
@@ -134,11 +133,20 @@ impl Structured {
         // One function per result type, as few lines as it can be: it is compiled for
         // every tool.
         let mut writer = JsonWriter::new();
-        value.serialize(&mut serde_json::Serializer::with_formatter(
+        let written = value.serialize(&mut serde_json::Serializer::with_formatter(
             &mut writer,
             AsValueWould,
-        ))?;
-        Ok(Self::from_json(writer.into_json()))
+        ));
+        Self::written(writer, written)
+    }
+
+    /// What [`Structured::new`] wrote, or its error (not generic, and not inlined:
+    /// compiled once).
+    fn written(
+        writer: JsonWriter,
+        written: Result<(), serde_json::Error>,
+    ) -> Result<Self, serde_json::Error> {
+        written.map(|()| Self::from_json(writer.into_json()))
     }
 
     /// The compact JSON text.
