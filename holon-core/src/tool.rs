@@ -109,7 +109,8 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// The tool's own time limit (`#[holon_tool(timeout_ms = N)]`), which a host's
-    /// [`ToolContext::with_timeout`] replaces. `None`: no limit.
+    /// [`ToolContext::with_timeout`] replaces. `None`: no limit. Asked once, when the
+    /// registry is built.
     fn timeout(&self) -> Option<std::time::Duration> {
         None
     }
