@@ -63,6 +63,7 @@ impl<'a> JsonArguments<'a> {
     /// Only the typed parse is generic, and it is one function, called at most twice:
     /// every tool's argument type instantiates this, so the rest of a failure's
     /// handling is shared code (`Retry`).
+    #[inline]
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
         if let Ok(parsed) = serde_json::from_str(self.text) {
             return Ok(parsed);

@@ -227,7 +227,9 @@ fn input_taken() -> ToolError {
 }
 
 impl<A: ToolArgs> ArgumentsByValue<A> {
-    /// Parses the arguments.
+    /// Parses the arguments. (`#[inline]` changes nothing in a debug build, where a
+    /// generic function is compiled in the tool's crate anyway and not inlined.)
+    #[inline]
     pub fn hold(
         self,
         _: &ToolContext,
