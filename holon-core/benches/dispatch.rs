@@ -283,8 +283,8 @@ fn main() {
 
     // `HOLON_BENCH_PROFILE=MODE`: only run `HOLON_BENCH_CALLS` calls (default 20,000)
     // of one case, for a profiler such as callgrind (see `callgrind.sh`). MODE is
-    // `text`, `text-floor`, `text-floor-json`, `value` or `value-floor`; `HOLON_BENCH_TOOLS` picks the
-    // registry (40 or 1000).
+    // `text`, `text-floor`, `text-floor-json`, `value` or `value-floor`;
+    // `HOLON_BENCH_TOOLS` picks the registry (40 or 1000).
     if let Some(mode) = std::env::var_os("HOLON_BENCH_PROFILE") {
         let calls: usize = std::env::var("HOLON_BENCH_CALLS")
             .ok()

@@ -30,7 +30,7 @@ impl<T> ToolOutput<T> {
 
     /// The extras, created empty on first use.
     fn extras_mut(&mut self) -> &mut ResultExtras {
-        self.extras.get_or_insert_with(Box::default)
+        ResultExtras::in_slot(&mut self.extras)
     }
 
     /// Adds a content block.

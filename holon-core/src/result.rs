@@ -128,6 +128,13 @@ pub struct ResultExtras {
     pub directive: Option<String>,
 }
 
+impl ResultExtras {
+    /// The extras kept in `slot`, boxed there empty on first use.
+    pub(crate) fn in_slot(slot: &mut Option<Box<Self>>) -> &mut Self {
+        slot.get_or_insert_with(Box::default)
+    }
+}
+
 /// The result of one call, as the dispatcher returns it. Serializes to the canonical
 /// envelope (see [`ToolResult::envelope_schema`]) and renders a human-readable receipt.
 ///
@@ -183,7 +190,7 @@ impl ToolResult {
 
     /// The extras, to set one (created empty when there were none).
     pub fn extras_mut(&mut self) -> &mut ResultExtras {
-        self.extras.get_or_insert_with(Box::default)
+        ResultExtras::in_slot(&mut self.extras)
     }
 
     /// Whether the call succeeded.
