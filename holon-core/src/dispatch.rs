@@ -5,6 +5,7 @@
 use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
+use std::mem::ManuallyDrop;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -129,12 +130,12 @@ impl Registry {
         arguments: &'a str,
     ) -> Dispatch<'a> {
         Dispatch {
-            state: State::Text(TextCall {
+            state: ManuallyDrop::new(State::Text(TextCall {
                 registry: self,
                 context,
                 name,
                 arguments,
-            }),
+            })),
         }
     }
 
@@ -267,7 +268,25 @@ impl Registry {
 /// is boxed and polled on.
 #[must_use = "a dispatch does nothing until it is awaited"]
 pub struct Dispatch<'a> {
-    state: State<'a>,
+    /// Dropped by [`Dispatch`]'s `Drop`, which looks at it first: a finished call's
+    /// drop is one test where the caller drops it, not a call of the state's drop.
+    state: ManuallyDrop<State<'a>>,
+}
+
+impl Drop for Dispatch<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if !matches!(*self.state, State::Done | State::Text(_)) {
+            drop_state(&mut self.state);
+        }
+    }
+}
+
+/// Drops a call that was not polled to its end (its arguments, or what still runs).
+#[cold]
+#[inline(never)]
+fn drop_state(state: &mut State<'_>) {
+    drop(std::mem::replace(state, State::Done));
 }
 
 enum State<'a> {
@@ -311,7 +330,7 @@ struct Observed<'a> {
 impl<'a> Dispatch<'a> {
     fn new(call: Call<'a>) -> Self {
         Self {
-            state: State::Start(call),
+            state: ManuallyDrop::new(State::Start(call)),
         }
     }
 }
@@ -320,7 +339,7 @@ impl Future for Dispatch<'_> {
     type Output = ToolResult;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-        let state = &mut self.get_mut().state;
+        let state: &mut State<'_> = &mut self.get_mut().state;
         if let State::Text(call) = *state {
             *state = State::Done;
             let call = Call {
