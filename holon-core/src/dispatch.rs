@@ -27,7 +27,7 @@ use crate::registry::{Entry, Registry, visible_to};
 use crate::result::{ToolResult, ToolStatus};
 use crate::result_check::check_result;
 use crate::schema_problems::{enrich, report};
-use crate::tool::CallFuture;
+use crate::tool::{CallFuture, Called};
 
 /// The arguments of a call as the caller has them.
 enum Arguments<'t> {
@@ -247,14 +247,14 @@ impl Registry {
         let tool = entry.tool;
         match catch_unwind(AssertUnwindSafe(|| tool.call(context, input))) {
             Err(payload) => Err(panicked(payload)),
-            Ok(CallFuture::Ready(Some(output))) => output
+            Ok(CallFuture(Called::Ready(Some(output)))) => output
                 .map(Started::Finished)
-                .map_err(|error| enrich(entry, error)),
-            Ok(CallFuture::Ready(None)) => Err(ToolError::new(
+                .map_err(|error| enrich(entry, *error)),
+            Ok(CallFuture(Called::Ready(None))) => Err(ToolError::new(
                 ToolErrorKind::INTERNAL_ERROR,
                 "the tool returned an already consumed result",
             )),
-            Ok(CallFuture::Boxed(future)) => Ok(Started::Running(future)),
+            Ok(CallFuture(Called::Boxed(future))) => Ok(Started::Running(future)),
         }
     }
 }

@@ -182,7 +182,7 @@ pub mod __private {
 
     use schemars::{Schema, SchemaGenerator};
 
-    use crate::{ToolError, ToolOutput};
+    use crate::{CallFuture, ToolError, ToolOutput};
 
     // Each `assert_*` helper is the one place where the code `#[holon_tool]` generates
     // requires a bound of a user's type; the macro spans the call at that type in the
@@ -225,19 +225,30 @@ pub mod __private {
         note = "add `Serialize` to the result type's derives: `#[derive(Serialize, JsonSchema)]`; the structured result is its JSON (for a `ToolOutput<T>`, derive it on `T`)"
     )]
     pub trait ToolResultSerialize<M>: Sized {
-        /// Converts the handler's success value into the erased output.
+        /// The finished call of a synchronous handler that returned `self`.
+        fn ready(self) -> CallFuture<'static>;
+
+        /// Converts an async handler's success value into the erased output.
         fn convert(self) -> Result<ToolOutput, ToolError>;
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Checked> for T {
+        fn ready(self) -> CallFuture<'static> {
+            CallFuture::finished(crate::output::plain_output(&self))
+        }
+
         fn convert(self) -> Result<ToolOutput, ToolError> {
-            crate::output::plain_output(&self)
+            crate::output::plain_output(&self).map_err(|error| *error)
         }
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Wrapped> for ToolOutput<T> {
+        fn ready(self) -> CallFuture<'static> {
+            CallFuture::finished(crate::output::wrapped_output(self))
+        }
+
         fn convert(self) -> Result<ToolOutput, ToolError> {
-            crate::output::wrapped_output(self)
+            crate::output::wrapped_output(self).map_err(|error| *error)
         }
     }
 

@@ -100,19 +100,26 @@ pub(crate) fn result_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> S
     generator.root_schema_for::<T>()
 }
 
-/// A plain success value, as the erased output.
-pub(crate) fn plain_output<T: Serialize>(value: &T) -> Result<ToolOutput, ToolError> {
+/// A plain success value, as the erased output of a finished call (whose error is
+/// boxed, see [`CallFuture`](crate::CallFuture)).
+pub(crate) fn plain_output<T: Serialize>(value: &T) -> Result<ToolOutput, Box<ToolError>> {
     output_of(Structured::new(value))
 }
 
 /// The output of a serialized result (not generic: compiled once).
 #[inline]
-fn output_of(structured: Result<Structured, serde_json::Error>) -> Result<ToolOutput, ToolError> {
-    structured.map(ToolOutput::new).map_err(not_serialized)
+fn output_of(
+    structured: Result<Structured, serde_json::Error>,
+) -> Result<ToolOutput, Box<ToolError>> {
+    structured
+        .map(ToolOutput::new)
+        .map_err(|error| Box::new(not_serialized(error)))
 }
 
-/// A `ToolOutput<T>`, as the erased output.
-pub(crate) fn wrapped_output<T: Serialize>(output: ToolOutput<T>) -> Result<ToolOutput, ToolError> {
+/// A `ToolOutput<T>`, as the erased output of a finished call.
+pub(crate) fn wrapped_output<T: Serialize>(
+    output: ToolOutput<T>,
+) -> Result<ToolOutput, Box<ToolError>> {
     Ok(ToolOutput {
         value: to_structured(&output.value)?,
         extras: output.extras,
@@ -125,7 +132,7 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for T {
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        plain_output(&self)
+        plain_output(&self).map_err(|error| *error)
     }
 }
 
@@ -135,6 +142,6 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for ToolOutput<T> {
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        wrapped_output(self)
+        wrapped_output(self).map_err(|error| *error)
     }
 }

@@ -38,23 +38,36 @@ pub trait FromFreeform: Sized {
     fn from_freeform(text: String) -> Result<Self, ToolError>;
 }
 
-/// The future of one call. Synchronous handlers finish without allocating.
-pub enum CallFuture<'a> {
-    /// Already finished.
-    Ready(Option<Result<ToolOutput, ToolError>>),
+/// The future of one call: finished already (a synchronous handler, without an
+/// allocation), or an async handler's future. Build it with [`CallFuture::ready`] or
+/// [`CallFuture::boxed`].
+pub struct CallFuture<'a>(pub(crate) Called<'a>);
+
+/// What a [`CallFuture`] holds.
+pub(crate) enum Called<'a> {
+    /// Already finished. The error is boxed, so that a finished call's result, which
+    /// is moved from the handler through the dispatcher, is half the size.
+    Ready(Option<Result<ToolOutput, Box<ToolError>>>),
     /// An async handler's future.
     Boxed(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
 }
 
 impl<'a> CallFuture<'a> {
     /// A finished call.
+    #[inline]
     pub fn ready(result: Result<ToolOutput, ToolError>) -> Self {
-        Self::Ready(Some(result))
+        Self::finished(result.map_err(Box::new))
+    }
+
+    /// A finished call whose error is boxed already.
+    #[inline]
+    pub(crate) fn finished(result: Result<ToolOutput, Box<ToolError>>) -> Self {
+        Self(Called::Ready(Some(result)))
     }
 
     /// A call still running.
     pub fn boxed(future: impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a) -> Self {
-        Self::Boxed(Box::pin(future))
+        Self(Called::Boxed(Box::pin(future)))
     }
 }
 
@@ -62,15 +75,15 @@ impl Future for CallFuture<'_> {
     type Output = Result<ToolOutput, ToolError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.get_mut() {
-            CallFuture::Ready(result) => match result.take() {
-                Some(result) => Poll::Ready(result),
+        match &mut self.get_mut().0 {
+            Called::Ready(result) => match result.take() {
+                Some(result) => Poll::Ready(result.map_err(|error| *error)),
                 None => Poll::Ready(Err(ToolError::new(
                     crate::ToolErrorKind::INTERNAL_ERROR,
                     "a finished call was polled again",
                 ))),
             },
-            CallFuture::Boxed(future) => future.as_mut().poll(cx),
+            Called::Boxed(future) => future.as_mut().poll(cx),
         }
     }
 }

@@ -306,6 +306,9 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let convert_success = quote_spanned!(success.span()=>
         <#success as #core::__private::ToolResultSerialize<_>>::convert
     );
+    let ready_success = quote_spanned!(success.span()=>
+        <#success as #core::__private::ToolResultSerialize<_>>::ready
+    );
     let convert_error = match &handler.output.error {
         Some(Some(error)) => quote_spanned!(error.span()=>
             <#error as #core::__private::ToolErrorType<_>>::into_tool_error(error)
@@ -419,6 +422,19 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     } else {
         quote!(#convert_success(returned))
     };
+    // A synchronous handler's result goes straight into its finished call.
+    let ready = if handler.output.error.is_some() {
+        quote! {
+            match returned {
+                ::core::result::Result::Ok(value) => #ready_success(value),
+                ::core::result::Result::Err(error) => {
+                    #core::CallFuture::ready(::core::result::Result::Err(#convert_error))
+                }
+            }
+        }
+    } else {
+        quote!(#ready_success(returned))
+    };
     let invoke = if function.sig.asyncness.is_some() {
         quote! {
             #core::CallFuture::boxed(async move {
@@ -429,7 +445,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     } else {
         quote! {
             let returned = #fn_ident(#(#bindings),*);
-            #core::CallFuture::ready(#convert)
+            #ready
         }
     };
 
