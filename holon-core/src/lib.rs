@@ -113,6 +113,7 @@ mod receipt;
 mod registry;
 mod result;
 mod result_check;
+mod result_json;
 pub mod schema;
 mod schema_problems;
 mod spec;

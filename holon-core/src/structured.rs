@@ -8,145 +8,30 @@
 //! serialize it (MCP, the CLI, receipts' JSON) get the same output as from that `Value`.
 
 use std::fmt;
-use std::io;
 use std::sync::OnceLock;
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
-use serde_json::ser::{CompactFormatter, Formatter};
+
+use crate::result_json::Json;
 
 /// A call's structured result: compact JSON text, with a `Value` view parsed on demand.
 /// Derefs to that `Value`.
 #[derive(Clone)]
 pub struct Structured {
-    /// UTF-8: serde_json writes nothing else (checked when it is read as text, off
-    /// the dispatch path).
+    /// UTF-8: its serializer writes nothing else (checked when it is read as text,
+    /// off the dispatch path).
     json: Json,
     value: OnceLock<Box<Value>>,
-}
-
-/// The bytes of a result's JSON: a short one (`{"ok":true}`) in place, without an
-/// allocation; a longer one in the buffer it was written to.
-#[derive(Clone)]
-enum Json {
-    Inline { len: u8, bytes: [u8; INLINE] },
-    Heap(Vec<u8>),
-}
-
-/// The longest JSON kept in place: what fits beside the tag and the length in the
-/// 32 bytes the enum takes anyway.
-const INLINE: usize = 30;
-
-impl Json {
-    /// The JSON of `bytes`, in place when it fits.
-    fn of(bytes: Vec<u8>) -> Self {
-        let mut writer = JsonWriter::new();
-        match writer.inline.get_mut(..bytes.len()) {
-            Some(slot) => {
-                slot.copy_from_slice(&bytes);
-                writer.len = bytes.len();
-                writer.into_json()
-            }
-            None => Self::Heap(bytes),
-        }
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        match self {
-            Self::Inline { len, bytes } => &bytes[..usize::from(*len)],
-            Self::Heap(bytes) => bytes,
-        }
-    }
-}
-
-/// Where a result is serialized: in place while it fits [`INLINE`] bytes, then, from
-/// the write that does not fit on, in a `Vec`.
-struct JsonWriter {
-    len: usize,
-    inline: [u8; INLINE],
-    heap: Vec<u8>,
-}
-
-impl JsonWriter {
-    fn new() -> Self {
-        Self {
-            len: 0,
-            inline: [0; INLINE],
-            heap: Vec::new(),
-        }
-    }
-
-    /// Moves what was written in place into a `Vec`, with `bytes` after it.
-    #[cold]
-    fn spill(&mut self, bytes: &[u8]) {
-        let mut heap = Vec::with_capacity((2 * (self.len + bytes.len())).max(128));
-        heap.extend_from_slice(&self.inline[..self.len]);
-        heap.extend_from_slice(bytes);
-        self.heap = heap;
-    }
-
-    fn into_json(self) -> Json {
-        match u8::try_from(self.len) {
-            Ok(len) if self.heap.capacity() == 0 => Json::Inline {
-                len,
-                bytes: self.inline,
-            },
-            _ => Json::Heap(self.heap),
-        }
-    }
-}
-
-impl io::Write for JsonWriter {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.write_all(bytes)?;
-        Ok(bytes.len())
-    }
-
-    #[inline]
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.heap.capacity() != 0 {
-            self.heap.extend_from_slice(bytes);
-            return Ok(());
-        }
-        let end = self.len + bytes.len();
-        match self.inline.get_mut(self.len..end) {
-            Some(slot) => {
-                slot.copy_from_slice(bytes);
-                self.len = end;
-            }
-            None => self.spill(bytes),
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 impl Structured {
     /// Serializes `value` as `serde_json::to_value` would see it: an `f32` is widened
     /// to `f64`, a 128-bit integer must fit 64 bits. The text holds what the `Value` of
     /// `to_value` would serialize to.
+    #[inline]
     pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        // One function per result type, as few lines as it can be: it is compiled for
-        // every tool.
-        let mut writer = JsonWriter::new();
-        let written = value.serialize(&mut serde_json::Serializer::with_formatter(
-            &mut writer,
-            AsValueWould,
-        ));
-        Self::written(writer, written)
-    }
-
-    /// What [`Structured::new`] wrote, or its error (not generic, and not inlined:
-    /// compiled once).
-    fn written(
-        writer: JsonWriter,
-        written: Result<(), serde_json::Error>,
-    ) -> Result<Self, serde_json::Error> {
-        written.map(|()| Self::from_json(writer.into_json()))
+        Json::write(value).map(Self::from_json)
     }
 
     /// The compact JSON text.
@@ -234,35 +119,6 @@ impl Serialize for Structured {
     }
 }
 
-/// serde_json's compact output, with numbers as `serde_json::to_value` takes them, so
-/// that the text parses back into the `Value` it would build.
-struct AsValueWould;
-
-impl Formatter for AsValueWould {
-    fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
-        CompactFormatter.write_f64(writer, f64::from(value))
-    }
-
-    fn write_i128<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: i128) -> io::Result<()> {
-        match (u64::try_from(value), i64::try_from(value)) {
-            (Ok(value), _) => CompactFormatter.write_u64(writer, value),
-            (_, Ok(value)) => CompactFormatter.write_i64(writer, value),
-            _ => Err(out_of_range()),
-        }
-    }
-
-    fn write_u128<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: u128) -> io::Result<()> {
-        match u64::try_from(value) {
-            Ok(value) => CompactFormatter.write_u64(writer, value),
-            Err(_) => Err(out_of_range()),
-        }
-    }
-}
-
-fn out_of_range() -> io::Error {
-    io::Error::other("number out of range: a JSON result's integers fit 64 bits")
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -270,6 +126,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::result_json::INLINE;
 
     #[derive(Serialize)]
     struct Sample {
