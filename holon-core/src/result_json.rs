@@ -17,83 +17,93 @@ use std::fmt::Display;
 
 use serde::ser::{self, Impossible, Serialize};
 
-/// The methods of a serializer that refuse what they are given, with `message`.
-macro_rules! refuse {
-    ($ok:ty, $message:expr; $($method:ident)*) => {
-        $(refuse!(@one $ok, $message, $method);)*
+/// The methods of [`MapKey`] for what JSON cannot have as a key: each refuses it.
+macro_rules! not_a_key {
+    ($($method:ident)*) => {
+        $(not_a_key!(@one $method);)*
     };
-    (@one $ok:ty, $m:expr, bool) => { fn serialize_bool(self, _: bool) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, i8) => { fn serialize_i8(self, _: i8) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, i16) => { fn serialize_i16(self, _: i16) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, i32) => { fn serialize_i32(self, _: i32) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, i64) => { fn serialize_i64(self, _: i64) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, i128) => { fn serialize_i128(self, _: i128) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, u8) => { fn serialize_u8(self, _: u8) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, u16) => { fn serialize_u16(self, _: u16) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, u32) => { fn serialize_u32(self, _: u32) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, u64) => { fn serialize_u64(self, _: u64) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, u128) => { fn serialize_u128(self, _: u128) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, f32) => { fn serialize_f32(self, _: f32) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, f64) => { fn serialize_f64(self, _: f64) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, char) => { fn serialize_char(self, _: char) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, bytes) => { fn serialize_bytes(self, _: &[u8]) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, none) => { fn serialize_none(self) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, some) => {
-        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<$ok, Self::Error> { Err(error($m)) }
+    (@one bytes) => { fn serialize_bytes(self, _: &[u8]) -> Result<(), Self::Error> { Err(key_must_be_a_string()) } };
+    (@one none) => { fn serialize_none(self) -> Result<(), Self::Error> { Err(key_must_be_a_string()) } };
+    (@one some) => {
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Self::Error> { Err(key_must_be_a_string()) }
     };
-    (@one $ok:ty, $m:expr, unit) => { fn serialize_unit(self) -> Result<$ok, Self::Error> { Err(error($m)) } };
-    (@one $ok:ty, $m:expr, unit_struct) => {
-        fn serialize_unit_struct(self, _: &'static str) -> Result<$ok, Self::Error> { Err(error($m)) }
+    (@one unit) => { fn serialize_unit(self) -> Result<(), Self::Error> { Err(key_must_be_a_string()) } };
+    (@one unit_struct) => {
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), Self::Error> { Err(key_must_be_a_string()) }
     };
-    (@one $ok:ty, $m:expr, unit_variant) => {
-        fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<$ok, Self::Error> {
-            Err(error($m))
-        }
-    };
-    (@one $ok:ty, $m:expr, newtype_struct) => {
-        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> Result<$ok, Self::Error> {
-            Err(error($m))
-        }
-    };
-    (@one $ok:ty, $m:expr, newtype_variant) => {
+    (@one newtype_variant) => {
         fn serialize_newtype_variant<T: Serialize + ?Sized>(
             self, _: &'static str, _: u32, _: &'static str, _: &T,
-        ) -> Result<$ok, Self::Error> {
-            Err(error($m))
+        ) -> Result<(), Self::Error> {
+            Err(key_must_be_a_string())
         }
     };
-    (@one $ok:ty, $m:expr, seq) => {
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Self::Error> { Err(error($m)) }
+    (@one seq) => {
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Self::Error> { Err(key_must_be_a_string()) }
     };
-    (@one $ok:ty, $m:expr, tuple) => {
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Self::Error> { Err(error($m)) }
+    (@one tuple) => {
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Self::Error> { Err(key_must_be_a_string()) }
     };
-    (@one $ok:ty, $m:expr, tuple_struct) => {
+    (@one tuple_struct) => {
         fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Self::Error> {
-            Err(error($m))
+            Err(key_must_be_a_string())
         }
     };
-    (@one $ok:ty, $m:expr, tuple_variant) => {
+    (@one tuple_variant) => {
         fn serialize_tuple_variant(
             self, _: &'static str, _: u32, _: &'static str, _: usize,
         ) -> Result<Self::SerializeTupleVariant, Self::Error> {
-            Err(error($m))
+            Err(key_must_be_a_string())
         }
     };
-    (@one $ok:ty, $m:expr, map) => {
-        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Self::Error> { Err(error($m)) }
+    (@one map) => {
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Self::Error> { Err(key_must_be_a_string()) }
     };
-    (@one $ok:ty, $m:expr, struct) => {
+    (@one struct) => {
         fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Self::Error> {
-            Err(error($m))
+            Err(key_must_be_a_string())
         }
     };
-    (@one $ok:ty, $m:expr, struct_variant) => {
+    (@one struct_variant) => {
         fn serialize_struct_variant(
             self, _: &'static str, _: u32, _: &'static str, _: usize,
         ) -> Result<Self::SerializeStructVariant, Self::Error> {
-            Err(error($m))
+            Err(key_must_be_a_string())
         }
+    };
+}
+
+/// Serializer methods that write an integer, each by the serializer's `write_integer`.
+macro_rules! integers {
+    ($($method:ident: $type:ty),* $(,)?) => {
+        $(
+            #[inline]
+            fn $method(self, value: $type) -> Result<(), Self::Error> {
+                self.write_integer(value)
+            }
+        )*
+    };
+}
+
+/// The impls of the compounds whose parts are elements, without keys.
+macro_rules! elements {
+    ($($trait:ident::$method:ident),* $(,)?) => {
+        $(
+            impl ser::$trait for Compound<'_> {
+                type Ok = ();
+                type Error = serde_json::Error;
+
+                #[inline]
+                fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Self::Error> {
+                    self.element(value)
+                }
+
+                #[inline]
+                fn end(self) -> Result<(), Self::Error> {
+                    Compound::end(self)
+                }
+            }
+        )*
     };
 }
 
@@ -282,6 +292,13 @@ impl JsonWriter {
         self.extend(itoa::Buffer::new().format(value).as_bytes());
     }
 
+    /// An integer, as a serializer method returns.
+    #[inline]
+    fn write_integer(&mut self, value: impl itoa::Integer) -> Result<(), serde_json::Error> {
+        self.integer(value);
+        Ok(())
+    }
+
     /// An integer as a string, as a map key.
     fn quoted_integer(&mut self, value: impl itoa::Integer) {
         self.push(b'"');
@@ -365,6 +382,10 @@ fn error(message: impl Display) -> serde_json::Error {
     <serde_json::Error as ser::Error>::custom(message)
 }
 
+fn key_must_be_a_string() -> serde_json::Error {
+    error("key must be a string")
+}
+
 fn out_of_range() -> serde_json::Error {
     error("number out of range: a JSON result's integers fit 64 bits")
 }
@@ -389,66 +410,19 @@ impl<'a> ser::Serializer for &'a mut JsonWriter {
         Ok(())
     }
 
-    #[inline]
-    fn serialize_i8(self, value: i8) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_i16(self, value: i16) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_i32(self, value: i32) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_i64(self, value: i64) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
-    }
+    integers!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64);
+    integers!(serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64);
 
     fn serialize_i128(self, value: i128) -> Result<(), Self::Error> {
         match (u64::try_from(value), i64::try_from(value)) {
-            (Ok(value), _) => self.integer(value),
-            (_, Ok(value)) => self.integer(value),
-            _ => return Err(out_of_range()),
+            (Ok(value), _) => self.write_integer(value),
+            (_, Ok(value)) => self.write_integer(value),
+            _ => Err(out_of_range()),
         }
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u8(self, value: u8) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u16(self, value: u16) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u32(self, value: u32) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u64(self, value: u64) -> Result<(), Self::Error> {
-        self.integer(value);
-        Ok(())
     }
 
     fn serialize_u128(self, value: u128) -> Result<(), Self::Error> {
-        self.integer(u64::try_from(value).map_err(|_| out_of_range())?);
-        Ok(())
+        self.write_integer(u64::try_from(value).map_err(|_| out_of_range())?)
     }
 
     /// Widened, as `to_value` keeps an `f32`.
@@ -647,59 +621,12 @@ impl Compound<'_> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Self::Error> {
-        self.element(value)
-    }
-
-    #[inline]
-    fn end(self) -> Result<(), Self::Error> {
-        Compound::end(self)
-    }
-}
-
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Self::Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Self::Error> {
-        Compound::end(self)
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Self::Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Self::Error> {
-        Compound::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Self::Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Self::Error> {
-        Compound::end(self)
-    }
-}
+elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field,
+);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -784,7 +711,7 @@ struct MapKey<'a> {
 }
 
 impl MapKey<'_> {
-    fn integer(self, value: impl itoa::Integer) -> Result<(), serde_json::Error> {
+    fn write_integer(self, value: impl itoa::Integer) -> Result<(), serde_json::Error> {
         self.out.quoted_integer(value);
         Ok(())
     }
@@ -823,45 +750,9 @@ impl ser::Serializer for MapKey<'_> {
         Ok(())
     }
 
-    fn serialize_i8(self, value: i8) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_i16(self, value: i16) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_i32(self, value: i32) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_i64(self, value: i64) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_i128(self, value: i128) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_u8(self, value: u8) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_u16(self, value: u16) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_u32(self, value: u32) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_u64(self, value: u64) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
-
-    fn serialize_u128(self, value: u128) -> Result<(), Self::Error> {
-        self.integer(value)
-    }
+    integers!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64);
+    integers!(serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32);
+    integers!(serialize_u64: u64, serialize_u128: u128);
 
     /// Not widened: `to_value` writes an `f32` key as the `f32` it is.
     fn serialize_f32(self, value: f32) -> Result<(), Self::Error> {
@@ -892,8 +783,7 @@ impl ser::Serializer for MapKey<'_> {
         value.serialize(self)
     }
 
-    refuse! {
-        (), "key must be a string";
+    not_a_key! {
         bytes none some unit unit_struct newtype_variant seq tuple tuple_struct tuple_variant
         map struct struct_variant
     }
