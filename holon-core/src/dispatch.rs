@@ -8,7 +8,6 @@ use std::future::Future;
 use std::mem::ManuallyDrop;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -407,7 +406,7 @@ impl<'a> Call<'a> {
             Err(error) => {
                 arguments.dispose();
                 // A name that is not a tool is echoed, but never a huge one whole.
-                let result = ToolResult::from_error(Arc::from(shorten(&name)), error);
+                let result = ToolResult::from_error(shorten(&name).into_owned(), error);
                 return Poll::Ready(ended(result, call_id, observed.as_ref(), &name));
             }
         };
@@ -492,7 +491,7 @@ fn recorded(result: &ToolResult, observed: &Observed<'_>, requested_name: &str) 
 fn envelope(entry: &Entry, outcome: Result<ToolOutput, ToolError>) -> ToolResult {
     match outcome {
         Ok(output) => success(entry, output),
-        Err(error) => ToolResult::from_error(entry.definition.spec.name.clone(), error),
+        Err(error) => ToolResult::from_error(entry.name, error),
     }
 }
 
@@ -580,14 +579,14 @@ enum Started<'a> {
 #[inline(always)]
 fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
     if let Err(error) = check_result(entry, &output.value) {
-        return ToolResult::from_error(entry.definition.spec.name.clone(), error);
+        return ToolResult::from_error(entry.name, error);
     }
     let status = match output.extras.as_deref() {
         Some(extras) if extras.directive.is_some() => ToolStatus::Deferred,
         _ => ToolStatus::Success,
     };
     ToolResult {
-        tool_name: entry.definition.spec.name.clone(),
+        tool_name: Cow::Borrowed(entry.name),
         call_id: None,
         status,
         structured: Some(output.value),

@@ -257,7 +257,6 @@ fn write_item(out: &mut String, depth: usize, item: &Value) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use serde_json::json;
 
@@ -266,7 +265,7 @@ mod tests {
     use crate::result::Artifact;
 
     fn success(structured: Value) -> ToolResult {
-        let mut result = ToolResult::from_error(Arc::from("Demo"), ToolError::invalid_input("x"));
+        let mut result = ToolResult::from_error("Demo", ToolError::invalid_input("x"));
         result.status = ToolStatus::Success;
         result.error = None;
         result.structured = Some(structured.into());
@@ -311,7 +310,7 @@ mod tests {
                 {"kind": "invalid_tool_input", "field": "days", "message": "missing required field `days`", "hint": "add `days` to the input"},
             ],
         })));
-        let receipt = ToolResult::from_error(Arc::from("GetWeather"), error).receipt();
+        let receipt = ToolResult::from_error("GetWeather", error).receipt();
         assert!(
             receipt.ends_with(
                 "problems (2):\n  - unknown_field at `day`: unknown field `day`: this tool does not accept it (hint: did you mean `days`?)\n  - invalid_tool_input at `days`: missing required field `days` (hint: add `days` to the input)"
@@ -326,7 +325,7 @@ mod tests {
         let error = ToolError::invalid_input("missing field `reason`")
             .with_field("reason")
             .with_hint("add `reason`");
-        let receipt = ToolResult::from_error(Arc::from("WaitFor"), error).receipt();
+        let receipt = ToolResult::from_error("WaitFor", error).receipt();
         assert_eq!(
             receipt,
             "WaitFor failed: invalid_tool_input\nerror: invalid_tool_input\nmessage: missing field `reason`\nfield: reason\nhint: add `reason`"

@@ -38,6 +38,8 @@ pub(crate) struct Entry {
     pub(crate) text_fast_path: bool,
     /// The tool's own time limit, asked of it once.
     pub(crate) timeout: Option<std::time::Duration>,
+    /// The canonical name, as the tool's static facts hold it (the name of its results).
+    pub(crate) name: &'static str,
     pub(crate) result_fields: Vec<String>,
 }
 
@@ -223,6 +225,7 @@ pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -
         result_validator: OnceLock::new(),
         text_fast_path,
         timeout: tool.timeout(),
+        name,
         result_fields,
     })
 }

@@ -35,7 +35,7 @@ impl Runtime {
         };
         let tool_name = Registry::global()
             .get(name)
-            .map_or_else(|| name.into(), |d| d.spec.name.clone());
+            .map_or_else(|| name.to_string(), |d| d.spec.name.to_string());
         let mut result = ToolResult::from_error(tool_name, turns::awaiting_final(&turn).into());
         result.call_id = call_id.map(str::to_string);
         let record =

@@ -94,7 +94,7 @@ impl Runtime {
         match self.agent_context(agent_id) {
             Ok(context) => Registry::global().dispatch(&context, call).await,
             Err(error) => {
-                let mut result = ToolResult::from_error(call.name.as_str().into(), error.into());
+                let mut result = ToolResult::from_error(call.name, error.into());
                 result.call_id = call.call_id;
                 result
             }

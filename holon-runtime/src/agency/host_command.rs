@@ -3,8 +3,6 @@
 //! `{"host": "publish_final", "text": "Build is running; I'll report when it ends."}`.
 //! Each acts on an agent (`agent_id`, default `root`) and its current turn.
 
-use std::sync::Arc;
-
 use holon_core::prelude::*;
 
 use super::errors::AgencyError;
@@ -185,7 +183,7 @@ impl Runtime {
     pub fn host_line(&self, line: &str) -> Option<ToolResult> {
         let value: Value = serde_json::from_str(line).ok()?;
         let name = value.get("host")?.as_str().unwrap_or_default().to_string();
-        let tool_name: Arc<str> = Arc::from(format!("host:{name}"));
+        let tool_name = format!("host:{name}");
         let command = match serde_json::from_value::<HostCommand>(value) {
             Ok(command) => command,
             Err(error) => {

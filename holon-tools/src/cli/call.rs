@@ -130,7 +130,7 @@ async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
 /// The answer to a line that is not a call.
 fn refused_line(kind: &'static str, message: String) -> ToolResult {
     ToolResult::from_error(
-        Arc::from(""),
+        "",
         ToolError::new(ToolErrorKind::new(kind), message).with_hint(
             r#"send one JSON object a line: {"name": "Sleep", "input": {"duration_ms": 10}}"#,
         ),

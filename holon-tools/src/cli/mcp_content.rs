@@ -57,7 +57,6 @@ pub(crate) fn artifact_link(artifact: &Artifact, workspace: Option<&Path>) -> Op
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use holon_core::{Registry, ResultExtras, ToolStatus};
     use rmcp::model::{ContentBlock as Rmcp, Resource, ResourceContents};
@@ -66,7 +65,7 @@ mod tests {
 
     fn result_with(content: Vec<ContentBlock>, artifacts: Vec<Artifact>) -> ToolResult {
         ToolResult {
-            tool_name: Arc::from("AgentGet"),
+            tool_name: "AgentGet".into(),
             call_id: None,
             status: ToolStatus::Success,
             structured: Some(serde_json::json!({ "ok": true }).into()),
