@@ -226,30 +226,19 @@ pub mod __private {
         note = "add `Serialize` to the result type's derives: `#[derive(Serialize, JsonSchema)]`; the structured result is its JSON (for a `ToolOutput<T>`, derive it on `T`)"
     )]
     pub trait ToolResultSerialize<M>: Sized {
-        /// The finished call of a synchronous handler that returned `self`.
+        /// The finished call of a handler that returned `self`.
         fn ready(self) -> CallFuture<'static>;
-
-        /// Converts an async handler's success value into the erased output.
-        fn convert(self) -> Result<ToolOutput, ToolError>;
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Checked> for T {
         fn ready(self) -> CallFuture<'static> {
             CallFuture::finished(crate::output::plain_output(&self))
         }
-
-        fn convert(self) -> Result<ToolOutput, ToolError> {
-            crate::output::plain_output(&self).map_err(|error| *error)
-        }
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Wrapped> for ToolOutput<T> {
         fn ready(self) -> CallFuture<'static> {
             CallFuture::finished(crate::output::wrapped_output(self))
-        }
-
-        fn convert(self) -> Result<ToolOutput, ToolError> {
-            crate::output::wrapped_output(self).map_err(|error| *error)
         }
     }
 

@@ -130,14 +130,13 @@ impl Json {
 
     /// The JSON of `bytes`, in place when it fits.
     pub(crate) fn of(bytes: Vec<u8>) -> Self {
-        let mut writer = JsonWriter::new();
-        match writer.inline.get_mut(..bytes.len()) {
-            Some(slot) => {
+        let mut inline = [0; INLINE];
+        match (inline.get_mut(..bytes.len()), u8::try_from(bytes.len())) {
+            (Some(slot), Ok(len)) => {
                 slot.copy_from_slice(&bytes);
-                writer.len = bytes.len();
-                writer.take_json()
+                Self::Inline { len, bytes: inline }
             }
-            None => Self::Heap(bytes),
+            _ => Self::Heap(bytes),
         }
     }
 

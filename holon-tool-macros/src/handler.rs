@@ -303,9 +303,6 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let result_schema = quote_spanned!(success.span()=>
         <#success as #core::__private::ToolResultSchema<_>>::schema
     );
-    let convert_success = quote_spanned!(success.span()=>
-        <#success as #core::__private::ToolResultSerialize<_>>::convert
-    );
     let ready_success = quote_spanned!(success.span()=>
         <#success as #core::__private::ToolResultSerialize<_>>::ready
     );
@@ -412,17 +409,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         .map(|binding| quote!(#binding.param()))
         .collect();
 
-    let convert = if handler.output.error.is_some() {
-        quote! {
-            match returned {
-                ::core::result::Result::Ok(value) => #convert_success(value),
-                ::core::result::Result::Err(error) => ::core::result::Result::Err(#convert_error),
-            }
-        }
-    } else {
-        quote!(#convert_success(returned))
-    };
-    // A synchronous handler's result goes straight into its finished call.
+    // The handler's result, as its finished call (an async handler's block awaits it).
     let ready = if handler.output.error.is_some() {
         quote! {
             match returned {
@@ -439,7 +426,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         quote! {
             #core::CallFuture::boxed(async move {
                 let returned = #fn_ident(#(#bindings),*).await;
-                #convert
+                #ready.await
             })
         }
     } else {
