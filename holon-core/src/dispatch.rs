@@ -23,7 +23,7 @@ use crate::json_text;
 use crate::output::ToolOutput;
 use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
 use crate::registry::{Entry, Registry, visible_to};
-use crate::result::{ToolResult, ToolStatus};
+use crate::result::ToolResult;
 use crate::result_check::check_result;
 use crate::schema_problems::{enrich, report};
 use crate::tool::{CallFuture, Called};
@@ -139,19 +139,28 @@ impl Registry {
     }
 
     /// Lookup, visibility and the family gate: the entry, or why the caller may not
-    /// call `name`. The passing case is a lookup and two tests, inlined; the refusal
+    /// call `name`. The passing case is [`Registry::allowed`], inlined; the refusal
     /// is built out of line.
     #[inline(always)]
     fn resolve(&self, context: &ToolContext, name: &str) -> Result<&Entry, ToolError> {
-        match self.lookup.get(name).map(|index| &self.entries[*index]) {
-            Some(entry)
-                if visible_to(entry.definition.visibility, context.has_runtime_access())
-                    && context.policy().allows(entry.definition.family) =>
-            {
-                Ok(entry)
-            }
-            found => Err(self.refusal(context, name, found)),
+        match self.allowed(context, name) {
+            Some(entry) => Ok(entry),
+            None => Err(self.refusal(context, name, self.entry(name))),
         }
+    }
+
+    /// The entry of `name` when the caller may call it: a lookup and two tests.
+    #[inline(always)]
+    fn allowed(&self, context: &ToolContext, name: &str) -> Option<&Entry> {
+        self.entry(name).filter(|entry| {
+            visible_to(entry.definition.visibility, context.has_runtime_access())
+                && context.policy().allows(entry.definition.family)
+        })
+    }
+
+    #[inline(always)]
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        self.lookup.get(name).map(|index| &self.entries[*index])
     }
 
     /// Why [`Registry::resolve`] refused `name`, whose entry is `found` if it has one.
@@ -247,19 +256,30 @@ impl Registry {
         // faster than the input (`cargo bench`: a call about 4% faster, with the same
         // instructions).
         let prepared = &mut prepared;
-        match catch_unwind(AssertUnwindSafe(|| {
-            entry.tool.call(context, prepared.tool_input(entry))
-        })) {
-            Err(payload) => Err(panicked(payload)),
-            Ok(CallFuture(Called::Ready(Some(output)))) => output
-                .map(Started::Finished)
-                .map_err(|error| enrich(entry, *error)),
-            Ok(CallFuture(Called::Ready(None))) => Err(ToolError::new(
-                ToolErrorKind::INTERNAL_ERROR,
-                "the tool returned an already consumed result",
-            )),
-            Ok(CallFuture(Called::Boxed(future))) => Ok(Started::Running(future)),
-        }
+        started(
+            entry,
+            catch_unwind(AssertUnwindSafe(|| {
+                entry.tool.call(context, prepared.tool_input(entry))
+            })),
+        )
+    }
+}
+
+/// How the handler's first step came back: done, still running, or panicked.
+#[inline(always)]
+fn started<'a>(
+    entry: &Entry,
+    caught: std::thread::Result<CallFuture<'a>>,
+) -> Result<Started<'a>, ToolError> {
+    match caught {
+        Err(payload) => Err(panicked(payload)),
+        Ok(CallFuture(Called::Succeeded(result))) => Ok(Started::Finished(result)),
+        Ok(CallFuture(Called::Failed(Some(error)))) => Err(enrich(entry, *error)),
+        Ok(CallFuture(Called::Failed(None))) => Err(ToolError::new(
+            ToolErrorKind::INTERNAL_ERROR,
+            "the tool returned an already consumed result",
+        )),
+        Ok(CallFuture(Called::Boxed(future))) => Ok(Started::Running(future)),
     }
 }
 
@@ -346,14 +366,7 @@ impl Future for Dispatch<'_> {
         let state: &mut State<'_> = &mut self.get_mut().state;
         if let State::Text(call) = *state {
             *state = State::Done;
-            let call = Call {
-                registry: call.registry,
-                context: call.context,
-                name: Cow::Borrowed(call.name),
-                arguments: Arguments::Text(call.arguments),
-                call_id: None,
-            };
-            return call.begin(state, cx);
+            return call.run(state, cx);
         }
         if let State::Start(_) = state {
             let State::Start(call) = std::mem::replace(state, State::Done) else {
@@ -362,6 +375,99 @@ impl Future for Dispatch<'_> {
             return call.begin(state, cx);
         }
         poll_running(state, cx)
+    }
+}
+
+impl<'a> TextCall<'a> {
+    /// The common call, on a path of its own: a tool whose typed parse checks its
+    /// text, called without an observer or a time limit, whose handler finishes in
+    /// its first step. Its envelope is built once, where `poll` returns it; every
+    /// other case goes out of line, the general way. (Where the ways joined in one,
+    /// the compiler built the envelope in a copy and moved it, reading back bytes
+    /// just written in other widths: `benches/time-profile.sh` put `poll` at a
+    /// tenth of the floor's time, nearly half of it such store-forwarding stalls.)
+    #[inline(always)]
+    fn run(self, state: &mut State<'a>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        let context = self.context;
+        if context.observer().is_some()
+            || context.timeout().is_some()
+            || context.cancellation().is_cancelled()
+        {
+            return self.general(state, cx);
+        }
+        let Some(entry) = self.registry.allowed(context, self.name) else {
+            return self.general(state, cx);
+        };
+        if entry.timeout.is_some() || !entry.text_fast_path || !opens_object(self.arguments) {
+            return self.general(state, cx);
+        }
+        let mut prepared = Prepared::Text(Cow::Borrowed(self.arguments));
+        let prepared = &mut prepared;
+        match catch_unwind(AssertUnwindSafe(|| {
+            entry.tool.call(context, prepared.tool_input(entry))
+        })) {
+            Ok(CallFuture(Called::Succeeded(result))) => Poll::Ready(named(entry, result)),
+            caught => finished(entry, context, started(entry, caught), state, cx),
+        }
+    }
+
+    /// [`Call::begin`] of this call.
+    #[inline(always)]
+    fn general(self, state: &mut State<'a>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        general(
+            self.registry,
+            self.context,
+            self.name,
+            self.arguments,
+            state,
+            cx,
+        )
+    }
+}
+
+/// [`Call::begin`] of a [`TextCall`], given its parts one by one (in registers, not
+/// copied through memory).
+#[cold]
+#[inline(never)]
+fn general<'a>(
+    registry: &'a Registry,
+    context: &'a ToolContext,
+    name: &'a str,
+    arguments: &'a str,
+    state: &mut State<'a>,
+    cx: &mut Context<'_>,
+) -> Poll<ToolResult> {
+    let call = Call {
+        registry,
+        context,
+        name: Cow::Borrowed(name),
+        arguments: Arguments::Text(arguments),
+        call_id: None,
+    };
+    call.begin(state, cx)
+}
+
+/// The rest of a call on [`TextCall::run`]'s path that did not finish there: its
+/// error, or the handler's future, polled in `state`.
+#[cold]
+#[inline(never)]
+fn finished<'a>(
+    entry: &'a Entry,
+    context: &'a ToolContext,
+    started: Result<Started<'a>, ToolError>,
+    state: &mut State<'a>,
+    cx: &mut Context<'_>,
+) -> Poll<ToolResult> {
+    match started {
+        Ok(Started::Running(future)) => {
+            *state = State::Running(Box::pin(async move {
+                let outcome = waited(entry, future, context.cancellation(), None).await;
+                envelope(entry, outcome.map(ToolResult::unnamed))
+            }));
+            poll_running(state, cx)
+        }
+        Ok(Started::Finished(result)) => Poll::Ready(named(entry, result)),
+        Err(error) => Poll::Ready(envelope(entry, Err(error))),
     }
 }
 
@@ -426,9 +532,11 @@ impl<'a> Call<'a> {
                 let arguments = arguments.written(observed.as_ref());
                 let outcome = match registry.start(entry, &limited, arguments) {
                     Ok(Started::Running(future)) => {
-                        waited(entry, future, limited.cancellation(), Some(limit)).await
+                        waited(entry, future, limited.cancellation(), Some(limit))
+                            .await
+                            .map(ToolResult::unnamed)
                     }
-                    Ok(Started::Finished(output)) => Ok(output),
+                    Ok(Started::Finished(result)) => Ok(result),
                     Err(error) => Err(error),
                 };
                 concluded(entry, outcome, call_id, observed.as_ref(), &name)
@@ -439,12 +547,14 @@ impl<'a> Call<'a> {
         let outcome = match registry.start(entry, context, arguments) {
             Ok(Started::Running(future)) => {
                 *state = State::Running(Box::pin(async move {
-                    let outcome = waited(entry, future, context.cancellation(), None).await;
+                    let outcome = waited(entry, future, context.cancellation(), None)
+                        .await
+                        .map(ToolResult::unnamed);
                     concluded(entry, outcome, call_id, observed.as_ref(), &name)
                 }));
                 return poll_running(state, cx);
             }
-            Ok(Started::Finished(output)) => Ok(output),
+            Ok(Started::Finished(result)) => Ok(result),
             Err(error) => Err(error),
         };
         Poll::Ready(concluded(entry, outcome, call_id, observed.as_ref(), &name))
@@ -455,7 +565,7 @@ impl<'a> Call<'a> {
 #[inline(always)]
 fn concluded(
     entry: &Entry,
-    outcome: Result<ToolOutput, ToolError>,
+    outcome: Result<ToolResult, ToolError>,
     call_id: Option<String>,
     observed: Option<&Observed<'_>>,
     requested_name: &str,
@@ -493,9 +603,9 @@ fn recorded(result: &ToolResult, observed: &Observed<'_>, requested_name: &str) 
 
 /// The envelope of a call that reached its tool.
 #[inline(always)]
-fn envelope(entry: &Entry, outcome: Result<ToolOutput, ToolError>) -> ToolResult {
+fn envelope(entry: &Entry, outcome: Result<ToolResult, ToolError>) -> ToolResult {
     match outcome {
-        Ok(output) => success(entry, output),
+        Ok(result) => named(entry, result),
         Err(error) => ToolResult::from_error(entry.name, error),
     }
 }
@@ -573,31 +683,24 @@ fn constraints(entry: &Entry, value: &Value) -> Result<(), ToolError> {
 
 /// How a handler came back from its first step.
 enum Started<'a> {
-    /// A synchronous handler, done.
-    Finished(ToolOutput),
+    /// A synchronous handler, done: its envelope (the tool's name still to be set).
+    Finished(ToolResult),
     /// An async handler, still to be polled.
     Running(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
 }
 
-/// The envelope of a successful call (of a failed one, when a debug build finds that
-/// the result does not fit the tool's result schema).
+/// The envelope of a successful call, made where the handler returned, under its
+/// tool's name (of a failed one, when a debug build finds that the result does not
+/// fit the tool's result schema).
 #[inline(always)]
-fn success(entry: &Entry, output: ToolOutput) -> ToolResult {
-    if let Err(error) = check_result(entry, &output.value) {
+fn named(entry: &Entry, mut result: ToolResult) -> ToolResult {
+    if let Some(structured) = &result.structured
+        && let Err(error) = check_result(entry, structured)
+    {
         return ToolResult::from_error(entry.name, error);
     }
-    let status = match output.extras.as_deref() {
-        Some(extras) if extras.directive.is_some() => ToolStatus::Deferred,
-        _ => ToolStatus::Success,
-    };
-    ToolResult {
-        tool_name: Cow::Borrowed(entry.name),
-        call_id: None,
-        status,
-        structured: Some(output.value),
-        error: None,
-        extras: output.extras,
-    }
+    result.tool_name = Cow::Borrowed(entry.name);
+    result
 }
 
 /// Checks the input's shape: an object no deeper than [`MAX_INPUT_DEPTH`] (the

@@ -13,6 +13,7 @@ use crate::error::ToolError;
 use crate::input::ToolInput;
 use crate::meta::ToolMeta;
 use crate::output::ToolOutput;
+use crate::result::ToolResult;
 
 /// A tool's argument type: a closed JSON object. Derive it with `#[derive(ToolArgs)]`,
 /// which checks `#[serde(deny_unknown_fields)]`, refuses `#[serde(flatten)]` and
@@ -45,9 +46,13 @@ pub struct CallFuture<'a>(pub(crate) Called<'a>);
 
 /// What a [`CallFuture`] holds.
 pub(crate) enum Called<'a> {
-    /// Already finished. The error is boxed, so that a finished call's result, which
-    /// is moved from the handler through the dispatcher, is half the size.
-    Ready(Option<Result<ToolOutput, Box<ToolError>>>),
+    /// Finished with a result, already in the envelope the dispatcher returns (all
+    /// but the tool's name, the dispatcher's to set): built where the handler
+    /// returned, so that the dispatcher moves it on instead of copying its parts
+    /// into a new one.
+    Succeeded(ToolResult),
+    /// Finished with an error (boxed: it is rare), or consumed (`None`).
+    Failed(Option<Box<ToolError>>),
     /// An async handler's future.
     Boxed(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
 }
@@ -62,7 +67,10 @@ impl<'a> CallFuture<'a> {
     /// A finished call whose error is boxed already.
     #[inline]
     pub(crate) fn finished(result: Result<ToolOutput, Box<ToolError>>) -> Self {
-        Self(Called::Ready(Some(result)))
+        match result {
+            Ok(output) => Self(Called::Succeeded(ToolResult::unnamed(output))),
+            Err(error) => Self(Called::Failed(Some(error))),
+        }
     }
 
     /// A call still running.
@@ -75,16 +83,18 @@ impl Future for CallFuture<'_> {
     type Output = Result<ToolOutput, ToolError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match &mut self.get_mut().0 {
-            Called::Ready(result) => match result.take() {
-                Some(result) => Poll::Ready(result.map_err(|error| *error)),
-                None => Poll::Ready(Err(ToolError::new(
-                    crate::ToolErrorKind::INTERNAL_ERROR,
-                    "a finished call was polled again",
-                ))),
-            },
-            Called::Boxed(future) => future.as_mut().poll(cx),
+        let called = &mut self.get_mut().0;
+        if let Called::Boxed(future) = called {
+            return future.as_mut().poll(cx);
         }
+        Poll::Ready(match std::mem::replace(called, Called::Failed(None)) {
+            Called::Succeeded(result) => Ok(result.into_output()),
+            Called::Failed(Some(error)) => Err(*error),
+            Called::Failed(None) | Called::Boxed(_) => Err(ToolError::new(
+                crate::ToolErrorKind::INTERNAL_ERROR,
+                "a finished call was polled again",
+            )),
+        })
     }
 }
 

@@ -52,6 +52,15 @@ async fn request_approval() -> ToolOutput<Approval> {
     .deferred("the operator's approval of req-7")
 }
 
+/// Asks for approval, synchronously: the handler returns at once, deferred.
+#[holon_tool(family = CoreAgent)]
+fn request_approval_now() -> ToolOutput<Approval> {
+    ToolOutput::new(Approval {
+        request_id: "req-8".to_string(),
+    })
+    .deferred("the operator's approval of req-8")
+}
+
 #[derive(Serialize, JsonSchema)]
 struct Rendered {
     width_px: u32,
@@ -238,6 +247,33 @@ async fn a_deferred_output_gives_status_deferred_and_a_directive() {
         "{receipt}"
     );
     assert!(receipt.contains("request_id: req-7"), "{receipt}");
+}
+
+/// A synchronous handler's result is put in its envelope where the handler returns:
+/// a deferral is one as well there, by either entry point.
+#[tokio::test]
+async fn a_synchronous_deferred_output_is_deferred_by_either_entry_point() {
+    let context = ToolContext::new(FamilyPolicy::all());
+    let registry = Registry::global();
+    let by_value = registry
+        .dispatch(&context, ToolCall::new("RequestApprovalNow", json!({})))
+        .await;
+    let by_text = registry
+        .dispatch_text(&context, "RequestApprovalNow", "{}")
+        .await;
+    for result in [by_value, by_text] {
+        assert_eq!(
+            result.status,
+            holon_core::ToolStatus::Deferred,
+            "{result:?}"
+        );
+        assert_eq!(result.tool_name, "RequestApprovalNow");
+        assert_eq!(result.directive(), Some("the operator's approval of req-8"));
+        assert_eq!(
+            result.structured.as_deref(),
+            Some(&json!({ "request_id": "req-8" }))
+        );
+    }
 }
 
 #[tokio::test]

@@ -219,6 +219,16 @@ async fn a_valid_hand_written_tool_is_accepted_and_dispatchable() {
     let call = holon_core::ToolCall::new("HandValid", json!({ "path": "a" }));
     let result = registry.dispatch(&context, call).await;
     assert!(result.is_success(), "{result:?}");
+    assert_eq!(result.tool_name, "HandValid");
+
+    // `CallFuture::ready` does not know the tool's name: the dispatcher gives it the
+    // registered one on either entry point, the text one's path of its own included.
+    let result = registry
+        .dispatch_text(&context, "HandValid", r#"{"path": "a"}"#)
+        .await;
+    assert!(result.is_success(), "{result:?}");
+    assert_eq!(result.tool_name, "HandValid");
+    assert_eq!(result.structured.as_deref(), Some(&json!({ "ok": true })));
 }
 
 #[test]
