@@ -407,7 +407,10 @@ impl<'a> TextCall<'a> {
             entry.tool.call(context, prepared.tool_input(entry))
         })) {
             Ok(CallFuture(Called::Succeeded(result))) => Poll::Ready(named(entry, result)),
-            caught => finished(entry, context, started(entry, caught), state, cx),
+            caught => {
+                let started = started(entry, caught);
+                finished(entry, context, self.name, started, state, cx)
+            }
         }
     }
 
@@ -447,28 +450,20 @@ fn general<'a>(
     call.begin(state, cx)
 }
 
-/// The rest of a call on [`TextCall::run`]'s path that did not finish there: its
-/// error, or the handler's future, polled in `state`.
+/// The rest of a call on [`TextCall::run`]'s path that did not finish there
+/// ([`proceeded`], out of line).
 #[cold]
 #[inline(never)]
 fn finished<'a>(
     entry: &'a Entry,
     context: &'a ToolContext,
+    name: &'a str,
     started: Result<Started<'a>, ToolError>,
     state: &mut State<'a>,
     cx: &mut Context<'_>,
 ) -> Poll<ToolResult> {
-    match started {
-        Ok(Started::Running(future)) => {
-            *state = State::Running(Box::pin(async move {
-                let outcome = waited(entry, future, context.cancellation(), None).await;
-                envelope(entry, outcome.map(ToolResult::unnamed))
-            }));
-            poll_running(state, cx)
-        }
-        Ok(Started::Finished(result)) => Poll::Ready(named(entry, result)),
-        Err(error) => Poll::Ready(envelope(entry, Err(error))),
-    }
+    let name = Cow::Borrowed(name);
+    proceeded(entry, context, started, None, None, name, state, cx)
 }
 
 /// Polls the rest of a call that had to wait.
@@ -532,9 +527,7 @@ impl<'a> Call<'a> {
                 let arguments = arguments.written(observed.as_ref());
                 let outcome = match registry.start(entry, &limited, arguments) {
                     Ok(Started::Running(future)) => {
-                        waited(entry, future, limited.cancellation(), Some(limit))
-                            .await
-                            .map(ToolResult::unnamed)
+                        waited(entry, future, limited.cancellation(), Some(limit)).await
                     }
                     Ok(Started::Finished(result)) => Ok(result),
                     Err(error) => Err(error),
@@ -544,21 +537,40 @@ impl<'a> Call<'a> {
             return poll_running(state, cx);
         }
         let arguments = arguments.written(observed.as_ref());
-        let outcome = match registry.start(entry, context, arguments) {
-            Ok(Started::Running(future)) => {
-                *state = State::Running(Box::pin(async move {
-                    let outcome = waited(entry, future, context.cancellation(), None)
-                        .await
-                        .map(ToolResult::unnamed);
-                    concluded(entry, outcome, call_id, observed.as_ref(), &name)
-                }));
-                return poll_running(state, cx);
-            }
-            Ok(Started::Finished(result)) => Ok(result),
-            Err(error) => Err(error),
-        };
-        Poll::Ready(concluded(entry, outcome, call_id, observed.as_ref(), &name))
+        let started = registry.start(entry, context, arguments);
+        proceeded(entry, context, started, call_id, observed, name, state, cx)
     }
+}
+
+/// The rest of a call without a time limit, from its handler's first step: the
+/// envelope, or the handler's future, polled in `state`.
+#[inline(always)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of a call its two callers hold apart, passed as they are"
+)]
+fn proceeded<'a>(
+    entry: &'a Entry,
+    context: &'a ToolContext,
+    started: Result<Started<'a>, ToolError>,
+    call_id: Option<String>,
+    observed: Option<Observed<'a>>,
+    name: Cow<'a, str>,
+    state: &mut State<'a>,
+    cx: &mut Context<'_>,
+) -> Poll<ToolResult> {
+    let outcome = match started {
+        Ok(Started::Running(future)) => {
+            *state = State::Running(Box::pin(async move {
+                let outcome = waited(entry, future, context.cancellation(), None).await;
+                concluded(entry, outcome, call_id, observed.as_ref(), &name)
+            }));
+            return poll_running(state, cx);
+        }
+        Ok(Started::Finished(result)) => Ok(result),
+        Err(error) => Err(error),
+    };
+    Poll::Ready(concluded(entry, outcome, call_id, observed.as_ref(), &name))
 }
 
 /// The envelope of a call that reached its tool, [`ended`].
@@ -809,15 +821,17 @@ async fn finish(
     }
 }
 
-/// [`finish`], with a failure's problems enriched from the tool's schema.
+/// [`finish`]: a success in its envelope, a failure's problems enriched from the
+/// tool's schema.
 async fn waited(
     entry: &Entry,
     future: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + '_>>,
     cancellation: &Cancellation,
     limit: Option<Duration>,
-) -> Result<ToolOutput, ToolError> {
+) -> Result<ToolResult, ToolError> {
     finish(future, cancellation, limit)
         .await
+        .map(ToolResult::unnamed)
         .map_err(|error| enrich(entry, error))
 }
 
