@@ -197,20 +197,30 @@ fn dispatch(registry: &Registry, context: &ToolContext, call: ToolCall) -> ToolR
 /// A baseline: what the same work costs without the dispatcher.
 type Baseline = fn(Value) -> Option<Value>;
 
-const ROUNDS: usize = 15;
-const CALLS: usize = 20_000;
+const ROUNDS: usize = 151;
+const CALLS: usize = 2_000;
 
 /// Runs two timed rounds of `CALLS` calls in turn, `ROUNDS` times, so that both see
-/// the same machine state; returns the median ratio and the mean per-call times.
+/// the same machine state, the baseline first in even rounds and second in odd ones
+/// (whichever runs second inherits the caches and the clock the first warmed up);
+/// returns the median ratio and the mean per-call times. Many short rounds: a
+/// shared machine's slow spells then spoil a few rounds, which the median drops,
+/// instead of half of a long one. `main` runs the floor against itself the same way,
+/// as a control: a ratio away from 1.00x there says the run was too noisy to trust.
 fn interleaved(
     mut baseline: impl FnMut() -> Duration,
     mut measured: impl FnMut() -> Duration,
 ) -> (f64, Duration, Duration) {
     let mut ratios = Vec::with_capacity(ROUNDS);
     let (mut baseline_total, mut measured_total) = (Duration::ZERO, Duration::ZERO);
-    for _ in 0..ROUNDS {
-        let baseline_time = baseline();
-        let measured_time = measured();
+    for round in 0..ROUNDS {
+        let (baseline_time, measured_time) = if round % 2 == 0 {
+            let baseline_time = baseline();
+            (baseline_time, measured())
+        } else {
+            let measured_time = measured();
+            (baseline(), measured_time)
+        };
         ratios.push(measured_time.as_secs_f64() / baseline_time.as_secs_f64());
         baseline_total += baseline_time;
         measured_total += measured_time;
@@ -252,28 +262,28 @@ fn ratio(
 }
 
 /// [`interleaved`] of the text floor and `dispatch_text`.
+/// One timed round of the text floor.
+fn text_floor_round() -> Duration {
+    let started = Instant::now();
+    for _ in 0..CALLS {
+        black_box(text_floor(black_box(INPUT_TEXT)).ok());
+    }
+    started.elapsed()
+}
+
 fn text_ratio(registry: &Registry, context: &ToolContext, name: &str) -> (f64, Duration, Duration) {
-    interleaved(
-        || {
-            let started = Instant::now();
-            for _ in 0..CALLS {
-                black_box(text_floor(black_box(INPUT_TEXT)).ok());
-            }
-            started.elapsed()
-        },
-        || {
-            let started = Instant::now();
-            for _ in 0..CALLS {
-                black_box(dispatch_text(
-                    registry,
-                    context,
-                    name,
-                    black_box(INPUT_TEXT),
-                ));
-            }
-            started.elapsed()
-        },
-    )
+    interleaved(text_floor_round, || {
+        let started = Instant::now();
+        for _ in 0..CALLS {
+            black_box(dispatch_text(
+                registry,
+                context,
+                name,
+                black_box(INPUT_TEXT),
+            ));
+        }
+        started.elapsed()
+    })
 }
 
 fn main() {
@@ -394,6 +404,8 @@ fn main() {
             "  {size:>5} tools: floor {floor_time:>9.2?} -> dispatch_text {dispatch_time:>9.2?}: {ratio:.2}x"
         );
     }
+    let (control, _, _) = interleaved(text_floor_round, text_floor_round);
+    println!("  control: text floor / text floor: {control:.2}x");
     println!("\ndispatch (a Value) / baseline, same run, interleaved rounds, median:");
     let baselines: [(&str, Baseline); 2] = [
         ("floor (deserialize + call)", |value| {
