@@ -261,7 +261,6 @@ fn ratio(
     )
 }
 
-/// [`interleaved`] of the text floor and `dispatch_text`.
 /// One timed round of the text floor.
 fn text_floor_round() -> Duration {
     let started = Instant::now();
@@ -271,6 +270,7 @@ fn text_floor_round() -> Duration {
     started.elapsed()
 }
 
+/// [`interleaved`] of the text floor and `dispatch_text`.
 fn text_ratio(registry: &Registry, context: &ToolContext, name: &str) -> (f64, Duration, Duration) {
     interleaved(text_floor_round, || {
         let started = Instant::now();
