@@ -14,16 +14,22 @@
 //!
 //! Run with `cargo bench -p holon-core`. Criterion reports each case; at the end the
 //! bench prints the ratios for 40 and 1,000 registered tools, measured in this run
-//! with the two interleaved. Timings are noisy on a busy machine: `callgrind.sh`
-//! beside this file counts instructions instead, which repeat exactly.
+//! with the two interleaved, and what the plain floor leaves out against it: the
+//! result's JSON, and [`least_dispatch`], the least a dispatcher returning this
+//! envelope does (a lower bound for `dispatch_text`'s ratio). Timings are noisy on a
+//! busy machine: `callgrind.sh` beside this file counts instructions instead, which
+//! repeat exactly.
 
+use std::borrow::Cow;
 use std::hint::black_box;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion};
 use holon_core::prelude::*;
-use holon_core::{FamilyPolicy, Registry, Tool, ToolCall, ToolMeta};
+use holon_core::{FamilyPolicy, Registry, Structured, Tool, ToolCall, ToolMeta, ToolStatus};
+use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 /// How a batch is processed.
@@ -261,6 +267,79 @@ fn ratio(
     )
 }
 
+/// The text floor as an entry of [`least_dispatch`]'s map.
+type Handler = fn(&str) -> Result<BenchOutcome, ToolError>;
+
+/// The least that any dispatcher returning this envelope does beyond the text floor,
+/// with no gate, observer, time limit or error report: the name looked up in a hash
+/// map, the call under a panic guard, the `ToolResult` built, returned and dropped,
+/// and (with `WITH_JSON`) the result serialized into its `Structured`. Its ratio to
+/// the floor is a lower bound for `dispatch_text`'s: what the goal leaves for the
+/// rest of the dispatcher.
+#[inline(never)]
+fn least_dispatch<const WITH_JSON: bool>(
+    handlers: &FxHashMap<&'static str, Handler>,
+    name: &str,
+    text: &str,
+) -> ToolResult {
+    let mut result = ToolResult {
+        tool_name: Cow::Borrowed(MEASURED),
+        call_id: None,
+        status: ToolStatus::Error,
+        structured: None,
+        error: None,
+        extras: None,
+    };
+    let Some(handler) = handlers.get(name) else {
+        return result;
+    };
+    let slot = &mut result;
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if let Ok(outcome) = handler(text) {
+            if WITH_JSON {
+                slot.structured = Structured::new(&outcome).ok();
+            } else {
+                black_box(outcome);
+            }
+            slot.status = ToolStatus::Success;
+        }
+    }));
+    result
+}
+
+/// [`least_dispatch`]'s map of `size` names, each to the text floor.
+fn handlers_of(size: usize) -> FxHashMap<&'static str, Handler> {
+    let mut handlers: FxHashMap<&'static str, Handler> = FxHashMap::default();
+    handlers.insert(MEASURED, text_floor);
+    for index in 1..size {
+        let name = Box::leak(format!("BenchTool{index:04}").into_boxed_str());
+        handlers.insert(name, text_floor);
+    }
+    handlers
+}
+
+/// [`interleaved`] of the text floor and [`least_dispatch`], among `size` names.
+fn least_ratio<const WITH_JSON: bool>(size: usize) -> f64 {
+    let handlers = handlers_of(size);
+    let (ratio, _, _) = interleaved(text_floor_round, || {
+        let started = Instant::now();
+        least_calls::<WITH_JSON>(&handlers, CALLS);
+        started.elapsed()
+    });
+    ratio
+}
+
+/// `calls` calls of [`least_dispatch`].
+fn least_calls<const WITH_JSON: bool>(handlers: &FxHashMap<&'static str, Handler>, calls: usize) {
+    for _ in 0..calls {
+        black_box(least_dispatch::<WITH_JSON>(
+            handlers,
+            black_box(MEASURED),
+            black_box(INPUT_TEXT),
+        ));
+    }
+}
+
 /// One timed round of the text floor.
 fn text_floor_round() -> Duration {
     let started = Instant::now();
@@ -297,6 +376,11 @@ fn main() {
         text_floor_with_json(INPUT_TEXT).as_deref(),
         Some(&br#"{"accepted":17}"#[..])
     );
+    let least = least_dispatch::<true>(&handlers_of(40), MEASURED, INPUT_TEXT);
+    assert_eq!(
+        least.structured.as_deref(),
+        Some(&json!({ "accepted": 17 }))
+    );
     for (_, registry) in &registries {
         let result = dispatch(registry, &context, ToolCall::new(MEASURED, input()));
         assert!(result.is_success(), "{:?}", result.error);
@@ -310,7 +394,8 @@ fn main() {
 
     // `HOLON_BENCH_PROFILE=MODE`: only run `HOLON_BENCH_CALLS` calls (default 20,000)
     // of one case, for a profiler such as callgrind (see `callgrind.sh`). MODE is
-    // `text`, `text-floor`, `text-floor-json`, `value` or `value-floor`;
+    // `text`, `text-floor`, `text-floor-json`, `text-least`, `text-least-json`,
+    // `value` or `value-floor`;
     // `HOLON_BENCH_TOOLS` picks the registry (40 or 1000).
     if let Some(mode) = std::env::var_os("HOLON_BENCH_PROFILE") {
         let calls: usize = std::env::var("HOLON_BENCH_CALLS")
@@ -348,6 +433,8 @@ fn main() {
                     black_box(text_floor_with_json(black_box(INPUT_TEXT)));
                 }
             }
+            Some("text-least") => least_calls::<false>(&handlers_of(size), calls),
+            Some("text-least-json") => least_calls::<true>(&handlers_of(size), calls),
             Some("value-floor") => {
                 for _ in 0..calls {
                     black_box(floor(input()).ok());
@@ -406,6 +493,22 @@ fn main() {
     }
     let (control, _, _) = interleaved(text_floor_round, text_floor_round);
     println!("  control: text floor / text floor: {control:.2}x");
+    println!("  what the text floor leaves out, against it:");
+    let (to_vec, _, _) = interleaved(text_floor_round, || {
+        let started = Instant::now();
+        for _ in 0..CALLS {
+            black_box(text_floor_with_json(black_box(INPUT_TEXT)));
+        }
+        started.elapsed()
+    });
+    println!("    + the result to JSON by `serde_json::to_vec`: {to_vec:.2}x");
+    for (size, _) in &registries {
+        println!(
+            "    + the least a dispatcher does (`least_dispatch`), {size:>5} names: {:.2}x, and the result's JSON: {:.2}x",
+            least_ratio::<false>(*size),
+            least_ratio::<true>(*size),
+        );
+    }
     println!("\ndispatch (a Value) / baseline, same run, interleaved rounds, median:");
     let baselines: [(&str, Baseline); 2] = [
         ("floor (deserialize + call)", |value| {
