@@ -5,10 +5,10 @@ use std::io::Cursor;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::local_http::{Reply, serve};
+use crate::local_http::{Reply, Server, serve};
 use base64::Engine as _;
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_runtime::{ApiKey, ImageConfig, Runtime, RuntimeConfig};
+use holon_runtime::{ApiKey, ImageConfig, PrivateAddresses, Runtime, RuntimeConfig};
 use image::{DynamicImage, ImageFormat, RgbaImage};
 use serde_json::{Value, json};
 
@@ -166,21 +166,78 @@ async fn an_in_memory_runtime_saves_to_a_scratch_directory_viewimage_can_read() 
     assert_eq!(viewed["status"], "success", "{viewed}");
 }
 
-#[tokio::test]
-async fn an_image_given_by_url_is_downloaded() {
-    let image = png(20, 10);
-    let server = serve(move |seen, addr| match seen.path() {
-        "/files/out.png" => Reply::new(200, "image/png", image.clone()),
+/// A provider that gives its image by a URL on its own origin, `/files/out.png`,
+/// which `file` answers.
+async fn giving_a_url(file: impl Fn() -> Reply + Send + Sync + 'static) -> Server {
+    serve(move |seen, addr| match seen.path() {
+        "/files/out.png" => file(),
         _ => Reply::json(
             200,
             &json!({ "data": [{ "url": format!("http://{addr}/files/out.png") }] }),
         ),
     })
-    .await;
+    .await
+}
+
+#[tokio::test]
+async fn an_image_given_by_url_is_downloaded() {
+    let image = png(20, 10);
+    let server = giving_a_url(move || Reply::new(200, "image/png", image.clone())).await;
     let (_dir, runtime) = runtime(provider(server.url("/v1")));
     let envelope = call(&runtime, "GenerateImage", json!({ "prompt": "x" })).await;
     assert_eq!(envelope["status"], "success", "{envelope}");
     assert_eq!(envelope["structured"]["width"], 20);
+}
+
+#[tokio::test]
+async fn an_image_url_off_the_providers_origin_is_held_to_the_web_policy() {
+    let image = png(20, 10);
+    let elsewhere = serve(move |_, _| Reply::new(200, "image/png", image.clone())).await;
+    let url = elsewhere.url("/out.png");
+    let server = serve(move |_, _| Reply::json(200, &json!({ "data": [{ "url": url }] }))).await;
+
+    // Another loopback server, as a metadata service would be: refused under the
+    // default policy, and never asked.
+    let (_dir, runtime) = runtime(provider(server.url("/v1")));
+    let envelope = call(&runtime, "GenerateImage", json!({ "prompt": "x" })).await;
+    assert_eq!(
+        error_kind(&envelope),
+        "image_download_refused",
+        "{envelope}"
+    );
+    let hint = envelope["error"]["recovery_hint"].as_str().unwrap_or("");
+    assert!(hint.contains("HOLON_WEB_ALLOW_PRIVATE"), "{envelope}");
+    assert_eq!(envelope["error"]["retryable"], false);
+    assert!(elsewhere.requests().is_empty());
+
+    // The operator lets the web tools reach private addresses: then this one too.
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = crate::support::config_with_state_in(dir.path());
+    config.images = provider(server.url("/v1"));
+    config.web.private_addresses = PrivateAddresses::Allow;
+    let allowed = Runtime::open(config).unwrap();
+    let envelope = call(&allowed, "GenerateImage", json!({ "prompt": "x" })).await;
+    assert_eq!(envelope["status"], "success", "{envelope}");
+    assert_eq!(envelope["structured"]["width"], 20);
+    assert_eq!(elsewhere.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_redirect_from_the_providers_own_origin_is_not_followed() {
+    let image = png(20, 10);
+    let elsewhere = serve(move |_, _| Reply::new(200, "image/png", image.clone())).await;
+    let target = elsewhere.url("/out.png");
+    let server = giving_a_url(move || Reply::redirect(302, &target)).await;
+    let (_dir, runtime) = runtime(provider(server.url("/v1")));
+    let envelope = call(&runtime, "GenerateImage", json!({ "prompt": "x" })).await;
+    assert_eq!(
+        error_kind(&envelope),
+        "image_provider_bad_response",
+        "{envelope}"
+    );
+    let message = envelope["error"]["message"].as_str().unwrap();
+    assert!(message.contains("HTTP 302 (a redirect"), "{message}");
+    assert!(elsewhere.requests().is_empty());
 }
 
 #[tokio::test]

@@ -134,7 +134,14 @@ async fn generate_image(
         background: background.as_deref(),
         output_format: output_format.as_deref(),
     };
-    let generation = provider::generate(rt.images(), rt.net(), &args.prompt, &options).await?;
+    let generation = provider::generate(
+        rt.images(),
+        rt.net(),
+        &rt.web().private_addresses,
+        &args.prompt,
+        &options,
+    )
+    .await?;
     let probe = decode::probe(&generation.bytes).map_err(|problem| {
         let error = image_error(problem, "the image provider's file is unusable", None);
         provider::bad_response(error.message)

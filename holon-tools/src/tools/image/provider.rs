@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use holon_runtime::ImageConfig;
 use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
-use holon_runtime::net::{HttpClient, HttpRequest, NetError, NetGate};
+use holon_runtime::net::{
+    HttpClient, HttpRequest, NetError, NetGate, PrivateAddresses, WEB_ALLOW_PRIVATE_ENV,
+};
 use holon_runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
 
 /// The largest provider response read, in bytes (base64 images are large).
@@ -47,10 +49,14 @@ pub fn not_configured() -> ToolError {
     .with_hint("ask the operator to configure an image provider; retrying will not help until then")
 }
 
-/// Asks the provider for one image.
+/// Asks the provider for one image. `web_policy` is the operator's private-address
+/// policy for URLs that do not come from the operator (WebFetch's): an image the
+/// provider gives by URL is downloaded under it, unless the URL is on the provider's
+/// own origin.
 pub async fn generate(
     config: &ImageConfig,
     gate: &NetGate,
+    web_policy: &PrivateAddresses,
     prompt: &str,
     options: &Options<'_>,
 ) -> Result<Generation, ToolError> {
@@ -87,7 +93,7 @@ pub async fn generate(
             .decode(b64.trim())
             .map_err(|error| bad_response(format!("`b64_json` is not base64: {error}")))?
     } else if let Some(image_url) = item["url"].as_str() {
-        download(&client, image_url).await?
+        download(&client, base, web_policy, image_url).await?
     } else {
         return Err(bad_response(
             "`data[0]` has neither `b64_json` nor `url`".to_string(),
@@ -99,28 +105,72 @@ pub async fn generate(
     })
 }
 
-/// Downloads an image the provider gave by URL.
-async fn download(client: &HttpClient, url: &str) -> Result<Vec<u8>, ToolError> {
+/// Downloads an image the provider gave by URL. The URL is the provider's answer, not
+/// the operator's choice: only the provider's own origin (scheme, host and port of
+/// the configured API base) is exempt from `web_policy`, and a redirect from it is not
+/// followed (it could lead anywhere); any other URL, and each of up to 3 redirects
+/// from it, is checked against `web_policy` by the client, as WebFetch's are.
+async fn download(
+    client: &HttpClient,
+    base: &str,
+    web_policy: &PrivateAddresses,
+    url: &str,
+) -> Result<Vec<u8>, ToolError> {
+    let (private_addresses, max_redirects) = if same_origin(base, url) {
+        (client.private_addresses.clone(), 0)
+    } else {
+        (web_policy.clone(), 3)
+    };
     let client = HttpClient {
-        max_redirects: 3,
+        max_redirects,
+        private_addresses,
         ..client.clone()
     };
     let response = client
         .send(HttpRequest::get(url))
         .await
-        .map_err(net_error)?;
+        .map_err(download_error)?;
     if !(200..300).contains(&response.status) || response.truncated {
+        let why = if response.truncated {
+            " (too large)"
+        } else if (300..400).contains(&response.status) && max_redirects == 0 {
+            " (a redirect, which is not followed from the provider's own address)"
+        } else {
+            ""
+        };
         return Err(bad_response(format!(
-            "downloading the image from {url} answered HTTP {}{}",
+            "downloading the image from {url} answered HTTP {}{why}",
             response.status,
-            if response.truncated {
-                " (too large)"
-            } else {
-                ""
-            }
         )));
     }
     Ok(response.body)
+}
+
+/// Whether `url` has the origin of the API base `base`.
+fn same_origin(base: &str, url: &str) -> bool {
+    match (url::Url::parse(base), url::Url::parse(url)) {
+        (Ok(base), Ok(url)) => base.origin() == url.origin(),
+        _ => false,
+    }
+}
+
+/// Why the image the provider gave by URL could not be downloaded.
+fn download_error(error: NetError) -> ToolError {
+    match error {
+        NetError::InvalidUrl { .. } | NetError::UnsupportedScheme { .. } => {
+            bad_response(format!("its image URL is unusable: {error}"))
+        }
+        NetError::AddressRefused { .. } => ToolError::new(
+            kind("image_download_refused"),
+            format!(
+                "the image provider gave its image by a URL GenerateImage may not download: {error}; images are downloaded from the provider's own address and from public ones"
+            ),
+        )
+        .with_hint(format!(
+            "ask the operator to allow private addresses with {WEB_ALLOW_PRIVATE_ENV} (or --web-allow-private), or to configure a provider that answers with `b64_json`"
+        )),
+        other => net_error(other),
+    }
 }
 
 /// A provider answer that is not what the API promises.
