@@ -175,7 +175,7 @@ impl HttpClient {
             && let Some(url::Host::Domain(host)) = url.host()
         {
             // Through a proxy the proxy resolves the name, not this client's
-            // resolver: check it here too (a best effort, see the README).
+            // resolver: check it here too (a best effort, see docs/built-in-tools.md).
             resolver::resolve_checked(host, &self.private_addresses).await?;
         }
         let hops = redirect::Hops::default();

@@ -6,7 +6,7 @@
 //!
 //! The dispatcher's verdict is `Registry::check`, which runs every dispatch step up to
 //! the handler: no tool runs, so tools with side effects are covered too. The one rule
-//! the dispatcher adds to the schema, documented in the README, is that inputs nested
+//! the dispatcher adds to the schema, documented in docs/dispatch.md, is that inputs nested
 //! deeper than `MAX_INPUT_DEPTH` are refused.
 //!
 //! The tools come from the registry, so a tool added later is covered without a change
