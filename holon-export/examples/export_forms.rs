@@ -2,7 +2,7 @@
 //! OpenAI (Responses, strict), Anthropic and MCP.
 //!
 //! ```sh
-//! cargo run -p holon-core --example export_forms
+//! cargo run -p holon-export --example export_forms
 //! ```
 
 use holon_core::prelude::*;
