@@ -3,7 +3,8 @@
 //! Each side runs 5 times on a fresh copy of the tree; the medians and their ratio
 //! are printed. ApplyPatch runs through the registry's dispatch (parse, plan, write);
 //! `git apply` is the `git` process. Run: `cargo bench -p holon-tools --bench
-//! apply_patch_vs_git`.
+//! apply_patch_vs_git`; `cargo test -p holon-tools --bench apply_patch_vs_git` (or
+//! `cargo bench ... -- --test`) checks each workload once, without timing it.
 
 // A benchmark harness: it sets up files, servers and processes of its own.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -15,6 +16,9 @@ use std::time::{Duration, Instant};
 use holon_core::{FamilyPolicy, ToolCall};
 use holon_runtime::{Runtime, RuntimeConfig};
 
+mod support;
+
+/// Runs of each side a measurement takes the median of.
 const RUNS: usize = 5;
 
 struct Workload {
@@ -124,6 +128,8 @@ fn workloads() -> Vec<Workload> {
 }
 
 fn main() {
+    support::require_tool("ApplyPatch");
+    let runs = if support::test_mode() { 1 } else { RUNS };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -134,7 +140,7 @@ fn main() {
         let patch_file = work.path().join("change.patch");
         std::fs::write(&patch_file, &text).unwrap();
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for run in 0..RUNS {
+        for run in 0..runs {
             let git_dir = work.path().join(format!("git{run}"));
             write(&git_dir, &workload.old);
             let started = Instant::now();

@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p holon-tools --bench mcp_latency`. `HOLON_BENCH_BIN` measures another
 //! build of `holon-tools` (e.g. an older commit's) instead of this one;
-//! `HOLON_BENCH_CALLS` sets the calls per transport (default 400).
+//! `HOLON_BENCH_CALLS` sets the calls per transport (default 400; 10 when the bench
+//! runs as a test, `cargo test -p holon-tools --bench mcp_latency`).
 //!
 //! Both servers run at once and the transports take turns call by call, so that load
 //! from elsewhere on the machine falls on both alike. The HTTP client keeps one
@@ -21,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod support;
+
 const TOKEN: &str = "bench-token-0123456789abcdef";
 const WARMUP_CALLS: usize = 20;
 
@@ -30,7 +33,7 @@ fn main() {
     let calls = std::env::var("HOLON_BENCH_CALLS")
         .ok()
         .and_then(|calls| calls.parse().ok())
-        .unwrap_or(400);
+        .unwrap_or(if support::test_mode() { 10 } else { 400 });
     let workspace = tempfile::tempdir().expect("a temporary workspace");
     println!("mcp_latency: {binary}, {calls} tools/call per transport (ListModelProviders)");
     let mut stdio = Stdio::start(&binary, workspace.path());

@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p holon-tools --bench web_extract_bounds`. `HOLON_BENCH_BASELINE_SECS`
 //! (default 60) is how long an unbounded rendering may run before it is stopped and
-//! reported as `> N s`.
+//! reported as `> N s`. Run as a test (`cargo test -p holon-tools --bench
+//! web_extract_bounds`), it renders pages just past the bounds instead, each once.
 //!
 //! `bounded` is a whole WebFetch call through the dispatcher against a loopback server
 //! (decode, title, rendering under the bounds, wrapping). `unbounded` is what WebFetch
@@ -22,6 +23,8 @@ use holon_runtime::{PrivateAddresses, Runtime, RuntimeConfig, WebConfig};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+mod support;
+
 /// The pages: what the issue measured (5 MiB of paragraphs, 30,000 nested `<div>`s)
 /// and a smaller deep one the unbounded rendering finishes.
 fn page(case: &str) -> String {
@@ -32,6 +35,12 @@ fn page(case: &str) -> String {
         }
         "nested-div-30000" => nested(30_000),
         "nested-div-3000" => nested(3_000),
+        // The test mode's: just past the 512 KiB and 64-level bounds.
+        "paragraphs-600KiB" => {
+            let body = "<p>word</p>".repeat((600 << 10) / 11);
+            format!("<html><body>{body}</body></html>")
+        }
+        "nested-div-100" => nested(100),
         other => panic!("unknown case {other}"),
     }
 }
@@ -54,8 +63,14 @@ fn main() {
         .ok()
         .and_then(|secs| secs.parse().ok())
         .unwrap_or(60);
+    support::require_tool("WebFetch");
+    let cases: &[&str] = if support::test_mode() {
+        &["paragraphs-600KiB", "nested-div-100"]
+    } else {
+        &["paragraphs-5MiB", "nested-div-3000", "nested-div-30000"]
+    };
     println!("web_extract_bounds: wall time and peak RSS per case, one process each");
-    for case in ["paragraphs-5MiB", "nested-div-3000", "nested-div-30000"] {
+    for case in cases {
         for mode in ["unbounded", "bounded"] {
             let line = run_child(case, mode, Duration::from_secs(limit));
             println!("{case:<18} {mode:<10} {line}");
@@ -79,7 +94,12 @@ fn run_child(case: &str, mode: &str, limit: Duration) -> String {
     });
     match receive.recv_timeout(limit) {
         Ok(line) => {
-            let _ = child.wait();
+            // A case that failed (its check panicked) fails the bench.
+            let status = child.wait().expect("the child's exit status");
+            assert!(
+                status.success(),
+                "{case} {mode}: the child failed ({status})"
+            );
             line.trim().to_string()
         }
         Err(_) => {
@@ -156,6 +176,7 @@ fn bounded(html: String) -> String {
             .dispatch(&context, ToolCall::new("WebFetch", json!({ "url": url })))
             .await;
         let envelope = serde_json::to_value(&result).unwrap();
+        assert_eq!(envelope["status"], "success", "{envelope}");
         let page = &envelope["structured"];
         format!(
             "{} ({}), notes: {}",
