@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 
 use crate::examples::checked_examples;
+use crate::expected_crates::{expected_tool_crates, unmet_expectations};
 use crate::meta::ToolMeta;
 use crate::registry::{Entry, Registry, RegistryError, build_entry};
 use crate::tool::{Tool, registered_tools};
@@ -23,14 +24,16 @@ impl Registry {
     /// that is part of the program, and of no other. rustc links a dependency only
     /// when the code names it: a binary or test that lists a tool crate in its
     /// `Cargo.toml` but never refers to it gets a registry without that crate's
-    /// tools, and no error. Where the registry is first used, name each tool crate
-    /// that nothing else refers to:
+    /// tools, and no error. Name each tool crate that nothing else refers to with
+    /// [`link!`](crate::link), at module level:
     ///
     /// ```ignore
-    /// use my_tools as _; // keeps `my_tools` linked, and so its tools registered
+    /// holon_core::link!(my_tools); // links `my_tools` and expects tools from it
     ///
     /// let registry = holon_core::Registry::global();
     /// ```
+    ///
+    /// A crate named there that contributed no tool is a registry problem.
     ///
     /// # Panics
     /// When the linked tools fail the registry checks: the program refuses to start
@@ -45,7 +48,18 @@ impl Registry {
     /// The registry of every linked tool, or why it is invalid.
     pub fn try_global() -> Result<&'static Registry, &'static RegistryError> {
         GLOBAL
-            .get_or_init(|| Self::from_tools(registered_tools()))
+            .get_or_init(|| {
+                let tools: Vec<&'static dyn Tool> = registered_tools().collect();
+                let unmet = unmet_expectations(expected_tool_crates(), &tools);
+                match Self::from_tools(tools) {
+                    Ok(_) if !unmet.is_empty() => Err(RegistryError { problems: unmet }),
+                    Ok(registry) => Ok(registry),
+                    Err(mut error) => {
+                        error.problems.extend(unmet);
+                        Err(error)
+                    }
+                }
+            })
             .as_ref()
     }
 

@@ -43,9 +43,10 @@
 //! ```
 //!
 //! A tool crate's tools are in the registry of every program that *links* the crate.
-//! rustc links a dependency only when the code names it, so a program that uses nothing
-//! else from a tool crate says `use the_tool_crate as _;` where it first uses the
-//! registry; otherwise the crate's tools are silently missing (see [`Registry::global`]).
+//! rustc links a dependency only when the code names it, so a program names each tool
+//! crate it uses nothing else from with [`link!`]: `holon_core::link!(the_tool_crate);`
+//! at module level. It links the crate and makes the registry refuse to build when the
+//! crate contributed no tool (see [`Registry::global`]).
 //!
 //! ## Attribute options
 //!
@@ -99,6 +100,7 @@ mod dispatch;
 mod envelope;
 mod error;
 mod examples;
+mod expected_crates;
 mod family;
 mod grammar;
 mod hints;
@@ -132,6 +134,7 @@ pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
 pub use dispatch::Dispatch;
 pub use error::{ToolError, ToolErrorKind, error_chain};
+pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use hints::closest;
 pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
@@ -172,6 +175,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::declared::DeclaredTool;
+    pub use crate::expected_crates::ExpectedToolCrate;
     pub use crate::params::{
         ArgumentsInfo, AtMostOneArguments, Probe, ToolHandlerParameter, ViaArgumentsByRef,
         ViaArgumentsByValue, ViaExtractor, ViaUnresolved, at_most_one_arguments,

@@ -1,7 +1,8 @@
 //! The trap `Registry::global` documents: a tool crate listed as a dependency of this
 //! test (`holon-renamed-core-tools`) but never named in its code is not linked, so
-//! its tools are not registered. `crate_paths.rs` names the same crate with
-//! `use holon_renamed_core_tools as _;` and finds them.
+//! its tools are not registered. The one way to link such a crate is
+//! `holon_core::link!(the_crate)` (`link.rs`), which also makes the registry refuse to
+//! build when the crate contributed no tool (`link_expectation.rs`).
 
 use holon_core::Registry;
 

@@ -10,18 +10,20 @@
 //! linked (rustc only loads the `--extern` crates a crate refers to), and its tools are
 //! then silently missing from [`holon_core::Registry::global`].
 //!
-//! So a binary (or test) that uses nothing else from a tool crate names it once:
+//! So a binary (or test) that uses nothing else from a tool crate names it once, with
+//! `holon_core::link!`, which also makes the registry refuse to build if the crate
+//! contributed no tool:
 //!
 //! ```
-//! use holon_downstream_tools as _;
+//! holon_core::link!(holon_downstream_tools);
 //!
 //! let registry = holon_core::Registry::global();
 //! assert!(registry.get("Echo").is_some());
 //! assert!(registry.get("RecordTodos").is_some());
 //! ```
 //!
-//! (`extern crate holon_downstream_tools;` does the same.) Using any item of the crate,
-//! such as one of its argument types, is enough as well. Nothing else is needed: no
+//! (`use holon_downstream_tools as _;` links it too, without the check.) Using any item
+//! of the crate, such as one of its argument types, is enough as well. Nothing else is needed: no
 //! registration call, no `inventory` dependency, no build script.
 //!
 //! # Dependencies
