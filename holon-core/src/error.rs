@@ -227,6 +227,111 @@ impl From<serde_json::Error> for ToolError {
     }
 }
 
+/// The most bytes of an error's message (and of its hint) that reach a caller; a
+/// longer one is cut in the middle.
+pub(crate) const MAX_ERROR_TEXT_BYTES: usize = 4096;
+
+/// The most bytes of an error's field path that reach a caller.
+pub(crate) const MAX_ERROR_FIELD_BYTES: usize = 1024;
+
+/// The most bytes of an error's details (as JSON text) that reach a caller: keys past
+/// the budget are dropped and named in `omitted_keys`.
+pub(crate) const MAX_ERROR_DETAILS_BYTES: usize = 64 * 1024;
+
+impl ToolError {
+    /// The error cut to the sizes a caller gets whatever the input was: message and
+    /// hint [`MAX_ERROR_TEXT_BYTES`], field [`MAX_ERROR_FIELD_BYTES`], details
+    /// [`MAX_ERROR_DETAILS_BYTES`]. An error that quotes a huge input must not be huge.
+    pub(crate) fn bounded(mut self) -> Self {
+        cut_in_place(&mut self.message, MAX_ERROR_TEXT_BYTES);
+        if let Some(hint) = &mut self.recovery_hint {
+            cut_in_place(hint, MAX_ERROR_TEXT_BYTES);
+        }
+        if let Some(field) = &mut self.field {
+            cut_in_place(field, MAX_ERROR_FIELD_BYTES);
+        }
+        if let Some(details) = &mut self.details
+            && json_bytes(details) > MAX_ERROR_DETAILS_BYTES
+        {
+            **details = bounded_details(std::mem::take(&mut **details));
+        }
+        self
+    }
+}
+
+/// Details over [`MAX_ERROR_DETAILS_BYTES`]: the keys of an object that fit, in
+/// order, and the names of the others; any other value, a note of its size.
+fn bounded_details(details: Value) -> Value {
+    let size = json_bytes(&details);
+    let Value::Object(map) = details else {
+        return serde_json::json!({
+            "omitted": format!("the details had {size} bytes, more than the {MAX_ERROR_DETAILS_BYTES} an error carries"),
+        });
+    };
+    // Room for the names of the dropped keys.
+    let mut budget = MAX_ERROR_DETAILS_BYTES / 2;
+    let mut kept = serde_json::Map::new();
+    let mut omitted = Vec::new();
+    for (key, value) in map {
+        let cost = key.len() + json_bytes(&value) + 4;
+        if cost <= budget {
+            budget -= cost;
+            kept.insert(key, value);
+        } else if omitted.len() < 20 {
+            omitted.push(Value::String(cut_bytes(&key, 256).into_owned()));
+        }
+    }
+    kept.insert("omitted_keys".to_string(), Value::Array(omitted));
+    Value::Object(kept)
+}
+
+/// The length of `value` as compact JSON text, counted without writing it.
+fn json_bytes(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// `text`, cut in the middle to about `max` bytes when it is longer (a note says how
+/// many bytes were left out).
+pub(crate) fn cut_bytes(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let half = max / 2;
+    let mut head = half;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - half;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    Cow::Owned(format!(
+        "{}…[{} bytes omitted]…{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    ))
+}
+
+fn cut_in_place(text: &mut String, max: usize) {
+    if let Cow::Owned(cut) = cut_bytes(text, max) {
+        *text = cut;
+    }
+}
+
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind, self.message)?;

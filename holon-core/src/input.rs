@@ -13,7 +13,9 @@ use serde_json::Value;
 use crate::depth::{MAX_INPUT_DEPTH, exceeds_depth};
 use crate::error::ToolError;
 use crate::json_text;
-use crate::problems::{Category, Problem, classify, combine, not_json, repeated_keys, too_deep};
+use crate::problems::{
+    Category, Problem, Problems, classify, combine, not_json, repeated_keys, too_deep,
+};
 use crate::text_path::locate;
 
 /// The input handed to a tool after the dispatcher checked its shape. It borrows
@@ -30,7 +32,7 @@ pub enum ToolInput<'a> {
 /// registry entry, which has its schema.
 pub(crate) trait InputReport: Send + Sync {
     /// One error of `found`, the schema's problems of `value`, and `serde`'s.
-    fn report(&self, value: &Value, found: Vec<Problem>, serde: Option<Problem>) -> ToolError;
+    fn report(&self, value: &Value, found: Problems, serde: Option<Problem>) -> ToolError;
 }
 
 /// The JSON arguments of one call: the text of an object (as a provider sent it, or
@@ -106,7 +108,7 @@ impl<'a> JsonArguments<'a> {
 struct Retry {
     value: Value,
     /// The keys given more than once.
-    repeated: Vec<Problem>,
+    repeated: Problems,
     /// The text to parse again, when it differs from the input's.
     typed: Option<String>,
 }

@@ -5,14 +5,16 @@
 //! name: a misspelt field is also why a required one is "missing"), then repeated
 //! keys, wrong types, missing fields and the schema's other constraints, all of them
 //! from the validator's full error iterator. The first problem also fills the error's
-//! top-level fields, for clients that read only those; `details.problems` lists all.
+//! top-level fields, for clients that read only those; `details.problems` lists the
+//! first [`MAX_LISTED_PROBLEMS`] and `details.problems_omitted` counts the rest, so that
+//! an input with a million problems costs the memory and the answer of a few.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
 use crate::depth::MAX_INPUT_DEPTH;
-use crate::error::{ToolError, ToolErrorKind};
+use crate::error::{ToolError, ToolErrorKind, cut_bytes};
 use crate::hints::closest;
 
 /// The fixing order: a model fixes names before values, values before additions.
@@ -23,6 +25,10 @@ pub(crate) enum Category {
     WrongType,
     MissingField,
     Constraint,
+}
+
+impl Category {
+    const COUNT: usize = 5;
 }
 
 /// One thing wrong with an input.
@@ -38,12 +44,82 @@ impl Problem {
     }
 }
 
+/// The most problems one error lists in `details.problems`; the rest are counted in
+/// `details.problems_omitted`. A model fixes the first ones and sends the call again.
+pub(crate) const MAX_LISTED_PROBLEMS: usize = 20;
+
+/// The longest text (in bytes) of a listed problem's message, field or hint.
+const MAX_LISTED_TEXT_BYTES: usize = 512;
+
+/// The problems of one input, as they are found. Of each category only the first
+/// [`MAX_LISTED_PROBLEMS`] are kept (enough for the first that many in fixing order);
+/// the others are only counted, and never built when [`Problems::add`] is used.
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    kept: Vec<Problem>,
+    per_category: [usize; Category::COUNT],
+    omitted: usize,
+}
+
+impl Problems {
+    /// Keeps `problem`, or counts it when its category is full.
+    pub(crate) fn push(&mut self, problem: Problem) {
+        self.add(problem.category, || problem.error);
+    }
+
+    /// Keeps the problem `make` builds, or only counts it when `category` is full.
+    pub(crate) fn add(&mut self, category: Category, make: impl FnOnce() -> ToolError) {
+        let kept = &mut self.per_category[category as usize];
+        if *kept < MAX_LISTED_PROBLEMS {
+            *kept += 1;
+            self.kept.push(Problem::new(category, make()));
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    /// Whether no problem was found.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kept.is_empty() && self.omitted == 0
+    }
+
+    /// Replaces the kept problem `at` finds with `problem`, or adds `problem`.
+    pub(crate) fn replace_or_push(
+        &mut self,
+        at: impl FnMut(&&mut Problem) -> bool,
+        problem: Problem,
+    ) {
+        match self.kept.iter_mut().find(at) {
+            Some(same) => *same = problem,
+            None => self.push(problem),
+        }
+    }
+}
+
+impl From<Vec<Problem>> for Problems {
+    fn from(problems: Vec<Problem>) -> Self {
+        let mut collected = Self::default();
+        problems
+            .into_iter()
+            .for_each(|problem| collected.push(problem));
+        collected
+    }
+}
+
 /// One error out of `problems`, sorted into the fixing order (stable: within a
-/// category, the validator's order).
-pub(crate) fn combine(mut problems: Vec<Problem>) -> ToolError {
+/// category, the validator's order). It lists the first [`MAX_LISTED_PROBLEMS`] and
+/// counts the rest in `details.problems_omitted`.
+pub(crate) fn combine(problems: impl Into<Problems>) -> ToolError {
+    let Problems {
+        kept: mut problems,
+        omitted,
+        ..
+    } = problems.into();
     problems.sort_by_key(|problem| problem.category);
+    let omitted = omitted + problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
+    problems.truncate(MAX_LISTED_PROBLEMS);
     let listed: Vec<Value> = problems.iter().map(|p| listed(&p.error)).collect();
-    let count = listed.len();
+    let count = listed.len() + omitted;
     let mut first = match problems.into_iter().next() {
         Some(problem) => problem.error,
         None => ToolError::invalid_input("the input does not fit the tool's schema"),
@@ -54,8 +130,17 @@ pub(crate) fn combine(mut problems: Vec<Problem>) -> ToolError {
         None => Map::new(),
     };
     details.insert("problems".to_string(), Value::Array(listed));
+    if omitted > 0 {
+        details.insert("problems_omitted".to_string(), json!(omitted));
+    }
     first.details = Some(Box::new(Value::Object(details)));
-    if count > 1 {
+    if omitted > 0 {
+        first.message = format!(
+            "{} ({} more problems; details.problems lists the first {MAX_LISTED_PROBLEMS}, details.problems_omitted counts the other {omitted})",
+            first.message,
+            count - 1
+        );
+    } else if count > 1 {
         let more = count - 1;
         let plural = if more == 1 { "" } else { "s" };
         first.message = format!(
@@ -68,14 +153,15 @@ pub(crate) fn combine(mut problems: Vec<Problem>) -> ToolError {
 
 /// `{kind, field, message, hint}` of one problem.
 fn listed(error: &ToolError) -> Value {
+    let text = |text: &str| json!(cut_bytes(text, MAX_LISTED_TEXT_BYTES));
     let mut entry = Map::new();
     entry.insert("kind".to_string(), json!(error.kind));
     if let Some(field) = &error.field {
-        entry.insert("field".to_string(), json!(field));
+        entry.insert("field".to_string(), text(field));
     }
-    entry.insert("message".to_string(), json!(error.message));
+    entry.insert("message".to_string(), text(&error.message));
     if let Some(hint) = &error.recovery_hint {
-        entry.insert("hint".to_string(), json!(hint));
+        entry.insert("hint".to_string(), text(hint));
     }
     Value::Object(entry)
 }
@@ -97,8 +183,12 @@ pub(crate) fn duplicate_field(path: &str) -> Problem {
 }
 
 /// A `duplicate_field` problem for each path of a repeated key.
-pub(crate) fn repeated_keys(paths: &[String]) -> Vec<Problem> {
-    paths.iter().map(|path| duplicate_field(path)).collect()
+pub(crate) fn repeated_keys(paths: &[String]) -> Problems {
+    let mut problems = Problems::default();
+    for path in paths {
+        problems.add(Category::DuplicateField, || duplicate_field(path).error);
+    }
+    problems
 }
 
 /// The input is not JSON at all.

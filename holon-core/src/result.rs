@@ -162,14 +162,15 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    /// An error result for `tool_name`.
+    /// An error result for `tool_name`. The error is cut to a bounded size (message
+    /// and hint 4 KiB, field 1 KiB, details 64 KiB), whatever input it quotes.
     pub fn from_error(tool_name: impl Into<Cow<'static, str>>, error: ToolError) -> Self {
         Self {
             tool_name: tool_name.into(),
             call_id: None,
             status: ToolStatus::Error,
             structured: None,
-            error: Some(Box::new(error)),
+            error: Some(Box::new(error.bounded())),
             extras: None,
         }
     }

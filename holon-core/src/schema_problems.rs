@@ -10,11 +10,13 @@ use serde_json::{Value, json};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
 use crate::input::InputReport;
-use crate::problems::{Category, Problem, combine, join_path, missing_field, unknown_field};
+use crate::problems::{
+    Category, Problem, Problems, combine, join_path, missing_field, unknown_field,
+};
 use crate::registry::{Entry, PathStep, schema_properties_at};
 
 impl InputReport for Entry {
-    fn report(&self, value: &Value, found: Vec<Problem>, serde: Option<Problem>) -> ToolError {
+    fn report(&self, value: &Value, found: Problems, serde: Option<Problem>) -> ToolError {
         report(self, value, found, serde)
     }
 }
@@ -26,19 +28,18 @@ impl InputReport for Entry {
 pub(crate) fn report(
     entry: &Entry,
     value: &Value,
-    mut found: Vec<Problem>,
+    found: impl Into<Problems>,
     serde: Option<Problem>,
 ) -> ToolError {
+    let mut found = found.into();
     collect_schema_problems(entry, value, &mut found);
     if let Some(mut serde) = serde {
         serde.error = enrich(entry, serde.error);
-        let same_field = found.iter_mut().find(|problem| {
-            problem.category != Category::DuplicateField && problem.error.field == serde.error.field
-        });
-        match same_field {
-            Some(problem) => *problem = serde,
-            None => found.push(serde),
-        }
+        let field = serde.error.field.clone();
+        found.replace_or_push(
+            |problem| problem.category != Category::DuplicateField && problem.error.field == field,
+            serde,
+        );
     }
     combine(found)
 }
@@ -67,7 +68,7 @@ pub(crate) fn enrich(entry: &Entry, mut error: ToolError) -> ToolError {
 }
 
 /// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
-fn collect_schema_problems(entry: &Entry, value: &Value, out: &mut Vec<Problem>) {
+fn collect_schema_problems(entry: &Entry, value: &Value, out: &mut Problems) {
     let Some(validator) = entry.full_validator() else {
         return;
     };
@@ -104,7 +105,7 @@ fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
 /// unexpected field, and a failed `anyOf`/`oneOf` whose branches all but one fail
 /// on the value's type alone (an `Option<Struct>`: the struct, or null) reports the
 /// problems inside that one branch.
-fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Vec<Problem>) {
+fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problems) {
     let (path, segments) = location(error);
     let schema = &entry.definition.spec.input_schema;
     match error.kind() {
@@ -112,10 +113,9 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Vec<Pro
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             let expected = schema_properties_at(schema, &steps(&segments));
             for field in unexpected {
-                out.push(Problem::new(
-                    Category::UnknownField,
-                    enrich(entry, unknown_field(field, &path, &expected)),
-                ));
+                out.add(Category::UnknownField, || {
+                    enrich(entry, unknown_field(field, &path, &expected))
+                });
             }
         }
         ValidationErrorKind::Required { property } => {
