@@ -1,8 +1,8 @@
 //! The process gate: the one place where commands are started. Every command
 //! ExecCommand, ExecCommandBatch and the task tools run is built here, and gets
 //!
-//! - an environment built from the operator's variables minus every credential the
-//!   runtime reads ([`HiddenEnv`]),
+//! - an environment of the operator's variables that are on an allow-list
+//!   ([`AllowedEnv`]), less every credential the runtime reads ([`HiddenEnv`]),
 //! - resource limits (`RLIMIT_NPROC`, `RLIMIT_FSIZE`, `RLIMIT_CORE`, optional
 //!   `RLIMIT_AS` and `RLIMIT_CPU`, see [`ResourceLimits`]), set by a helper mode of our
 //!   own binary that execs the command ([`limits`]),
@@ -28,7 +28,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub use environment::HiddenEnv;
+pub use environment::{
+    AllowedEnv, AllowedEnvError, DEFAULT_ALLOWED_ENV, HiddenEnv, parse_env_names,
+};
 pub use limits::{LIMITS_HELPER_ARG, LimitsError, ResourceLimits};
 pub use log_cap::{CappedLog, DEFAULT_LOG_CAP_BYTES};
 pub use log_files::{create_log_dir, log_len, read_log, remove_log_dir};
@@ -86,7 +88,9 @@ pub struct LauncherConfig {
     /// between fork and exec, and setting it from the parent after the spawn races
     /// with what the command forks first.
     pub limiter: Option<PathBuf>,
-    /// The variables commands never see.
+    /// The variables commands may see (when the operator has them set).
+    pub allowed_env: AllowedEnv,
+    /// The variables commands never see, even when allowed.
     pub hidden_env: HiddenEnv,
     /// The most bytes one log file of a command keeps (head and tail).
     pub log_cap_bytes: u64,
@@ -97,6 +101,7 @@ impl Default for LauncherConfig {
         Self {
             limits: ResourceLimits::default(),
             limiter: None,
+            allowed_env: AllowedEnv::default(),
             hidden_env: HiddenEnv::default(),
             log_cap_bytes: DEFAULT_LOG_CAP_BYTES,
         }
@@ -120,10 +125,12 @@ impl Launcher {
         &self.config
     }
 
-    /// The environment a command gets: the operator's variables as they are now,
-    /// less the hidden ones.
+    /// The environment a command gets: the operator's variables as they are now that
+    /// are allowed, less the hidden ones.
     pub fn environment(&self) -> Vec<(OsString, OsString)> {
-        self.config.hidden_env.filter(std::env::vars_os())
+        self.config
+            .hidden_env
+            .filter(&self.config.allowed_env, std::env::vars_os())
     }
 
     /// The program and arguments that run `program args` under the limits. Through

@@ -90,6 +90,14 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "LIST", env = "HOLON_COMMAND_LIMITS", value_parser = parse_limits)]
     pub command_limits: Option<ResourceLimits>,
 
+    /// More variables commands may see, besides PATH, HOME, USER, LOGNAME, SHELL,
+    /// LANG, LANGUAGE, LC_*, TERM, COLORTERM, NO_COLOR, TZ, TMPDIR, EDITOR, VISUAL and
+    /// PAGER: a comma-separated list of names, a name ending in `*` allows every
+    /// variable it starts (`GITHUB_TOKEN,CARGO_*`). No other variable of this process
+    /// reaches a command, and the runtime's own credentials never do.
+    #[arg(long, global = true, value_name = "NAMES", env = "HOLON_COMMAND_ENV", value_parser = parse_env_list)]
+    pub command_env: Option<EnvNames>,
+
     /// The most MiB one log file of a command keeps: its first and last halves, and a
     /// note of the cut between them [default: 64].
     #[arg(
@@ -229,6 +237,16 @@ fn parse_limits(list: &str) -> Result<ResourceLimits, String> {
     ResourceLimits::parse(list).map_err(|error| error.to_string())
 }
 
+/// Names of variables (a name ending in `*`: a prefix) commands may see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvNames(pub Vec<String>);
+
+fn parse_env_list(list: &str) -> Result<EnvNames, String> {
+    holon_runtime::process_gate::parse_env_names(list)
+        .map(EnvNames)
+        .map_err(|error| error.to_string())
+}
+
 fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
     FamilyPolicy::parse_list(list).map_err(|error| error.to_string())
 }
@@ -344,6 +362,9 @@ fn with_runtime(
     }
     if let Some(limits) = cli.command_limits {
         config.commands.limits = limits;
+    }
+    for name in cli.command_env.iter().flat_map(|names| &names.0) {
+        config.commands.allowed_env.allow(name.clone());
     }
     if let Some(mib) = cli.task_log_cap_mib {
         config.commands.log_cap_bytes = mib.saturating_mul(1 << 20);

@@ -39,7 +39,10 @@ fn exec_through_cli(flags: &[&str], env: &[(&str, &str)], input: Value) -> Value
 #[test]
 fn commands_see_the_operators_variables_but_no_credential_the_runtime_reads() {
     let result = exec_through_cli(
-        &[],
+        &[
+            "--command-env",
+            "HOLON_PROC_TEST_PLAIN,HOLON_XAI_API_KEY,OPENAI_API_KEY",
+        ],
         &[
             ("HOLON_XAI_API_KEY", "xai-secret"),
             ("HOLON_IMAGE_API_KEY", "image-secret"),
@@ -57,6 +60,56 @@ fn commands_see_the_operators_variables_but_no_credential_the_runtime_reads() {
     for secret in ["xai-secret", "image-secret", "mcp-secret", "openai-secret"] {
         assert!(!stdout.contains(secret), "{secret} leaked: {stdout}");
     }
+}
+
+/// The environment is an allow-list: a credential of the operator's shell the runtime
+/// knows nothing of never reaches a command, unless the operator names it.
+#[test]
+fn commands_see_only_allowed_variables_and_what_the_operator_names() {
+    let secrets = [
+        ("GITHUB_TOKEN", "ghp-secret"),
+        ("AWS_SECRET_ACCESS_KEY", "aws-secret"),
+        (
+            "HOLON_SEARCH_URL",
+            "https://search.example/?key=search-secret",
+        ),
+        ("LC_HOLON_TEST", "a-locale"),
+    ];
+    let result = exec_through_cli(&[], &secrets, json!({"cmd": "env"}));
+    let stdout = text(&result["output_preview"]["stdout"]);
+    assert_eq!(result["exit_status"], 0, "{result}");
+    assert!(stdout.contains("PATH="), "{stdout}");
+    assert!(
+        stdout.contains("LC_HOLON_TEST=a-locale"),
+        "LC_* passes: {stdout}"
+    );
+    for secret in ["ghp-secret", "aws-secret", "search-secret"] {
+        assert!(!stdout.contains(secret), "{secret} leaked: {stdout}");
+    }
+    let result = exec_through_cli(
+        &["--command-env", "GITHUB_TOKEN"],
+        &secrets,
+        json!({"cmd": "env"}),
+    );
+    let stdout = text(&result["output_preview"]["stdout"]);
+    assert!(
+        stdout.contains("GITHUB_TOKEN=ghp-secret"),
+        "named: {stdout}"
+    );
+    for secret in ["aws-secret", "search-secret"] {
+        assert!(!stdout.contains(secret), "{secret} leaked: {stdout}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon_command(dir.path())
+        .args(["--command-env", "MY VAR", "call", "Sleep", "{}"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`MY VAR` is not a variable name"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -152,6 +205,7 @@ fn git_hooks_run_without_the_runtimes_credentials() {
         .env("HOLON_XAI_API_KEY", "xai-secret")
         .env("HOLON_IMAGE_API_KEY", "image-secret")
         .env("HOLON_PROC_TEST_PLAIN", "visible")
+        .args(["--command-env", "HOLON_PROC_TEST_PLAIN,HOLON_XAI_API_KEY"])
         .args(["call", "--json", "CreateWorktree", &input.to_string()])
         .output()
         .unwrap();
