@@ -1,0 +1,4 @@
+//! What the integration tests share.
+#![allow(dead_code)]
+
+pub mod tools;
