@@ -41,13 +41,14 @@ pub struct Cli {
     pub workspace: Option<PathBuf>,
 
     /// The state directory (store, task logs, model catalog override, worktrees)
-    /// [default: $XDG_DATA_HOME/holon/workspaces/<name>-<hash of the workspace path>,
-    /// or ~/.local/share/holon/workspaces/...: outside the workspace].
+    /// [default: $XDG_DATA_HOME/holon/workspaces/NAME-HASH, NAME the workspace's folder
+    /// and HASH of its path, or ~/.local/share/holon/workspaces/...: outside the
+    /// workspace].
     #[arg(long, global = true, value_name = "DIR", env = "HOLON_HOME")]
     pub state_dir: Option<PathBuf>,
 
     /// A model catalog file that overrides the embedded one
-    /// [default: <state dir>/model-catalog.json when it exists].
+    /// [default: STATE_DIR/model-catalog.json when it exists].
     #[arg(long, global = true, value_name = "FILE", env = "HOLON_MODEL_CATALOG")]
     pub model_catalog: Option<PathBuf>,
 
@@ -207,10 +208,11 @@ pub enum Command {
         )]
         token_file: Option<PathBuf>,
         /// Serve HTTP without a bearer token. Allowed only when --http binds a loopback
-        /// address (127.0.0.1, [::1]); refused on any other, such as 0.0.0.0.
+        /// address (127.0.0.1, ::1); refused on any other, such as 0.0.0.0.
         #[arg(long, requires = "http")]
         no_auth: bool,
-        /// Also serve browser pages of this origin (scheme://host[:port]); repeatable.
+        /// Also serve browser pages of this origin (scheme://host, or scheme://host:port);
+        /// repeatable.
         /// Requests with any other Origin header than the server's own are refused
         /// with 403; requests without one (clients that are not browsers) are served.
         #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http", value_parser = http_guard::parse_origin)]

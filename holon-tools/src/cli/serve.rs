@@ -290,7 +290,7 @@ pub struct HttpOptions {
 }
 
 /// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives, to
-/// requests with the bearer token (see [`http_guard`]) from no foreign origin.
+/// requests with the bearer token (see the `http_guard` module) from no foreign origin.
 pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let addr = options.addr;
     let access = match Access::resolve(

@@ -38,7 +38,7 @@ pub struct ServiceOptions {
     pub web_proxy_from_env: bool,
 
     /// GenerateImage's provider: the base of an OpenAI-compatible images API, such as
-    /// https://api.openai.com/v1. Its API key is read from HOLON_IMAGE_API_KEY
+    /// `https://api.openai.com/v1`. Its API key is read from HOLON_IMAGE_API_KEY
     /// [default: none, GenerateImage says what to set].
     #[arg(long, global = true, value_name = "URL", env = "HOLON_IMAGE_API_BASE")]
     pub image_api_base: Option<String>,
@@ -47,11 +47,11 @@ pub struct ServiceOptions {
     #[arg(long, global = true, value_name = "MODEL", env = "HOLON_IMAGE_MODEL")]
     pub image_model: Option<String>,
 
-    /// Where GenerateImage saves images [default: <state dir>/media].
+    /// Where GenerateImage saves images [default: STATE_DIR/media].
     #[arg(long, global = true, value_name = "DIR", env = "HOLON_MEDIA_DIR")]
     pub media_dir: Option<PathBuf>,
 
-    /// XSearch's provider: the base of xAI's API (https://api.x.ai/v1) or a compatible
+    /// XSearch's provider: the base of xAI's API (`https://api.x.ai/v1`) or a compatible
     /// one. Its API key is read from HOLON_XAI_API_KEY [default: none, XSearch says
     /// what to set].
     #[arg(long, global = true, value_name = "URL", env = "HOLON_XAI_API_BASE")]
