@@ -19,9 +19,8 @@ fn add(args: AddArgs) -> i64 {
     args.a.saturating_add(args.b)
 }
 
-#[tokio::main]
-async fn main() -> Result<std::process::ExitCode, holon_core::RegistryError> {
+fn main() -> Result<std::process::ExitCode, holon_core::RegistryError> {
     let tools = Registry::of_module(module_path!())?; // this file's tools only
     let server = holon_mcp::McpServer::new(tools, holon_mcp::server_info!());
-    Ok(holon_mcp::serve_stdio(server).await)
+    Ok(holon_mcp::run_stdio(server))
 }

@@ -14,11 +14,10 @@
 //!     "hello".to_string()
 //! }
 //!
-//! #[tokio::main]
-//! async fn main() -> std::process::ExitCode {
-//!     let registry = Registry::of_module(module_path!()).expect("valid tools");
+//! fn main() -> Result<std::process::ExitCode, holon_core::RegistryError> {
+//!     let registry = Registry::of_module(module_path!())?;
 //!     let server = holon_mcp::McpServer::new(registry, holon_mcp::server_info!());
-//!     holon_mcp::serve_stdio(server).await
+//!     Ok(holon_mcp::run_stdio(server))
 //! }
 //! ```
 //!
@@ -33,6 +32,7 @@ mod http;
 pub mod http_guard;
 mod info;
 mod progress;
+mod run;
 mod server;
 mod signal;
 mod stdio;
@@ -40,6 +40,7 @@ mod stdio;
 pub use http::{HTTP_PATH, HttpOptions, serve_http};
 pub use info::ServerInfo;
 pub use rmcp;
+pub use run::{run_http, run_stdio};
 pub use server::{McpServer, ServedRegistry};
 pub use stdio::serve_stdio;
 
