@@ -1,9 +1,9 @@
 //! Who may talk to the HTTP server: the bearer token every request must carry, the
-//! bind addresses `--no-auth` is allowed on, and the browser origins the transport
+//! bind addresses an open server (`no_auth`) is allowed on, and the browser origins the transport
 //! accepts (rmcp's streamable HTTP service checks `Origin` against the list built here).
 //!
 //! The token stands between any local process, or any web page a browser runs, and
-//! `ExecCommand`; so it is 256 bits from the OS, compared in constant time, and never
+//! the served tools (for `holon-tools serve`, `ExecCommand`); so it is 256 bits from the OS, compared in constant time, and never
 //! taken from the command line (where `ps` would show it).
 
 // The MCP server's own I/O: it reads the bearer-token file the operator names.
