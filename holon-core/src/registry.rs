@@ -15,10 +15,11 @@ use serde_json::Value;
 
 use crate::family::FamilyPolicy;
 use crate::grammar;
-use crate::meta::Visibility;
+use crate::meta::{ToolMeta, Visibility};
 use crate::schema;
 use crate::spec::{FreeformGrammar, ToolDefinition, ToolSpec};
 use crate::tool::Tool;
+use crate::tool::registered_tools;
 
 /// One registered tool with everything derived from it once.
 pub(crate) struct Entry {
@@ -110,6 +111,50 @@ impl Registry {
     /// Whether no tool is registered.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+/// Registries of part of the linked tools: a crate's own, a family policy's, a list.
+impl Registry {
+    /// A registry of the linked tools whose facts `keep` accepts.
+    pub fn filtered(mut keep: impl FnMut(&ToolMeta) -> bool) -> Result<Registry, RegistryError> {
+        Registry::from_tools(registered_tools().filter(|tool| keep(tool.meta())))
+    }
+
+    /// The tools defined in the module `module` or below it: at a crate's root,
+    /// `Registry::of_module(module_path!())` is that crate's own tools.
+    pub fn of_module(module: &str) -> Result<Registry, RegistryError> {
+        Registry::filtered(|meta| {
+            meta.defined_at
+                .module
+                .strip_prefix(module)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+        })
+    }
+
+    /// The tools of the families `policy` allows.
+    pub fn of_families(policy: FamilyPolicy) -> Result<Registry, RegistryError> {
+        Registry::filtered(|meta| policy.allows(meta.family))
+    }
+
+    /// The tools named `names` (each by its canonical name); a name no linked tool
+    /// has is a problem of the registry.
+    pub fn of_names(names: &[&str]) -> Result<Registry, RegistryError> {
+        let linked: Vec<&str> = registered_tools().map(|tool| tool.meta().name).collect();
+        let problems: Vec<String> = names
+            .iter()
+            .filter(|name| !linked.contains(name))
+            .map(|name| match crate::hints::closest(name, linked.iter().copied()) {
+                Some(best) => format!("no linked tool is named `{name}`; did you mean `{best}`?"),
+                None => format!(
+                    "no linked tool is named `{name}`: is the crate that declares it linked (`use the_crate as _;`)?"
+                ),
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(RegistryError { problems });
+        }
+        Registry::filtered(|meta| names.contains(&meta.name))
     }
 }
 

@@ -109,17 +109,14 @@ const ALLOWED: &[(&str, &str)] = &[
         "the CLI reads the inventory file the operator names",
     ),
     (
-        "holon-tools/src/cli/http_guard.rs",
+        "holon-mcp/src/http_guard.rs",
         "the MCP server reads its bearer-token file",
     ),
     (
         "holon-tools/src/cli/lint.rs",
         "the CLI reads the guidance files the operator names",
     ),
-    (
-        "holon-tools/src/cli/serve.rs",
-        "the MCP server's listening socket",
-    ),
+    ("holon-mcp/src/http.rs", "the MCP server's listening socket"),
     (
         "holon-tool-macros/src/examples.rs",
         "compile-time reads of a tool author's example files",

@@ -1,7 +1,7 @@
 //! The tools the MCP conformance suite (`@modelcontextprotocol/conformance`) calls in
 //! its server scenarios, declared with `#[holon_tool]` like any other tool, and
-//! served by the same code as `holon-tools serve` (`holon_tools::cli::serve_http`),
-//! on a registry of this crate's tools only.
+//! served by holon-mcp, the same server as `holon-tools serve`'s, on a registry of
+//! this crate's tools only, under this crate's name.
 //!
 //! `conformance-server --http 127.0.0.1:0 --no-auth` serves them; `.ci/mcp-conformance`
 //! runs the suite against it. `--stdio` serves them on stdin and stdout (the tests in
@@ -18,10 +18,9 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use clap::Parser;
 use holon_core::prelude::*;
 use holon_core::{
-    ClientLog, Elicitation, ElicitationResponse, FamilyPolicy, Registry, Sampling, SamplingRequest,
-    registered_tools,
+    ClientLog, Elicitation, ElicitationResponse, Registry, Sampling, SamplingRequest,
 };
-use holon_tools::cli::{HttpOptions, McpServer, serve_http, serve_stdio};
+use holon_mcp::{HttpOptions, McpServer, serve_http, serve_stdio};
 use serde_json::{Map, Value, json};
 
 /// The text `test_simple_text` answers with.
@@ -376,24 +375,15 @@ struct Cli {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // This crate's tools only: the built-in tools of holon-tools are linked too (its
-    // serve code is), and are not what the suite tests.
-    let ours =
-        registered_tools().filter(|tool| tool.meta().defined_at.module.starts_with(module_path!()));
-    let registry = match Registry::from_tools(ours) {
-        Ok(registry) => &*Box::leak(Box::new(registry)),
+    // This crate's tools only: whatever else is linked is not what the suite tests.
+    let registry = match Registry::of_module(module_path!()) {
+        Ok(registry) => registry,
         Err(error) => {
             eprintln!("conformance-server: {error}");
             return ExitCode::FAILURE;
         }
     };
-    let server = match McpServer::with_context(registry, ToolContext::new(FamilyPolicy::all())) {
-        Ok(server) => server,
-        Err(error) => {
-            eprintln!("conformance-server: a tool cannot be listed over MCP: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let server = McpServer::new(registry, holon_mcp::server_info!());
     if cli.stdio {
         return serve_stdio(server).await;
     }

@@ -5,12 +5,8 @@
 mod call;
 mod catalog;
 mod export;
-mod http_guard;
 mod lint;
 mod list;
-mod mcp_client;
-mod mcp_content;
-mod mcp_progress;
 mod output;
 mod serve;
 mod services;
@@ -26,7 +22,6 @@ use holon_runtime::process_gate::ResourceLimits;
 use holon_runtime::{Runtime, RuntimeConfig};
 
 pub use export::ExportFormat;
-pub use serve::{HTTP_PATH, HttpOptions, McpServer, serve_http, serve_stdio};
 pub use services::ServiceOptions;
 
 /// Exit code of a tool call that returned an error.
@@ -215,7 +210,7 @@ pub enum Command {
         /// repeatable.
         /// Requests with any other Origin header than the server's own are refused
         /// with 403; requests without one (clients that are not browsers) are served.
-        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http", value_parser = http_guard::parse_origin)]
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http", value_parser = holon_mcp::http_guard::parse_origin)]
         allow_origins: Vec<String>,
         /// The capability families clients may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
@@ -305,25 +300,14 @@ pub fn run(cli: Cli) -> ExitCode {
             allow_origins,
             families,
         } => with_runtime(&cli, async |runtime| {
-            let server = match McpServer::new(registry, &runtime, *families) {
-                Ok(server) => server,
-                Err(error) => {
-                    eprintln!("holon-tools: a tool cannot be listed over MCP: {error}");
-                    return ExitCode::FAILURE;
-                }
+            let options = serve::ServeOptions {
+                http: *http,
+                token_file: token_file.clone(),
+                no_auth: *no_auth,
+                allow_origins: allow_origins.clone(),
+                families: *families,
             };
-            match http {
-                Some(addr) => {
-                    let options = HttpOptions {
-                        addr: *addr,
-                        no_auth: *no_auth,
-                        token_file: token_file.clone(),
-                        allow_origins: allow_origins.clone(),
-                    };
-                    serve_http(server, options).await
-                }
-                None => serve_stdio(server).await,
-            }
+            serve::serve(registry, runtime, options).await
         }),
     }
 }

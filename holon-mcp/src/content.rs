@@ -58,14 +58,21 @@ pub(crate) fn artifact_link(artifact: &Artifact, workspace: Option<&Path>) -> Op
 #[cfg(test)]
 mod tests {
 
+    use holon_core::prelude::holon_tool;
     use holon_core::{Registry, ResultExtras, ToolStatus};
     use rmcp::model::{ContentBlock as Rmcp, Resource, ResourceContents};
 
     use super::*;
 
+    /// Answers ok.
+    #[holon_tool(family = CoreAgent)]
+    fn answer_ok() -> bool {
+        true
+    }
+
     fn result_with(content: Vec<ContentBlock>, artifacts: Vec<Artifact>) -> ToolResult {
         ToolResult {
-            tool_name: "AgentGet".into(),
+            tool_name: "AnswerOk".into(),
             call_id: None,
             status: ToolStatus::Success,
             structured: Some(serde_json::json!({ "ok": true }).into()),
@@ -81,8 +88,8 @@ mod tests {
 
     fn definition() -> &'static ToolDefinition {
         Registry::global()
-            .get("AgentGet")
-            .expect("AgentGet is a built-in tool")
+            .get("AnswerOk")
+            .expect("AnswerOk is declared above")
     }
 
     /// rmcp, the reference: each kind of ours arrives as the block rmcp's own

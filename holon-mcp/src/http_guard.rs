@@ -1,9 +1,9 @@
-//! Who may talk to `serve --http`: the bearer token every request must carry, the
-//! bind addresses `--no-auth` is allowed on, and the browser origins the transport
+//! Who may talk to the HTTP server: the bearer token every request must carry, the
+//! bind addresses an open server (`no_auth`) is allowed on, and the browser origins the transport
 //! accepts (rmcp's streamable HTTP service checks `Origin` against the list built here).
 //!
 //! The token stands between any local process, or any web page a browser runs, and
-//! `ExecCommand`; so it is 256 bits from the OS, compared in constant time, and never
+//! the served tools (for `holon-tools serve`, `ExecCommand`); so it is 256 bits from the OS, compared in constant time, and never
 //! taken from the command line (where `ps` would show it).
 
 // The MCP server's own I/O: it reads the bearer-token file the operator names.
@@ -13,6 +13,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use holon_core::Principal;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -24,7 +25,10 @@ use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use subtle::ConstantTimeEq;
 
 /// The environment variable a client's bearer token is taken from.
-pub const TOKEN_ENV: &str = holon_runtime::MCP_TOKEN_ENV;
+pub use crate::TOKEN_ENV;
+
+/// The principal a request with the static bearer token is: whoever holds the token.
+pub const STATIC_TOKEN_PRINCIPAL: &str = "static-bearer-token";
 
 /// A chosen token shorter than this is refused: a local process could guess it.
 const MIN_TOKEN_LEN: usize = 16;
@@ -98,52 +102,65 @@ impl Access {
         Ok(Self::Bearer { token, source })
     }
 
-    /// `Ok` when `headers` show what this rule asks for, else the 401 to answer with.
+    /// The principal `headers` authenticate (`None` on an open server) when they
+    /// show what this rule asks for, else the 401 to answer with, challenging for
+    /// `realm` (the server's name).
     #[allow(clippy::result_large_err)] // the refusal is the response itself, built once
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), Response<BoxBody<Bytes, Infallible>>> {
+    pub fn check(
+        &self,
+        realm: &str,
+        headers: &HeaderMap,
+    ) -> Result<Option<Principal>, Response<BoxBody<Bytes, Infallible>>> {
         let Self::Bearer { token, .. } = self else {
-            return Ok(());
+            return Ok(None);
         };
+        // The realm is the server's name, quoted: no quote or backslash may end it.
+        let realm: String = realm
+            .chars()
+            .filter(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\') || *c == ' ')
+            .collect();
         match presented_token(headers) {
-            Some(presented) if bool::from(presented.as_bytes().ct_eq(token.as_bytes())) => Ok(()),
+            Some(presented) if bool::from(presented.as_bytes().ct_eq(token.as_bytes())) => Ok(
+                Some(Principal::new(STATIC_TOKEN_PRINCIPAL, [] as [&str; 0])),
+            ),
             Some(_) => Err(unauthorized(
-                "Bearer realm=\"holon-tools\", error=\"invalid_token\"",
+                &format!("Bearer realm=\"{realm}\", error=\"invalid_token\""),
                 "unauthorized: the bearer token is wrong\n",
             )),
             None => Err(unauthorized(
-                "Bearer realm=\"holon-tools\"",
+                &format!("Bearer realm=\"{realm}\""),
                 "unauthorized: send `Authorization: Bearer <token>` (the token printed at start, \
                  or the one of HOLON_MCP_TOKEN or --token-file)\n",
             )),
         }
     }
 
-    /// The line stderr gets about the token: the token itself only when generated
-    /// (nobody else knows it), where it came from otherwise.
-    pub fn announcement(&self) -> String {
+    /// The line stderr gets about the token, from the server `name`: the token itself
+    /// only when generated (nobody else knows it), where it came from otherwise.
+    pub fn announcement(&self, name: &str) -> String {
         match self {
             Self::Bearer {
                 token,
                 source: TokenSource::Generated,
             } => format!(
-                "holon-tools: bearer token (clients send `Authorization: Bearer TOKEN`; set \
+                "{name}: bearer token (clients send `Authorization: Bearer TOKEN`; set \
                  {TOKEN_ENV} or --token-file to choose it): {token}"
             ),
             Self::Bearer {
                 source: TokenSource::Env,
                 ..
             } => format!(
-                "holon-tools: clients send `Authorization: Bearer TOKEN` with the token of {TOKEN_ENV}"
+                "{name}: clients send `Authorization: Bearer TOKEN` with the token of {TOKEN_ENV}"
             ),
             Self::Bearer {
                 source: TokenSource::File(path),
                 ..
             } => format!(
-                "holon-tools: clients send `Authorization: Bearer TOKEN` with the token in {}",
+                "{name}: clients send `Authorization: Bearer TOKEN` with the token in {}",
                 path.display()
             ),
             Self::Open => {
-                "holon-tools: --no-auth: requests need no bearer token (loopback only)".to_string()
+                format!("{name}: --no-auth: requests need no bearer token (loopback only)")
             }
         }
     }
@@ -159,14 +176,13 @@ fn presented_token(headers: &HeaderMap) -> Option<&str> {
         .then(|| token.trim_start())
 }
 
-fn unauthorized(
-    challenge: &'static str,
-    message: &'static str,
-) -> Response<BoxBody<Bytes, Infallible>> {
+fn unauthorized(challenge: &str, message: &'static str) -> Response<BoxBody<Bytes, Infallible>> {
     let mut response = Response::new(Full::new(Bytes::from_static(message.as_bytes())).boxed());
     *response.status_mut() = StatusCode::UNAUTHORIZED;
     let headers = response.headers_mut();
-    headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    if let Ok(challenge) = HeaderValue::from_str(challenge) {
+        headers.insert(WWW_AUTHENTICATE, challenge);
+    }
     headers.insert(
         CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
@@ -342,7 +358,10 @@ mod tests {
             format!("bearer {TOKEN}"),
             format!("BEARER  {TOKEN}"),
         ] {
-            assert!(access.check(&headers(Some(&header))).is_ok(), "{header}");
+            assert!(
+                access.check("test", &headers(Some(&header))).is_ok(),
+                "{header}"
+            );
         }
     }
 
@@ -361,7 +380,9 @@ mod tests {
             (Some(format!("Bearer {one_bit_off}")), true),
             (Some(format!("Bearer {TOKEN}x")), true),
         ] {
-            let refused = access.check(&headers(header.as_deref())).unwrap_err();
+            let refused = access
+                .check("test", &headers(header.as_deref()))
+                .unwrap_err();
             assert_eq!(refused.status(), StatusCode::UNAUTHORIZED, "{header:?}");
             let challenge = refused.headers()[WWW_AUTHENTICATE].to_str().unwrap();
             assert!(challenge.starts_with("Bearer "), "{challenge}");
@@ -377,7 +398,7 @@ mod tests {
     fn no_auth_is_open_on_loopback_and_refused_elsewhere() {
         for addr in ["127.0.0.1:0", "[::1]:9000"] {
             let access = Access::resolve(addr.parse().unwrap(), true, None, None).unwrap();
-            assert!(access.check(&headers(None)).is_ok());
+            assert!(access.check("test", &headers(None)).is_ok());
         }
         for addr in ["0.0.0.0:0", "[::]:8080", "192.168.1.5:8080"] {
             let error = Access::resolve(addr.parse().unwrap(), true, None, None).unwrap_err();
@@ -397,7 +418,7 @@ mod tests {
             matches!(&access, Access::Bearer { token, source: TokenSource::File(_) } if token == TOKEN)
         );
         assert!(
-            !access.announcement().contains(TOKEN),
+            !access.announcement("test").contains(TOKEN),
             "a chosen token is not printed"
         );
 
@@ -422,7 +443,7 @@ mod tests {
         assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);
         assert!(
-            first.announcement().contains(a.as_str()),
+            first.announcement("test").contains(a.as_str()),
             "a generated token is printed"
         );
     }

@@ -46,13 +46,13 @@ impl ProgressSink for Sink {
 }
 
 /// The progress of one call, from the start of its dispatch to its answer.
-pub(super) struct CallProgress {
+pub(crate) struct CallProgress {
     sink: Arc<Sink>,
 }
 
 impl CallProgress {
     /// Starts sending the reports of a call to `peer` under `token`.
-    pub(super) fn start(peer: Peer<RoleServer>, token: ProgressToken) -> Self {
+    pub(crate) fn start(peer: Peer<RoleServer>, token: ProgressToken) -> Self {
         let (sender, mut receiver) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             while let Some(message) = receiver.recv().await {
@@ -80,12 +80,12 @@ impl CallProgress {
     }
 
     /// The sink to put into the call's context.
-    pub(super) fn sink(&self) -> Arc<dyn ProgressSink> {
+    pub(crate) fn sink(&self) -> Arc<dyn ProgressSink> {
         self.sink.clone()
     }
 
     /// Waits until every report made so far was sent.
-    pub(super) async fn flush(self) {
+    pub(crate) async fn flush(self) {
         let (done, sent) = oneshot::channel();
         if self.sink.sender.send(Message::Flush(done)).is_ok() {
             let _ = sent.await;

@@ -1,0 +1,248 @@
+//! What the transport knows about the request that called a tool: its `_meta`, the
+//! HTTP headers, the authenticated principal, the protocol revision and the session.
+//!
+//! A host (an MCP server) puts them into each call's context with
+//! [`ToolContext::with_state`]; a handler takes them as parameters (`meta: RequestMeta`,
+//! `headers: Option<Headers>`, ...). Outside a transport that knows them, taking one is
+//! a `missing_context` error that says so; `Option<T>` takes it when there is one.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::context::ToolContext;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::params::FromToolContext;
+
+/// The `_meta` object of the request that called the tool (MCP's `params._meta`),
+/// trace context included.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestMeta(Arc<Map<String, Value>>);
+
+impl RequestMeta {
+    /// The `_meta` object `fields`.
+    pub fn new(fields: Map<String, Value>) -> Self {
+        Self(Arc::new(fields))
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    /// Every field.
+    pub fn fields(&self) -> &Map<String, Value> {
+        &self.0
+    }
+
+    /// The W3C trace context's `traceparent` (the key MCP reserves for it).
+    pub fn traceparent(&self) -> Option<&str> {
+        self.get("traceparent").and_then(Value::as_str)
+    }
+
+    /// The W3C trace context's `tracestate`.
+    pub fn tracestate(&self) -> Option<&str> {
+        self.get("tracestate").and_then(Value::as_str)
+    }
+}
+
+/// The headers of the HTTP request that called the tool, names in lowercase, in the
+/// order they came. The `Authorization` and `Cookie` headers are left out: the
+/// credential is the host's to check (a handler takes the [`Principal`] instead).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Headers(Arc<[Header]>);
+
+/// One header line: its lowercase name and its value.
+type Header = (Box<str>, Box<[u8]>);
+
+impl Headers {
+    /// Headers from `(name, value)` pairs; names are lowercased, and the credential
+    /// headers dropped.
+    pub fn new<N: AsRef<str>, V: AsRef<[u8]>>(pairs: impl IntoIterator<Item = (N, V)>) -> Self {
+        Self(
+            pairs
+                .into_iter()
+                .map(|(name, value)| {
+                    (
+                        name.as_ref().to_ascii_lowercase().into_boxed_str(),
+                        Box::from(value.as_ref()),
+                    )
+                })
+                .filter(|(name, _)| !matches!(&**name, "authorization" | "cookie"))
+                .collect(),
+        )
+    }
+
+    /// The first value of the header `name` (any case), if it is text.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.get_all(name)
+            .next()
+            .and_then(|value| std::str::from_utf8(value).ok())
+    }
+
+    /// Every value of the header `name` (any case), as bytes.
+    pub fn get_all<'s, 'n>(
+        &'s self,
+        name: &'n str,
+    ) -> impl Iterator<Item = &'s [u8]> + use<'s, 'n> {
+        self.0
+            .iter()
+            .filter(move |(own, _)| own.eq_ignore_ascii_case(name))
+            .map(|(_, value)| &**value)
+    }
+
+    /// Every header, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.0.iter().map(|(name, value)| (&**name, &**value))
+    }
+
+    /// How many header lines there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Who the host authenticated the request as, and the scopes granted to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    id: Arc<str>,
+    scopes: Arc<[Box<str>]>,
+}
+
+impl Principal {
+    /// The principal `id` with `scopes`.
+    pub fn new<S: Into<Box<str>>>(
+        id: impl Into<Arc<str>>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Its id (a token's subject, or the name of a static credential).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The scopes granted.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter().map(|scope| &**scope)
+    }
+
+    /// Whether `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes().any(|own| own == scope)
+    }
+}
+
+/// The protocol revision the request was made under (e.g. `2025-11-25`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProtocolVersion(Arc<str>);
+
+impl ProtocolVersion {
+    /// The revision `version`.
+    pub fn new(version: impl Into<Arc<str>>) -> Self {
+        Self(version.into())
+    }
+
+    /// The revision's date string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The id of the session the request belongs to, where the transport has sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SessionId(Arc<str>);
+
+impl SessionId {
+    /// The session `id`.
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
+        Self(id.into())
+    }
+
+    /// The id as the transport sent it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Each type is taken from the call's context by value (a cheap clone), or is a
+/// `missing_context` error naming where it comes from; `Option<T>` is `None` then.
+macro_rules! request_extractor {
+    ($type:ident, $source:literal) => {
+        impl FromToolContext<'_> for $type {
+            fn from_context(context: &ToolContext) -> Result<Self, ToolError> {
+                match context.state::<$type>() {
+                    Ok(value) => Ok(value.clone()),
+                    Err(_) => Err(missing(stringify!($type), $source)),
+                }
+            }
+        }
+
+        impl FromToolContext<'_> for Option<$type> {
+            fn from_context(context: &ToolContext) -> Result<Self, ToolError> {
+                Ok(context.state::<$type>().ok().cloned())
+            }
+        }
+    };
+}
+
+request_extractor!(RequestMeta, "an MCP request (its `_meta`)");
+request_extractor!(Headers, "an MCP request over HTTP");
+request_extractor!(Principal, "a request its host authenticated");
+request_extractor!(ProtocolVersion, "an MCP request");
+request_extractor!(SessionId, "an MCP request in a session (streamable HTTP)");
+
+fn missing(handle: &str, source: &str) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::MISSING_CONTEXT,
+        format!(
+            "this tool takes the request's `{handle}`, which only {source} has, and this call came without one"
+        ),
+    )
+    .with_hint(format!(
+        "call it through a host that provides it (an MCP server), or take `Option<{handle}>` to run without it"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::FamilyPolicy;
+
+    #[test]
+    fn outside_a_transport_each_is_missing_context_and_its_option_none() {
+        let context = ToolContext::new(FamilyPolicy::all());
+        let error = Headers::from_context(&context).expect_err("no headers");
+        assert_eq!(error.kind, ToolErrorKind::MISSING_CONTEXT);
+        assert!(error.message.contains("`Headers`"), "{}", error.message);
+        assert_eq!(Option::<Principal>::from_context(&context), Ok(None));
+        let context = context.with_state(SessionId::new("s1"));
+        assert_eq!(
+            SessionId::from_context(&context).map(|id| id.as_str().to_string()),
+            Ok("s1".to_string())
+        );
+    }
+
+    #[test]
+    fn headers_lowercase_their_names_and_drop_credentials() {
+        let headers = Headers::new([
+            ("X-Tenant", "a".as_bytes()),
+            ("Authorization", b"Bearer secret"),
+            ("cookie", b"id=1"),
+            ("x-tenant", b"b"),
+        ]);
+        assert_eq!(headers.get("x-TENANT"), Some("a"));
+        assert_eq!(headers.get_all("x-tenant").count(), 2);
+        assert_eq!(headers.get("authorization"), None);
+        assert_eq!(headers.len(), 2);
+    }
+}

@@ -1,0 +1,72 @@
+//! The context of one `tools/call`: the server's, plus what the transport knows of
+//! the request (its `_meta`, HTTP headers, principal, protocol revision, session) and
+//! the client it came from.
+
+use std::sync::Arc;
+
+use holon_core::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId, ToolContext};
+use hyper::http::request::Parts;
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+
+use crate::client::{McpClient, SessionLogLevel};
+
+/// The `_meta` key a stateless (2026-07-28) request names its revision under.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The header a streamable HTTP request names its revision in.
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// The header a streamable HTTP request names its session in.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The context `base` for the call `request`.
+pub(crate) fn call_context(
+    base: &ToolContext,
+    request: &RequestContext<RoleServer>,
+    log_level: &Arc<SessionLogLevel>,
+) -> ToolContext {
+    let client = McpClient::new(request.peer.clone(), log_level.clone());
+    let mut context = base
+        .clone()
+        .with_client(Arc::new(client))
+        .with_cancellation(request.ct.clone())
+        .with_state(RequestMeta::new(request.meta.0.0.clone()));
+    let parts = request.extensions.get::<Parts>();
+    let header = |name: &str| {
+        parts
+            .and_then(|parts| parts.headers.get(name))
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string)
+    };
+    let version = request
+        .meta
+        .0
+        .get(META_PROTOCOL_VERSION)
+        .and_then(|value| value.as_str())
+        .map(str::to_string)
+        .or_else(|| {
+            request
+                .peer
+                .peer_info()
+                .map(|info| info.protocol_version.to_string())
+        })
+        .or_else(|| header(PROTOCOL_VERSION_HEADER));
+    if let Some(version) = version {
+        context = context.with_state(ProtocolVersion::new(version));
+    }
+    if let Some(session) = header(SESSION_HEADER) {
+        context = context.with_state(SessionId::new(session));
+    }
+    if let Some(parts) = parts {
+        let headers = parts
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_bytes()));
+        context = context.with_state(Headers::new(headers));
+        if let Some(principal) = parts.extensions.get::<Principal>() {
+            context = context.with_state(principal.clone());
+        }
+    }
+    context
+}

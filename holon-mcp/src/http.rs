@@ -1,0 +1,160 @@
+//! MCP over streamable HTTP, served by hyper: every request needs the bearer token
+//! and may not come from a foreign browser origin (see [`http_guard`](crate::http_guard)).
+
+// The MCP server's own I/O: its listening socket.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use crate::TOKEN_ENV;
+use crate::http_guard::{self, Access};
+use crate::server::McpServer;
+use crate::signal::shutdown_signal;
+
+/// The path the streamable HTTP endpoint is served at.
+pub const HTTP_PATH: &str = "/mcp";
+
+/// How [`serve_http`] listens and whom it serves.
+#[derive(Debug)]
+pub struct HttpOptions {
+    /// The address to bind.
+    pub addr: SocketAddr,
+    /// No bearer token (loopback only).
+    pub no_auth: bool,
+    /// The bearer token's file (else [`TOKEN_ENV`], else one generated at start).
+    pub token_file: Option<PathBuf>,
+    /// Browser origins allowed besides the server's own (see
+    /// [`http_guard::parse_origin`]).
+    pub allow_origins: Vec<String>,
+}
+
+impl HttpOptions {
+    /// Serves on `addr` with a bearer token, to no foreign origin.
+    pub fn new(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            no_auth: false,
+            token_file: None,
+            allow_origins: Vec::new(),
+        }
+    }
+}
+
+/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives, to
+/// requests with the bearer token (see [`http_guard`]) from no foreign origin. The
+/// address, then the token's source, go to stderr, each line starting with the
+/// server's name.
+pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
+    let name: Arc<str> = server.info().name().into();
+    if let Err(error) = server.check() {
+        eprintln!("{name}: {error}");
+        return ExitCode::FAILURE;
+    }
+    let addr = options.addr;
+    let access = match Access::resolve(
+        addr,
+        options.no_auth,
+        options.token_file.as_deref(),
+        std::env::var_os(TOKEN_ENV),
+    ) {
+        Ok(access) => Arc::new(access),
+        Err(error) => {
+            eprintln!("{name}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("{name}: cannot listen on {addr}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let local = listener.local_addr().unwrap_or(addr);
+    let origins: Arc<[String]> = http_guard::allowed_origins(local, &options.allow_origins).into();
+    let service = StreamableHttpService::new(
+        move || Ok(server.session()),
+        Arc::new(LocalSessionManager::default()),
+        http_guard::transport_config(local, &options.allow_origins),
+    );
+    // The line a client (or a test that asked for port 0) reads the address from,
+    // then the one about the token (the token itself when it was generated).
+    eprintln!(
+        "{name}: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}\n{}",
+        access.announcement(&name)
+    );
+    if !local.ip().is_loopback() {
+        eprintln!(
+            "{name}: {local} is not loopback: the token travels in clear text over plain HTTP, \
+             so reach it through TLS or a trusted network only"
+        );
+    }
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    eprintln!("{name}: cannot accept a connection: {error}");
+                    continue;
+                }
+            },
+            () = &mut shutdown => return ExitCode::SUCCESS,
+        };
+        // Without it each response's last small write waits for the client's delayed
+        // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
+        let _ = stream.set_nodelay(true);
+        let service = service.clone();
+        let access = access.clone();
+        let origins = origins.clone();
+        let name = name.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+                let service = service.clone();
+                let access = access.clone();
+                let origins = origins.clone();
+                let name = name.clone();
+                async move {
+                    if request.uri().path() != HTTP_PATH {
+                        return Ok::<_, Infallible>(not_found());
+                    }
+                    if let Err(refused) = http_guard::check_origin(&origins, request.headers()) {
+                        return Ok(refused);
+                    }
+                    match access.check(&name, request.headers()) {
+                        // The transport hands the request's extensions to each call.
+                        Ok(Some(principal)) => {
+                            request.extensions_mut().insert(principal);
+                        }
+                        Ok(None) => {}
+                        Err(refused) => return Ok(refused),
+                    }
+                    Ok(service.handle(request).await)
+                }
+            });
+            // A connection that fails (the client went away) ends only itself.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), handler)
+                .await;
+        });
+    }
+}
+
+fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    let body = Full::new(Bytes::from_static(b"not found: the MCP endpoint is /mcp\n")).boxed();
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}

@@ -1,0 +1,59 @@
+//! # holon-mcp
+//!
+//! Serves a holon tool [`Registry`](holon_core::Registry) over MCP (Model Context
+//! Protocol), on stdio or streamable HTTP, under the host's own name: any tool crate's
+//! tools, without the built-in runtime.
+//!
+//! ```no_run
+//! use holon_core::prelude::*;
+//! use holon_core::Registry;
+//!
+//! /// Says hello.
+//! #[holon_tool(family = CoreAgent)]
+//! fn hello() -> String {
+//!     "hello".to_string()
+//! }
+//!
+//! fn main() -> Result<std::process::ExitCode, holon_core::RegistryError> {
+//!     let registry = Registry::of_module(module_path!())?;
+//!     let server = holon_mcp::McpServer::new(registry, holon_mcp::server_info!());
+//!     Ok(holon_mcp::run_stdio(server))
+//! }
+//! ```
+//!
+//! `tools/list` is the registry's MCP export under the context's family policy;
+//! `tools/call` goes through the registry's dispatcher. Each call's context carries
+//! what the transport knows (see [`holon_core::RequestMeta`] and its siblings).
+
+mod client;
+mod content;
+mod context;
+mod http;
+pub mod http_guard;
+mod info;
+mod progress;
+mod run;
+mod server;
+mod signal;
+mod stdio;
+
+pub use http::{HTTP_PATH, HttpOptions, serve_http};
+pub use info::ServerInfo;
+pub use rmcp;
+pub use run::{run_http, run_stdio};
+pub use server::{McpServer, ServedRegistry};
+pub use stdio::serve_stdio;
+
+/// The environment variable `serve_http` takes the bearer token from when no token
+/// file is given.
+pub const TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
+
+/// The [`ServerInfo`] of the crate that calls it: its package's name and version
+/// (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`), and its description when it has one.
+#[macro_export]
+macro_rules! server_info {
+    () => {
+        $crate::ServerInfo::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+            .with_description_if_any(env!("CARGO_PKG_DESCRIPTION"))
+    };
+}
