@@ -162,11 +162,18 @@ impl ToolContext {
         self.observer.as_deref()
     }
 
-    /// The state of type `T`, or a `missing_context` error naming the type.
+    /// The state of type `T`, or a `missing_context` error naming the type. A state
+    /// put in as an `Arc<T>` (`with_state(Arc::new(store))`) is found as `T` too.
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
         self.states
             .get(&TypeId::of::<T>())
             .and_then(|value| value.downcast_ref::<T>())
+            .or_else(|| {
+                self.states
+                    .get(&TypeId::of::<Arc<T>>())
+                    .and_then(|value| value.downcast_ref::<Arc<T>>())
+                    .map(|shared| &**shared)
+            })
             .ok_or_else(|| {
                 ToolError::new(
                     ToolErrorKind::MISSING_CONTEXT,

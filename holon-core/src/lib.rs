@@ -180,7 +180,7 @@ pub mod __private {
     pub use crate::expected_crates::ExpectedToolCrate;
     pub use crate::params::{
         ArgumentsInfo, AtMostOneArguments, Probe, ToolHandlerParameter, ViaArgumentsByRef,
-        ViaArgumentsByValue, ViaExtractor, ViaUnresolved, at_most_one_arguments,
+        ViaArgumentsByValue, ViaExtractor, ViaPlainValue, ViaUnresolved, at_most_one_arguments,
     };
     pub use inventory;
     pub use schemars;
@@ -275,7 +275,7 @@ pub mod __private {
     #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot be a tool's error: it must convert into `ToolError`",
         label = "`ToolError` does not implement `From<{Self}>`",
-        note = "return `Result<T, ToolError>` and convert other errors with `.map_err(...)`, or implement `From<{Self}>` for `ToolError` if `{Self}` is your own type"
+        note = "return `Result<T, ToolError>` and convert other errors with `.map_err(...)`, or implement `From<{Self}>` for `ToolError` if `{Self}` is your own type; an `anyhow::Error` or a `Box<dyn Error>` converts with `.map_err(|e| ToolError::internal(&*e))`"
     )]
     pub trait ToolErrorType<M>: Sized {
         /// Converts the error.

@@ -14,8 +14,12 @@
 //!
 //! 1. `P: ToolArgs`: the arguments by value;
 //! 2. `P = &A` with `A: ToolArgs`: the arguments by reference;
-//! 3. `P: FromToolContext`: an extractor;
-//! 4. anything else: a tag whose use is the compile error.
+//! 3. `P = &T` with `T` a plain value (`String`, `str`, a number, `bool`, `char`): a
+//!    tag whose use is a compile error, since such a parameter is a value the model
+//!    should send, not state (it would otherwise be looked up as state and fail at run
+//!    time);
+//! 4. `P: FromToolContext`: an extractor;
+//! 5. anything else: a tag whose use is the compile error.
 
 use std::marker::PhantomData;
 
@@ -146,6 +150,9 @@ tags! {
     Extracted;
     /// A parameter that is neither: using it is the compile error.
     Unresolved;
+    /// A plain value taken by reference (`&String`, `&u32`): using it is the compile
+    /// error.
+    PlainValueState;
 }
 
 /// One step of the classification: a trait of its own (autoref specialization needs
@@ -178,6 +185,34 @@ step!(
     /// Step 2: `P = &A`, `A: ToolArgs`.
     ViaArgumentsByRef, [A: ToolArgs], &&&Probe<&A>, ArgumentsByRef<A>
 );
+/// A type whose value is data a model sends, never host state: a handler parameter
+/// `&T` of such a type is refused at compile time.
+pub trait PlainValue {}
+
+macro_rules! plain_values {
+    ($($ty:ty),* $(,)?) => { $(impl PlainValue for $ty {})* };
+}
+
+plain_values!(
+    String, str, bool, char, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32,
+    f64
+);
+
+/// Step 2 too, for the types step 2 leaves: `P = &T`, `T: PlainValue`.
+pub trait ViaPlainValue {
+    /// The parameter's tag.
+    type Tag;
+    /// Classifies the parameter.
+    fn holon_param(&self) -> Self::Tag;
+}
+
+impl<'p, T: PlainValue + ?Sized> ViaPlainValue for &&&Probe<&'p T> {
+    type Tag = PlainValueState<&'p T>;
+    fn holon_param(&self) -> Self::Tag {
+        PlainValueState(PhantomData)
+    }
+}
+
 step!(
     /// Step 3: `P: FromToolContext`.
     ViaExtractor, ['a, P: FromToolContext<'a>], &Probe<P>, Extracted<P>
@@ -337,6 +372,35 @@ impl<P> Unresolved<P> {
     }
 }
 
+/// Implemented by no type: the bound of a `&String`, `&str`, `&u32` or `&bool`
+/// parameter, which is a value the model sends and so belongs in the arguments.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a tool handler: it is a value the model sends, not state the host provides",
+    label = "a plain value is not state: it would be looked up in the context and never found",
+    note = "put the value in a field of the struct with `#[derive(ToolArgs)]` and take that struct as the parameter; state is a type of the host's own, put into the context with `ToolContext::with_state` (wrap a plain value in one: `struct Greeting(String)`)"
+)]
+pub trait PlainValueIsNotState: crate::__private::Unsatisfiable {}
+
+impl<P> PlainValueState<P> {
+    /// A compile error: `P` is a plain value, not state.
+    pub fn hold(self, _: &ToolContext, _: &mut Option<ToolInput<'_>>) -> Result<Owned<P>, ToolError>
+    where
+        P: PlainValueIsNotState,
+    {
+        Err(input_taken())
+    }
+
+    /// Not the arguments (the error is reported once, by `hold`).
+    pub fn arguments(self) -> Option<ArgumentsInfo> {
+        None
+    }
+
+    /// The same in a freeform tool.
+    pub fn freeform(self) -> Self {
+        self
+    }
+}
+
 /// The arguments of a freeform tool, with what `FromFreeform` gives already taken, so
 /// that its methods require nothing more (a missing impl is one error, at `freeform`).
 pub struct FreeformArguments<A, H> {
@@ -379,6 +443,7 @@ pub trait NoArguments {}
 impl NoArguments for () {}
 impl<P, R: NoArguments> NoArguments for (Extracted<P>, R) {}
 impl<P, R: NoArguments> NoArguments for (Unresolved<P>, R) {}
+impl<P, R: NoArguments> NoArguments for (PlainValueState<P>, R) {}
 
 /// The tags of a handler's parameters hold at most one arguments parameter.
 #[diagnostic::on_unimplemented(
@@ -404,6 +469,9 @@ impl<P, R: AtMostOneArguments> AtMostOneArguments for (Extracted<P>, R) {
     const TAKES_ARGUMENTS: bool = R::TAKES_ARGUMENTS;
 }
 impl<P, R: AtMostOneArguments> AtMostOneArguments for (Unresolved<P>, R) {
+    const TAKES_ARGUMENTS: bool = R::TAKES_ARGUMENTS;
+}
+impl<P, R: AtMostOneArguments> AtMostOneArguments for (PlainValueState<P>, R) {
     const TAKES_ARGUMENTS: bool = R::TAKES_ARGUMENTS;
 }
 

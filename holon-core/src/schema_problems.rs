@@ -163,21 +163,30 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problem
 }
 
 /// Of the branches of a failed `anyOf`/`oneOf`, the only one that did not fail on the
-/// type of the value itself: the branch the caller meant.
+/// type of the value itself, or on its tag (a tagged enum's variant is an object whose
+/// tag field is a constant): the branch the caller meant.
 fn only_branch_of_its_type<'c>(
     error: &ValidationError<'_>,
     branches: &'c [Vec<ValidationError<'static>>],
 ) -> Option<&'c [ValidationError<'static>]> {
     let at = error.instance_path();
+    let depth = at.iter().count();
     let mut meant = branches.iter().filter(|branch| {
         !branch.iter().any(|inner| {
-            inner.instance_path() == at
+            let own = inner.instance_path() == at
                 && matches!(
                     inner.kind(),
                     ValidationErrorKind::Type { .. }
                         | ValidationErrorKind::Constant { .. }
                         | ValidationErrorKind::Enum { .. }
-                )
+                );
+            // A constant one field below: another variant's tag.
+            let tag = matches!(
+                inner.kind(),
+                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+            ) && inner.instance_path().iter().count() == depth + 1
+                && inner.instance_path().iter().take(depth).eq(at.iter());
+            own || tag
         })
     });
     match (meant.next(), meant.next()) {

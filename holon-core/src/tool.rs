@@ -16,7 +16,7 @@ use crate::output::ToolOutput;
 use crate::result::ToolResult;
 
 /// A tool's argument type: a closed JSON object. Derive it with `#[derive(ToolArgs)]`,
-/// which checks `#[serde(deny_unknown_fields)]`, refuses `#[serde(flatten)]` and
+/// which checks `#[serde(deny_unknown_fields)]`, refuses borrowed fields and
 /// requires every field's type to be [`ClosedInput`] (closed at every depth).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool argument type: add `#[derive(ToolArgs)]` to it",

@@ -35,6 +35,7 @@ mod gemini;
 mod lower_error;
 pub mod mcp;
 mod openai;
+pub mod portable;
 mod restore;
 pub mod rules;
 pub mod strict;

@@ -31,15 +31,18 @@ pub const INPUT_EXAMPLES_META_KEY: &str = "holon/inputExamples";
 /// The property that holds a result that is not an object (see [`wraps_result`]).
 pub const WRAPPED_RESULT_KEY: &str = "result";
 
-/// The tool's `tools/list` entry.
+/// The tool's `tools/list` entry. Its `inputSchema` is the portable form
+/// ([`crate::portable::without_null`]): an optional field is advertised as its type.
 pub fn tool(definition: &ToolDefinition) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), json!(&*definition.spec.name));
     tool.insert("title".into(), json!(title(&definition.spec.name)));
     tool.insert("description".into(), json!(&*definition.spec.description));
+    // Optional fields without their `null` alternative: strict clients refuse
+    // `"type": [T, "null"]`, and the dispatcher still accepts `null` (see `portable`).
     tool.insert(
         "inputSchema".into(),
-        (*definition.spec.input_schema).clone(),
+        crate::portable::without_null(&definition.spec.input_schema),
     );
     tool.insert("outputSchema".into(), output_schema(definition));
     let annotations = annotations(definition);

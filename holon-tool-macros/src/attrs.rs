@@ -14,6 +14,8 @@ pub(crate) struct SerdeAttrs {
     pub(crate) rename: Option<LitStr>,
     pub(crate) flatten: Option<proc_macro2::Span>,
     pub(crate) skip: bool,
+    /// `alias = "..."`: a second wire name, which the schema cannot advertise.
+    pub(crate) alias: Option<proc_macro2::Span>,
     /// `with`, `deserialize_with`, or on a container `from`, `try_from` or
     /// `transparent`: the JSON is not the Rust type's own fields.
     pub(crate) custom_wire: bool,
@@ -93,6 +95,9 @@ pub(crate) fn read_serde_attrs(attrs: &[Attribute], errors: &mut Errors) -> Serd
                         .get_ident()
                         .map_or_else(proc_macro2::Span::call_site, proc_macro2::Ident::span),
                 );
+            } else if meta.path.is_ident("alias") {
+                found.alias = meta.path.get_ident().map(proc_macro2::Ident::span);
+                skip_value(&meta)?;
             } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
                 found.skip = true;
             } else if ["with", "deserialize_with", "from", "try_from"]

@@ -22,6 +22,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     let krate = read_tool_args_attrs(&input.attrs, &mut errors);
     let core = crate_path::resolve(krate.as_ref(), &mut errors);
     check_closed(&input, &mut errors);
+    check_owned_and_one_name(&input, &mut errors);
     // Emitted even on error, so that the types using this one get no second error.
     let implementation = implementation(&input, &core, &mut errors);
     match errors.into_result() {
@@ -30,6 +31,90 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
             let error = error.to_compile_error();
             quote!(#error #implementation)
         }
+    }
+}
+
+/// The message of a `#[serde(alias)]` in tool arguments.
+const ALIAS: &str = "`#[serde(alias)]` is not allowed in tool arguments: the schema advertises one \
+     name per field and the dispatcher refuses any other name before serde reads it, so the \
+     alias would never be accepted; keep one name (`#[serde(rename = \"...\")]`), and for an \
+     old tool name use `aliases = [...]` on `#[holon_tool]`";
+
+/// Refuses what tool arguments cannot be, in a struct or an enum: a borrowed field
+/// (arguments are owned, parsed from an input that is gone when the handler runs) and
+/// a `#[serde(alias)]` (a second name the schema cannot advertise).
+///
+/// Returns whether the type borrows (then no `ToolArgs` impl can hold for it).
+pub(crate) fn check_owned_and_one_name(input: &DeriveInput, errors: &mut Errors) -> bool {
+    let ident = &input.ident;
+    let fields: Vec<&Field> = match &input.data {
+        Data::Struct(data) => data.fields.iter().collect(),
+        Data::Enum(data) => {
+            for variant in &data.variants {
+                if let Some(span) = read_serde_attrs(&variant.attrs, errors).alias {
+                    errors.at_span(span, ALIAS);
+                }
+            }
+            data.variants.iter().flat_map(|v| v.fields.iter()).collect()
+        }
+        Data::Union(_) => Vec::new(),
+    };
+    let mut borrowed = false;
+    for field in fields {
+        let attrs = read_serde_attrs(&field.attrs, errors);
+        if let Some(span) = attrs.alias {
+            errors.at_span(span, ALIAS);
+        }
+        if let Some(reference) = first_reference(&field.ty) {
+            borrowed = true;
+            errors.at(
+                reference,
+                format!(
+                    "`{ident}` cannot borrow from the input: tool arguments are owned, parsed from \
+                     an input that is gone when the handler runs; use an owned type (`String` \
+                     for `&str`, `Vec<T>` for `&[T]`)"
+                ),
+            );
+        }
+    }
+    if !borrowed && let Some(lifetime) = input.generics.lifetimes().next() {
+        errors.at(
+            lifetime,
+            format!(
+                "`{ident}` cannot have a lifetime: tool arguments are owned, parsed from an \
+                 input that is gone when the handler runs; use owned field types (`String` for \
+                 `&str`)"
+            ),
+        );
+        borrowed = true;
+    }
+    borrowed
+}
+
+/// The first reference type in `ty` (`&'a str`, `Option<&'a str>`, `Cow` is owned enough).
+fn first_reference(ty: &Type) -> Option<&syn::TypeReference> {
+    match ty {
+        Type::Reference(reference) => Some(reference),
+        Type::Paren(inner) => first_reference(&inner.elem),
+        Type::Group(inner) => first_reference(&inner.elem),
+        Type::Array(inner) => first_reference(&inner.elem),
+        Type::Slice(inner) => first_reference(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(first_reference),
+        Type::Path(path) => {
+            path.path
+                .segments
+                .iter()
+                .find_map(|segment| match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(arguments) => {
+                        arguments.args.iter().find_map(|argument| match argument {
+                            syn::GenericArgument::Type(ty) => first_reference(ty),
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                })
+        }
+        _ => None,
     }
 }
 
@@ -83,7 +168,9 @@ pub(crate) fn implementation(
         for field in fields {
             let attrs = read_serde_attrs(&field.attrs, errors);
             // A flattened field is refused by `ToolArgs` already.
-            let bound = !attrs.skip && !attrs.custom_wire && attrs.flatten.is_none();
+            // A borrowed field is refused by `check_owned_and_one_name` already; a
+            // flattened one must be closed as any other.
+            let bound = !attrs.skip && !attrs.custom_wire && first_reference(&field.ty).is_none();
             if !is_foreign(&field.attrs, errors) && bound {
                 bounded.push(&field.ty);
             }

@@ -1,8 +1,10 @@
 //! `#[derive(ToolArgs)]`: enforces the argument contract at compile time.
 //!
 //! A tool's arguments are a closed JSON object: a struct with named fields and
-//! `#[serde(deny_unknown_fields)]`. `#[serde(flatten)]` is refused because serde lets
-//! unknown fields through a flattened struct even with `deny_unknown_fields`.
+//! `#[serde(deny_unknown_fields)]`. A `#[serde(flatten)]` field's type must be
+//! `ClosedInput` as any other field's: with `deny_unknown_fields` on both structs serde
+//! refuses exactly what the fields declared directly refuse (a differential test over
+//! generated inputs shows it).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -25,9 +27,36 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 
     let ident = &input.ident;
     let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    let borrowed = crate::closed_input::check_owned_and_one_name(&input, &mut errors);
     let closed = crate::closed_input::implementation(&input, &core, &mut errors);
+    // A generic type (`Args<T>`) is tool arguments as each instantiation whose parts
+    // parse, have a schema and are closed (`Args<u32>`): the supertraits are required
+    // of the type itself, so that nothing is required of `T` here.
+    let where_clause = if input.generics.params.is_empty() {
+        quote!(#where_clause)
+    } else {
+        let existing = where_clause.map(|clause| {
+            let predicates = clause.predicates.iter();
+            quote!(#(#predicates,)*)
+        });
+        quote! {
+            where
+                #existing
+                #ident #type_generics: #core::__private::serde::de::DeserializeOwned
+                    + #core::__private::schemars::JsonSchema
+                    + #core::ClosedInput,
+        }
+    };
     // The impl is emitted even on error so that the handler macro's `ToolArgs` check
-    // does not add a second, less precise error.
+    // does not add a second, less precise error; but not for a borrowing type, whose
+    // impl would fail again, less clearly, at the handler's parameter.
+    if borrowed {
+        return errors
+            .into_result()
+            .err()
+            .map(|error| error.to_compile_error())
+            .unwrap_or_default();
+    }
     let implementation = quote! {
         impl #impl_generics #core::ToolArgs for #ident #type_generics #where_clause {
             const FIELDS: &'static [&'static str] = &[#(#fields),*];
@@ -108,14 +137,10 @@ fn wire_field_names(input: &DeriveInput, errors: &mut Errors) -> Vec<String> {
     let mut names = Vec::new();
     for field in &named.named {
         let attrs = read_serde_attrs(&field.attrs, errors);
-        if let Some(span) = attrs.flatten {
-            errors.at_span(
-                span,
-                "`#[serde(flatten)]` is not allowed in tool arguments: serde does not reject \
-                 unknown fields through a flattened struct; declare the fields directly",
-            );
-        }
-        if attrs.skip {
+        // A flattened struct's fields are its own (it is `ClosedInput`, so it refuses
+        // unknown fields as the outer struct does: `tests/tests/flatten_differential.rs`);
+        // the schema names them for hints.
+        if attrs.skip || attrs.flatten.is_some() {
             continue;
         }
         let Some(field_ident) = &field.ident else {

@@ -310,10 +310,18 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         Some(Some(error)) => quote_spanned!(error.span()=>
             <#error as #core::__private::ToolErrorType<_>>::into_tool_error(error)
         ),
-        // `io::Result<T>` and the like: the error type is not written, nothing to span.
-        _ => quote!(::core::convert::Into::<#core::ToolError>::into(
-            error
-        )),
+        // `io::Result<T>`, `anyhow::Result<T>`: the error type is not written; the
+        // check is spanned at the return type, so that an error that does not convert
+        // reads as the check trait's message, with its hint.
+        _ => {
+            let span = match &function.sig.output {
+                syn::ReturnType::Type(_, ty) => ty.span(),
+                syn::ReturnType::Default => Span::call_site(),
+            };
+            quote_spanned!(span=>
+                <_ as #core::__private::ToolErrorType<_>>::into_tool_error(error)
+            )
+        }
     };
 
     // Each parameter is classified by the compiler (see `holon_core`'s `params`
@@ -468,7 +476,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
             #[allow(unused_imports)]
             use #core::__private::{
                 ViaArgumentsByRef as _, ViaArgumentsByValue as _, ViaExtractor as _,
-                ViaUnresolved as _,
+                ViaPlainValue as _, ViaUnresolved as _,
             };
 
             #arguments_fn

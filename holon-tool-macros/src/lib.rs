@@ -35,8 +35,9 @@ pub fn holon_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Marks a struct as a tool's argument type.
 ///
 /// Fails to compile unless the struct has named fields and
-/// `#[serde(deny_unknown_fields)]`, and rejects `#[serde(flatten)]` (serde lets unknown
-/// fields through a flattened struct). Records the wire names of the fields.
+/// `#[serde(deny_unknown_fields)]`, refuses borrowed fields and `#[serde(alias)]`, and
+/// requires every field's type, a `#[serde(flatten)]` one included, to be closed
+/// (`ClosedInput`). Records the wire names of the fields.
 #[proc_macro_derive(ToolArgs, attributes(tool_args))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     derive_args::expand(input.into()).into()

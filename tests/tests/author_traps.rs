@@ -367,3 +367,179 @@ async fn an_unknown_field_is_refused_at_every_depth() {
     let error = error_of(&call("Nest", input).await, "unknown_field");
     assert_eq!(error["field"], "inner.evil");
 }
+
+// ---------------------------------------------------------------------------------
+// A state the host shares as an `Arc`.
+
+/// A host's store, shared with other parts of the host as an `Arc<NoteStore>`.
+struct NoteStore {
+    notes: Vec<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct NoteCount {
+    notes: usize,
+}
+
+/// Counts the notes of the host's store.
+#[holon_tool(family = CoreAgent)]
+fn count_notes(store: &NoteStore) -> NoteCount {
+    NoteCount {
+        notes: store.notes.len(),
+    }
+}
+
+#[tokio::test]
+async fn a_state_put_in_as_an_arc_is_found_by_its_type() {
+    let store = std::sync::Arc::new(NoteStore {
+        notes: vec!["a".into(), "b".into()],
+    });
+    let shared = context().with_state(std::sync::Arc::clone(&store));
+    let result = Registry::global()
+        .dispatch(&shared, ToolCall::new("CountNotes", json!({})))
+        .await;
+    let envelope = serde_json::to_value(&result).expect("an envelope serializes");
+    assert_eq!(envelope["status"], "success", "{envelope:#}");
+    assert_eq!(envelope["structured"]["notes"], 2);
+
+    // The state itself, not in an `Arc`, is found as before; none is `missing_context`.
+    let owned = context().with_state(NoteStore { notes: Vec::new() });
+    let result = Registry::global()
+        .dispatch(&owned, ToolCall::new("CountNotes", json!({})))
+        .await;
+    assert_eq!(
+        serde_json::to_value(&result).unwrap()["structured"]["notes"],
+        0
+    );
+    let error = error_of(&call("CountNotes", json!({})).await, "missing_context");
+    assert!(
+        error["message"].as_str().unwrap().contains("NoteStore"),
+        "{error}"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// An unknown field inside a tagged enum's variant.
+
+/// When to wake up.
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+enum Wake {
+    /// After a delay.
+    Timer {
+        /// The delay in milliseconds.
+        after_ms: u64,
+    },
+    /// When an event is named.
+    Event {
+        /// The event's name.
+        name: String,
+    },
+}
+
+/// Arguments of ScheduleWake.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct ScheduleWakeArgs {
+    /// When to wake up.
+    wake: Wake,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Scheduled {
+    timer: bool,
+}
+
+/// Schedules a wake-up.
+#[holon_tool(family = CoreAgent)]
+fn schedule_wake(args: ScheduleWakeArgs) -> Scheduled {
+    Scheduled {
+        timer: match args.wake {
+            Wake::Timer { after_ms } => after_ms > 0,
+            Wake::Event { name } => name.is_empty(),
+        },
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_field_in_a_tagged_variant_is_named_with_its_path() {
+    let input = json!({ "wake": { "kind": "timer", "after_ms": 5, "after_sec": 1 } });
+    let envelope = call("ScheduleWake", input).await;
+    let error = error_of(&envelope, "unknown_field");
+    assert_eq!(error["field"], "wake.after_sec", "{error:#}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(!message.contains("oneOf"), "{message}");
+    let hint = error["recovery_hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("after_ms"), "{hint}");
+
+    let input = json!({ "wake": { "kind": "event", "name": "x", "nmae": "y" } });
+    let error = error_of(&call("ScheduleWake", input).await, "unknown_field");
+    assert_eq!(error["field"], "wake.nmae", "{error:#}");
+}
+
+// ---------------------------------------------------------------------------------
+// A flattened closed struct (allowed by `flatten_differential.rs`).
+
+/// Which page of a listing.
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
+#[serde(deny_unknown_fields)]
+struct Paging {
+    /// How many entries to skip.
+    #[serde(default)]
+    offset: u32,
+    /// How many entries to return.
+    limit: u32,
+}
+
+/// Arguments of ListLetters.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct ListLettersArgs {
+    /// Upper case or not.
+    #[serde(default)]
+    upper: bool,
+    #[serde(flatten)]
+    paging: Paging,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Letters {
+    letters: String,
+}
+
+/// Lists letters of the alphabet, a page at a time.
+#[holon_tool(family = CoreAgent)]
+fn list_letters(args: ListLettersArgs) -> Letters {
+    let letters: String = ('a'..='z')
+        .skip(args.paging.offset as usize)
+        .take(args.paging.limit as usize)
+        .collect();
+    Letters {
+        letters: if args.upper {
+            letters.to_uppercase()
+        } else {
+            letters
+        },
+    }
+}
+
+#[tokio::test]
+async fn a_flattened_closed_struct_is_one_closed_object() {
+    let definition = Registry::global().get("ListLetters").expect("registered");
+    let schema = &definition.spec.input_schema;
+    assert_eq!(schema["additionalProperties"], false, "{schema:#}");
+    assert!(schema["properties"]["limit"].is_object(), "{schema:#}");
+
+    let envelope = call(
+        "ListLetters",
+        json!({ "offset": 1, "limit": 2, "upper": true }),
+    )
+    .await;
+    assert_eq!(envelope["structured"]["letters"], "BC", "{envelope:#}");
+
+    let input = json!({ "offset": 1, "limt": 2 });
+    let error = error_of(&call("ListLetters", input).await, "unknown_field");
+    assert_eq!(error["field"], "limt", "{error:#}");
+    let hint = error["recovery_hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("limit"), "{hint}");
+}
