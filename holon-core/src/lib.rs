@@ -105,6 +105,7 @@ mod hints;
 mod input;
 mod json_text;
 mod meta;
+mod misnamed;
 mod output;
 mod params;
 mod problems;
@@ -120,6 +121,7 @@ mod spec;
 mod structured;
 mod text_path;
 mod tool;
+mod type_hints;
 
 pub use cancel::Cancellation;
 pub use client::{

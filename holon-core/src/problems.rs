@@ -41,6 +41,7 @@ impl Problem {
 /// One error out of `problems`, sorted into the fixing order (stable: within a
 /// category, the validator's order).
 pub(crate) fn combine(mut problems: Vec<Problem>) -> ToolError {
+    crate::misnamed::pair_with_missing(&mut problems);
     problems.sort_by_key(|problem| problem.category);
     let listed: Vec<Value> = problems.iter().map(|p| listed(&p.error)).collect();
     let count = listed.len();

@@ -12,6 +12,7 @@ use crate::hints::closest;
 use crate::input::InputReport;
 use crate::problems::{Category, Problem, combine, join_path, missing_field, unknown_field};
 use crate::registry::{Entry, PathStep, schema_properties_at};
+use crate::type_hints::wrong_type_hint;
 
 impl InputReport for Entry {
     fn report(&self, value: &Value, found: Vec<Problem>, serde: Option<Problem>) -> ToolError {
@@ -36,7 +37,13 @@ pub(crate) fn report(
             problem.category != Category::DuplicateField && problem.error.field == serde.error.field
         });
         match same_field {
-            Some(problem) => *problem = serde,
+            Some(problem) => {
+                // The schema's hint (the type meant, an example) outlives its message.
+                if serde.error.recovery_hint.is_none() {
+                    serde.error.recovery_hint = problem.error.recovery_hint.take();
+                }
+                *problem = serde;
+            }
             None => found.push(serde),
         }
     }
@@ -152,13 +159,12 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Vec<Pro
                 schema_problems(entry, inner, out);
             }
         }
-        kind => {
-            let category = match kind {
-                ValidationErrorKind::Type { .. } => Category::WrongType,
-                _ => Category::Constraint,
-            };
-            out.push(Problem::new(category, generic(path, error)));
+        ValidationErrorKind::Type { kind } => {
+            let hint = wrong_type_hint(&path, error.instance(), kind);
+            let problem = generic(path, error).with_hint(hint);
+            out.push(Problem::new(Category::WrongType, problem));
         }
+        _ => out.push(Problem::new(Category::Constraint, generic(path, error))),
     }
 }
 
