@@ -107,6 +107,7 @@ mod hints;
 mod input;
 mod json_text;
 mod meta;
+mod misnamed;
 mod output;
 mod params;
 mod problems;
@@ -123,6 +124,7 @@ mod spec;
 mod structured;
 mod text_path;
 mod tool;
+mod type_hints;
 
 pub use cancel::Cancellation;
 pub use client::{

@@ -83,16 +83,12 @@ impl Problems {
         self.kept.is_empty() && self.omitted == 0
     }
 
-    /// Replaces the kept problem `at` finds with `problem`, or adds `problem`.
-    pub(crate) fn replace_or_push(
+    /// The first kept problem `at` finds.
+    pub(crate) fn find_mut(
         &mut self,
         at: impl FnMut(&&mut Problem) -> bool,
-        problem: Problem,
-    ) {
-        match self.kept.iter_mut().find(at) {
-            Some(same) => *same = problem,
-            None => self.push(problem),
-        }
+    ) -> Option<&mut Problem> {
+        self.kept.iter_mut().find(at)
     }
 }
 
@@ -115,6 +111,7 @@ pub(crate) fn combine(problems: impl Into<Problems>) -> ToolError {
         omitted,
         ..
     } = problems.into();
+    crate::misnamed::pair_with_missing(&mut problems);
     problems.sort_by_key(|problem| problem.category);
     let omitted = omitted + problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
     problems.truncate(MAX_LISTED_PROBLEMS);

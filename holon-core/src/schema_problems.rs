@@ -14,6 +14,7 @@ use crate::problems::{
     Category, Problem, Problems, combine, join_path, missing_field, unknown_field,
 };
 use crate::registry::{Entry, PathStep, schema_properties_at};
+use crate::type_hints::wrong_type_hint;
 
 impl InputReport for Entry {
     fn report(&self, value: &Value, found: Problems, serde: Option<Problem>) -> ToolError {
@@ -36,10 +37,19 @@ pub(crate) fn report(
     if let Some(mut serde) = serde {
         serde.error = enrich(entry, serde.error);
         let field = serde.error.field.clone();
-        found.replace_or_push(
-            |problem| problem.category != Category::DuplicateField && problem.error.field == field,
-            serde,
-        );
+        let same_field = found.find_mut(|problem| {
+            problem.category != Category::DuplicateField && problem.error.field == field
+        });
+        match same_field {
+            Some(problem) => {
+                // The schema's hint (the type meant, an example) outlives its message.
+                if serde.error.recovery_hint.is_none() {
+                    serde.error.recovery_hint = problem.error.recovery_hint.take();
+                }
+                *problem = serde;
+            }
+            None => found.push(serde),
+        }
     }
     combine(found)
 }
@@ -152,13 +162,12 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problem
                 schema_problems(entry, inner, out);
             }
         }
-        kind => {
-            let category = match kind {
-                ValidationErrorKind::Type { .. } => Category::WrongType,
-                _ => Category::Constraint,
-            };
-            out.push(Problem::new(category, generic(path, error)));
+        ValidationErrorKind::Type { kind } => {
+            let hint = wrong_type_hint(&path, error.instance(), kind);
+            let problem = generic(path, error).with_hint(hint);
+            out.push(Problem::new(Category::WrongType, problem));
         }
+        _ => out.push(Problem::new(Category::Constraint, generic(path, error))),
     }
 }
 

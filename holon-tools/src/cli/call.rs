@@ -4,7 +4,7 @@ use super::output::emit_line;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use holon_core::{FamilyPolicy, ToolError, ToolErrorKind, ToolResult};
+use holon_core::{FamilyPolicy, Registry, ToolCall, ToolError, ToolErrorKind, ToolResult};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -33,18 +33,20 @@ pub(crate) async fn call(
         },
         Some(text) => text.into(),
     };
-    // Malformed JSON is the operator's typo, said on stderr; the arguments are then
-    // dispatched as text, so a repeated key is refused, not collapsed.
-    match serde_json::from_str::<IgnoredAny>(&text) {
-        Ok(_) => {}
+    // The arguments are dispatched as text, so a repeated key is refused, not
+    // collapsed. Text that is not JSON is a freeform tool's raw input (a patch piped to
+    // ApplyPatch), or else the operator's typo, said on stderr.
+    let result = match serde_json::from_str::<IgnoredAny>(&text) {
+        Ok(_) => runtime.dispatch_text(policy, name, &text, None).await,
+        Err(_) if takes_freeform(name) => {
+            let call = ToolCall::freeform(name, text.into_owned());
+            runtime.dispatch(policy, call).await
+        }
         Err(error) => {
-            eprintln!(
-                "holon-tools: the input is not valid JSON ({error}); pass an object such as '{{\"duration_ms\": 10}}', or `-` and the JSON on stdin"
-            );
+            eprintln!("holon-tools: {}", not_json(name, &error));
             return ExitCode::from(EXIT_TOOL_ERROR);
         }
-    }
-    let result = runtime.dispatch_text(policy, name, &text, None).await;
+    };
     if json {
         match serde_json::to_string_pretty(&result) {
             Ok(text) => emit_line(&text),
@@ -58,6 +60,38 @@ pub(crate) async fn call(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Whether the tool `name` also takes raw text, by a freeform grammar.
+fn takes_freeform(name: &str) -> bool {
+    Registry::global()
+        .get(name)
+        .is_some_and(|definition| definition.spec.freeform_grammar.is_some())
+}
+
+/// What to say of an input that is not JSON, for the tool it was meant for: its own
+/// fields, and where to read its schema.
+fn not_json(name: &str, error: &serde_json::Error) -> String {
+    let Some(definition) = Registry::global().get(name) else {
+        return format!(
+            "the input is not valid JSON ({error}); pass the tool's arguments as a JSON object, or `-` and the JSON on stdin (`holon-tools list` names the tools)"
+        );
+    };
+    let fields = definition
+        .spec
+        .input_schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .map(|properties| properties.keys().map(String::as_str).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let fields = if fields.is_empty() {
+        "it takes no fields: pass '{}'".to_string()
+    } else {
+        format!("its fields: {}", fields.join(", "))
+    };
+    format!(
+        "the input is not valid JSON ({error}); pass {name}'s arguments as a JSON object ({fields}; `holon-tools schema {name}` prints its schema), or `-` and the JSON on stdin"
+    )
 }
 
 /// One line of a session: a call whose input is kept as the JSON text it was sent as.

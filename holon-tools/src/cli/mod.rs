@@ -30,52 +30,40 @@ pub const EXIT_TOOL_ERROR: u8 = 2;
 /// The built-in tools of the holon agent runtime, from the command line.
 #[derive(Debug, Parser)]
 #[command(name = "holon-tools", version, about, long_about = None)]
+// These options set up the runtime for every command, so they come before it
+// (`holon-tools --workspace DIR serve`) and stay out of each command's own help.
+#[command(next_help_heading = "Runtime options (before the command)")]
 pub struct Cli {
     /// The workspace root tools act in [default: the current directory].
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
 
     /// The state directory (store, task logs, model catalog override, worktrees)
     /// [default: $XDG_DATA_HOME/holon/workspaces/NAME-HASH, NAME the workspace's folder
     /// and HASH of its path, or ~/.local/share/holon/workspaces/...: outside the
     /// workspace].
-    #[arg(long, global = true, value_name = "DIR", env = "HOLON_HOME")]
+    #[arg(long, value_name = "DIR", env = "HOLON_HOME")]
     pub state_dir: Option<PathBuf>,
 
     /// A model catalog file that overrides the embedded one
     /// [default: STATE_DIR/model-catalog.json when it exists].
-    #[arg(long, global = true, value_name = "FILE", env = "HOLON_MODEL_CATALOG")]
+    #[arg(long, value_name = "FILE", env = "HOLON_MODEL_CATALOG")]
     pub model_catalog: Option<PathBuf>,
 
     /// Days the logs of an ended command are kept; older ones are removed when the
     /// runtime starts (their records stay). 0 keeps them forever [default: 14].
-    #[arg(
-        long,
-        global = true,
-        value_name = "DAYS",
-        env = "HOLON_TASK_LOG_RETENTION_DAYS"
-    )]
+    #[arg(long, value_name = "DAYS", env = "HOLON_TASK_LOG_RETENTION_DAYS")]
     pub task_log_retention_days: Option<u32>,
 
     /// Days the record of a tool call is kept in the store; 0 keeps them forever
     /// [default: 30].
-    #[arg(
-        long,
-        global = true,
-        value_name = "DAYS",
-        env = "HOLON_EXECUTION_LOG_DAYS"
-    )]
+    #[arg(long, value_name = "DAYS", env = "HOLON_EXECUTION_LOG_DAYS")]
     pub execution_log_days: Option<u32>,
 
     /// MiB the inputs of all recorded tool calls may hold; past that the oldest records
     /// go. 0: no bound [default: 256]. A refused call keeps 2 KiB of its input, with its
     /// size and SHA-1.
-    #[arg(
-        long,
-        global = true,
-        value_name = "MIB",
-        env = "HOLON_EXECUTION_LOG_MIB"
-    )]
+    #[arg(long, value_name = "MIB", env = "HOLON_EXECUTION_LOG_MIB")]
     pub execution_log_mib: Option<u64>,
 
     /// The resource limits of the commands ExecCommand and ExecCommandBatch run, as
@@ -83,7 +71,7 @@ pub struct Cli {
     /// those of its user), fsize (largest file written), core (core dump size), as
     /// (address space of a process), cpu (CPU seconds of a process); a number, sizes
     /// with K, M or G, or `none` [default: nproc=1024,fsize=4G,core=0,as=none,cpu=none].
-    #[arg(long, global = true, value_name = "LIST", env = "HOLON_COMMAND_LIMITS", value_parser = parse_limits)]
+    #[arg(long, value_name = "LIST", env = "HOLON_COMMAND_LIMITS", value_parser = parse_limits)]
     pub command_limits: Option<ResourceLimits>,
 
     /// More variables commands may see, besides PATH, HOME, USER, LOGNAME, SHELL,
@@ -96,16 +84,14 @@ pub struct Cli {
 
     /// The most MiB one log file of a command keeps: its first and last halves, and a
     /// note of the cut between them [default: 64].
-    #[arg(
-        long,
-        global = true,
-        value_name = "MIB",
-        env = "HOLON_TASK_LOG_CAP_MIB"
-    )]
+    #[arg(long, value_name = "MIB", env = "HOLON_TASK_LOG_CAP_MIB")]
     pub task_log_cap_mib: Option<u64>,
 
     /// The web and image tools' options.
-    #[command(flatten)]
+    #[command(
+        flatten,
+        next_help_heading = "Web and image tools (before the command)"
+    )]
     pub services: ServiceOptions,
 
     /// What to do.
@@ -250,7 +236,43 @@ fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
 
 /// Runs the CLI with the process arguments.
 pub fn main() -> ExitCode {
-    run(Cli::parse())
+    match Cli::try_parse() {
+        Ok(cli) => run(cli),
+        Err(error) => {
+            let misplaced = misplaced_option(&error);
+            // Prints the help, the version or clap's error, as `Cli::parse` would.
+            let _ = error.print();
+            if let Some(option) = misplaced {
+                eprintln!(
+                    "\nholon-tools: `{option}` sets up the runtime for every command: put it before the command, as in `holon-tools {option} ... COMMAND`"
+                );
+            }
+            ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
+        }
+    }
+}
+
+/// The option of holon-tools itself that `error` found after a command, if that is
+/// what it is.
+fn misplaced_option(error: &clap::Error) -> Option<String> {
+    if error.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(clap::error::ContextValue::String(given)) =
+        error.get(clap::error::ContextKind::InvalidArg)
+    else {
+        return None;
+    };
+    let long = given
+        .split('=')
+        .next()
+        .unwrap_or(given)
+        .strip_prefix("--")?;
+    let command = <Cli as clap::CommandFactory>::command();
+    command
+        .get_arguments()
+        .any(|argument| argument.get_long() == Some(long))
+        .then(|| format!("--{long}"))
 }
 
 /// Runs the CLI.

@@ -23,48 +23,48 @@ pub struct ServiceOptions {
     /// WebSearch's provider: a SearXNG-compatible JSON endpoint such as
     /// http://127.0.0.1:8888/search, or several as NAME=URL,NAME=URL (the first is
     /// the default) [default: none, WebSearch says what to set].
-    #[arg(long, global = true, value_name = "URLS", env = "HOLON_SEARCH_URL", value_parser = parse_search)]
+    #[arg(long, value_name = "URLS", env = "HOLON_SEARCH_URL", value_parser = parse_search)]
     pub search_url: Option<SearchProviders>,
 
     /// Let WebFetch reach loopback, private and link-local addresses: `true`, `false`,
     /// or a comma-separated list of the only IP addresses allowed [default: false].
-    #[arg(long, global = true, value_name = "SWITCH", env = "HOLON_WEB_ALLOW_PRIVATE", value_parser = PrivateAddresses::parse)]
+    #[arg(long, value_name = "SWITCH", env = "HOLON_WEB_ALLOW_PRIVATE", value_parser = PrivateAddresses::parse)]
     pub web_allow_private: Option<PrivateAddresses>,
 
     /// Send web and provider requests through the proxies HTTP_PROXY, HTTPS_PROXY and
     /// ALL_PROXY name (minus NO_PROXY). Without it the environment's proxies are
     /// ignored [default: false].
-    #[arg(long, global = true, env = "HOLON_WEB_PROXY_FROM_ENV")]
+    #[arg(long, env = "HOLON_WEB_PROXY_FROM_ENV")]
     pub web_proxy_from_env: bool,
 
     /// GenerateImage's provider: the base of an OpenAI-compatible images API, such as
     /// `https://api.openai.com/v1`. Its API key is read from HOLON_IMAGE_API_KEY
     /// [default: none, GenerateImage says what to set].
-    #[arg(long, global = true, value_name = "URL", env = "HOLON_IMAGE_API_BASE")]
+    #[arg(long, value_name = "URL", env = "HOLON_IMAGE_API_BASE")]
     pub image_api_base: Option<String>,
 
     /// The image model GenerateImage asks for [default: gpt-image-1].
-    #[arg(long, global = true, value_name = "MODEL", env = "HOLON_IMAGE_MODEL")]
+    #[arg(long, value_name = "MODEL", env = "HOLON_IMAGE_MODEL")]
     pub image_model: Option<String>,
 
     /// Where GenerateImage saves images [default: STATE_DIR/media].
-    #[arg(long, global = true, value_name = "DIR", env = "HOLON_MEDIA_DIR")]
+    #[arg(long, value_name = "DIR", env = "HOLON_MEDIA_DIR")]
     pub media_dir: Option<PathBuf>,
 
     /// XSearch's provider: the base of xAI's API (`https://api.x.ai/v1`) or a compatible
     /// one. Its API key is read from HOLON_XAI_API_KEY [default: none, XSearch says
     /// what to set].
-    #[arg(long, global = true, value_name = "URL", env = "HOLON_XAI_API_BASE")]
+    #[arg(long, value_name = "URL", env = "HOLON_XAI_API_BASE")]
     pub xai_api_base: Option<String>,
 
     /// The model XSearch asks [default: grok-4-1-fast].
-    #[arg(long, global = true, value_name = "MODEL", env = "HOLON_XAI_MODEL")]
+    #[arg(long, value_name = "MODEL", env = "HOLON_XAI_MODEL")]
     pub xai_model: Option<String>,
 
     /// A PEM file of certificate authorities to trust for https besides Mozilla's
     /// roots (an internal CA, a TLS-inspecting proxy's), for WebFetch, WebSearch and
     /// GenerateImage [default: none].
-    #[arg(long, global = true, value_name = "FILE", env = "HOLON_CA_FILE")]
+    #[arg(long, value_name = "FILE", env = "HOLON_CA_FILE")]
     pub ca_file: Option<PathBuf>,
 }
 

@@ -119,9 +119,15 @@ fn call_prints_the_receipt_and_exits_by_outcome() {
         "{}",
         stdout(&output)
     );
+    // Text that is not JSON is ApplyPatch's freeform input, judged as a patch
+    // (cli_papercuts.rs: what a JSON-only tool says of it).
     let output = with_stdin("{not json".to_string());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("on stdin"), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("ApplyPatch failed"),
+        "{}",
+        stdout(&output)
+    );
 
     let output = holon(dir.path(), &["call", "Sleep", "{}", "--families", "web"]);
     assert_eq!(output.status.code(), Some(2));

@@ -24,6 +24,7 @@ mod apply_patch_grammar;
 mod apply_patch_vs_git;
 mod cancellation;
 mod cli;
+mod cli_papercuts;
 mod exec_command;
 mod execution_log;
 mod export;

@@ -274,8 +274,9 @@ fn promoted(task: &Task, budget: usize) -> ToolOutput<ExecCommandResult> {
     result.task_handle = Some(TaskHandle::of(task));
     result.initial_output_preview = Some(task.preview(budget));
     result.hint = Some(format!(
-        "it goes on in the background as {id}: TaskOutput reads its output and waits for it, \
-         TaskStop ends it{input}",
+        "it goes on in the background as {id}: call the task tools with \
+         {{\"task_id\": \"{id}\"}} (the task_id of task_handle): TaskOutput reads its \
+         output and waits for it, TaskStop ends it{input}",
         id = task.id(),
         input = if task.spec().accepts_input {
             ", TaskInput types into it"
