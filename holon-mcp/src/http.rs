@@ -13,12 +13,14 @@ use std::sync::Arc;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio::sync::Semaphore;
 
 use crate::TOKEN_ENV;
 use crate::http_guard::{self, Access};
+use crate::http_limits::{self, AcceptBackoff, HttpLimits};
 use crate::server::McpServer;
 use crate::signal::shutdown_signal;
 
@@ -37,6 +39,8 @@ pub struct HttpOptions {
     /// Browser origins allowed besides the server's own (see
     /// [`http_guard::parse_origin`]).
     pub allow_origins: Vec<String>,
+    /// What one client may hold of the server.
+    pub limits: HttpLimits,
 }
 
 impl HttpOptions {
@@ -47,6 +51,7 @@ impl HttpOptions {
             no_auth: false,
             token_file: None,
             allow_origins: Vec::new(),
+            limits: HttpLimits::default(),
         }
     }
 }
@@ -58,7 +63,7 @@ impl HttpOptions {
 pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let name: Arc<str> = server.info().name().into();
     if let Err(error) = server.check() {
-        eprintln!("{name}: {error}");
+        note!("{name}: {error}");
         return ExitCode::FAILURE;
     }
     let addr = options.addr;
@@ -70,32 +75,36 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     ) {
         Ok(access) => Arc::new(access),
         Err(error) => {
-            eprintln!("{name}: {error}");
+            note!("{name}: {error}");
             return ExitCode::FAILURE;
         }
     };
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
         Err(error) => {
-            eprintln!("{name}: cannot listen on {addr}: {error}");
+            note!("{name}: cannot listen on {addr}: {error}");
             return ExitCode::FAILURE;
         }
     };
     let local = listener.local_addr().unwrap_or(addr);
     let origins: Arc<[String]> = http_guard::allowed_origins(local, &options.allow_origins).into();
+    let limits = options.limits;
+    let sessions = Arc::new(LocalSessionManager::default());
     let service = StreamableHttpService::new(
         move || Ok(server.session()),
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         http_guard::transport_config(local, &options.allow_origins),
     );
+    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let mut backoff = AcceptBackoff::default();
     // The line a client (or a test that asked for port 0) reads the address from,
     // then the one about the token (the token itself when it was generated).
-    eprintln!(
+    note!(
         "{name}: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}\n{}",
         access.announcement(&name)
     );
     if !local.ip().is_loopback() {
-        eprintln!(
+        note!(
             "{name}: {local} is not loopback: the token travels in clear text over plain HTTP, \
              so reach it through TLS or a trusted network only"
         );
@@ -105,13 +114,25 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok((stream, _)) => {
+                    backoff.succeeded(&name);
+                    stream
+                }
                 Err(error) => {
-                    eprintln!("{name}: cannot accept a connection: {error}");
-                    continue;
+                    // Out of file descriptors, most often: retrying at once would
+                    // spin (and log) until one frees, so wait, longer each time.
+                    let pause = backoff.failed(&name, &error);
+                    tokio::select! {
+                        () = tokio::time::sleep(pause) => continue,
+                        () = &mut shutdown => return ExitCode::SUCCESS,
+                    }
                 }
             },
             () = &mut shutdown => return ExitCode::SUCCESS,
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            refuse_connection(stream, limits.max_connections);
+            continue;
         };
         // Without it each response's last small write waits for the client's delayed
         // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
@@ -120,12 +141,14 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         let access = access.clone();
         let origins = origins.clone();
         let name = name.clone();
+        let sessions = sessions.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |mut request: Request<Incoming>| {
                 let service = service.clone();
                 let access = access.clone();
                 let origins = origins.clone();
                 let name = name.clone();
+                let sessions = sessions.clone();
                 async move {
                     if request.uri().path() != HTTP_PATH {
                         return Ok::<_, Infallible>(not_found());
@@ -141,13 +164,23 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
                         Ok(None) => {}
                         Err(refused) => return Ok(refused),
                     }
+                    if let Err(refused) =
+                        http_limits::check_sessions(&request, &sessions, limits.max_sessions).await
+                    {
+                        return Ok(refused);
+                    }
                     Ok(service.handle(request).await)
                 }
             });
-            // A connection that fails (the client went away) ends only itself.
+            // A connection that fails (the client went away) ends only itself. One
+            // that does not send a request's head in time (half-sent, or idle between
+            // requests) is closed.
             let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_read_timeout)
                 .serve_connection(TokioIo::new(stream), handler)
                 .await;
+            drop(permit);
         });
     }
 }
@@ -157,4 +190,21 @@ fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallibl
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::NOT_FOUND;
     response
+}
+
+/// Answers a connection past the cap with a 503 and closes it. The answer is small
+/// enough for a fresh socket's buffer: it is written without waiting, or not at all.
+fn refuse_connection(stream: tokio::net::TcpStream, cap: usize) {
+    let body =
+        format!("too many connections: this server serves {cap} at once; retry when one closes\n");
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n\
+         Retry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    // A fresh socket has room for it: one non-blocking write, without waiting for
+    // Tokio to learn that the socket is writable.
+    if let Ok(socket) = stream.into_std() {
+        let _ = std::io::Write::write(&mut &socket, response.as_bytes());
+    }
 }

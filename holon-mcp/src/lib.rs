@@ -25,11 +25,21 @@
 //! `tools/call` goes through the registry's dispatcher. Each call's context carries
 //! what the transport knows (see [`holon_core::RequestMeta`] and its siblings).
 
+/// Writes a line to stderr, as `eprintln!` does, except that a stderr nobody reads
+/// any more (a closed pipe) loses the line instead of panicking the server.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod client;
 mod content;
 mod context;
 mod http;
 pub mod http_guard;
+mod http_limits;
 mod info;
 mod progress;
 mod run;
@@ -38,6 +48,7 @@ mod signal;
 mod stdio;
 
 pub use http::{HTTP_PATH, HttpOptions, serve_http};
+pub use http_limits::HttpLimits;
 pub use info::ServerInfo;
 pub use rmcp;
 pub use run::{run_http, run_stdio};

@@ -13,7 +13,7 @@ pub fn run_stdio(server: McpServer) -> ExitCode {
     match tokio_runtime() {
         Ok(runtime) => runtime.block_on(serve_stdio(server)),
         Err(error) => {
-            eprintln!("{name}: cannot start the async runtime: {error}");
+            note!("{name}: cannot start the async runtime: {error}");
             ExitCode::FAILURE
         }
     }
@@ -25,7 +25,7 @@ pub fn run_http(server: McpServer, options: HttpOptions) -> ExitCode {
     match tokio_runtime() {
         Ok(runtime) => runtime.block_on(serve_http(server, options)),
         Err(error) => {
-            eprintln!("{name}: cannot start the async runtime: {error}");
+            note!("{name}: cannot start the async runtime: {error}");
             ExitCode::FAILURE
         }
     }

@@ -12,13 +12,13 @@ use crate::signal::shutdown_signal;
 pub async fn serve_stdio(server: McpServer) -> ExitCode {
     let name = server.info().name().to_string();
     if let Err(error) = server.check() {
-        eprintln!("{name}: {error}");
+        note!("{name}: {error}");
         return ExitCode::FAILURE;
     }
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running,
         Err(error) => {
-            eprintln!("{name}: the MCP client did not connect: {error}");
+            note!("{name}: the MCP client did not connect: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -26,7 +26,7 @@ pub async fn serve_stdio(server: McpServer) -> ExitCode {
         finished = running.waiting() => match finished {
             Ok(_) => ExitCode::SUCCESS,
             Err(error) => {
-                eprintln!("{name}: the MCP session failed: {error}");
+                note!("{name}: the MCP session failed: {error}");
                 ExitCode::FAILURE
             }
         },

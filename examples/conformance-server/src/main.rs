@@ -392,6 +392,7 @@ async fn main() -> ExitCode {
         no_auth: cli.no_auth,
         token_file: cli.token_file,
         allow_origins: Vec::new(),
+        limits: holon_mcp::HttpLimits::default(),
     };
     serve_http(server, options).await
 }

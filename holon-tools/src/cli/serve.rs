@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry};
-use holon_mcp::{HttpOptions, McpServer, ServerInfo, serve_http, serve_stdio};
+use holon_mcp::{HttpLimits, HttpOptions, McpServer, ServerInfo, serve_http, serve_stdio};
 use holon_runtime::Runtime;
 
 // The variable the server takes its token from is the one the runtime hides from
@@ -76,6 +76,7 @@ pub(super) async fn serve(
                 no_auth: options.no_auth,
                 token_file: options.token_file,
                 allow_origins: options.allow_origins,
+                limits: HttpLimits::default(),
             };
             serve_http(server, http).await
         }

@@ -1,0 +1,147 @@
+//! Attacks on the HTTP server's resources, each answered by a limit: a half-sent
+//! request and an idle connection are closed, a connection past the cap is refused
+//! with 503, and a session past the cap is refused with a JSON-RPC error.
+
+// Tests set their fixtures up with processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+
+/// How long a test waits for what should happen; never reached when it does.
+const TIMEOUT: Duration = Duration::from_secs(60);
+const TOKEN: &str = "downstream-token-4f7a1c9e2b";
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The downstream server on a free loopback port with `limits` flags, and its
+/// authority.
+fn serve(limits: &[&str]) -> (Server, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream"))
+        .args(["--http", "127.0.0.1:0"])
+        .args(limits)
+        .env("HOLON_MCP_TOKEN", TOKEN)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let authority = line
+        .split("at http://")
+        .nth(1)
+        .and_then(|url| url.trim().strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    (Server(child), authority)
+}
+
+fn connect(authority: &str) -> TcpStream {
+    let stream = TcpStream::connect(authority).unwrap();
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    stream
+}
+
+/// Everything the server sends until it closes the connection; `None` when it keeps
+/// it open past the test's patience.
+fn read_to_close(stream: &mut TcpStream) -> Option<String> {
+    let mut reply = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => return Some(String::from_utf8_lossy(&reply).into_owned()),
+            Ok(n) => reply.extend_from_slice(&buffer[..n]),
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Some(String::from_utf8_lossy(&reply).into_owned());
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+#[test]
+fn a_half_sent_request_is_closed_without_the_token() {
+    let (_server, authority) = serve(&["--header-timeout-ms", "300"]);
+    let mut stream = connect(&authority);
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nX-Slow: "
+    )
+    .unwrap();
+    assert!(
+        read_to_close(&mut stream).is_some(),
+        "the server kept a half-sent request open"
+    );
+}
+
+#[test]
+fn an_idle_connection_is_closed() {
+    let (_server, authority) = serve(&["--header-timeout-ms", "300"]);
+    let mut stream = connect(&authority);
+    assert!(
+        read_to_close(&mut stream).is_some(),
+        "the server kept an idle connection open"
+    );
+}
+
+#[test]
+fn a_connection_past_the_cap_is_refused_with_503() {
+    let (_server, authority) = serve(&["--max-connections", "2"]);
+    let held: Vec<TcpStream> = (0..2).map(|_| connect(&authority)).collect();
+    let mut third = connect(&authority);
+    let reply = read_to_close(&mut third).expect("the server answers and closes");
+    assert!(reply.starts_with("HTTP/1.1 503"), "{reply:?}");
+    assert!(reply.contains("too many connections"), "{reply}");
+    drop(held);
+}
+
+fn initialize(authority: &str) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "limits-test", "version": "1"}}})
+    .to_string();
+    let mut stream = connect(authority);
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {TOKEN}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let mut buffer = [0u8; 4096];
+    while !reply.contains("\"result\"") && !reply.contains("\"error\"") {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => reply.push_str(&String::from_utf8_lossy(&buffer[..n])),
+        }
+    }
+    reply
+}
+
+#[test]
+fn a_session_past_the_cap_is_refused_with_a_json_rpc_error() {
+    let (_server, authority) = serve(&["--max-sessions", "2"]);
+    for _ in 0..2 {
+        let reply = initialize(&authority);
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    }
+    let reply = initialize(&authority);
+    assert!(reply.starts_with("HTTP/1.1 503"), "{reply}");
+    assert!(reply.contains("\"too_many_sessions\""), "{reply}");
+}
