@@ -270,6 +270,10 @@ impl Runtime {
             ModelCatalog::load(override_file.as_deref()).map_err(RuntimeError::Catalog)?;
         let mut commands = config.commands.clone();
         hide_credentials(&mut commands.hidden_env, &catalog);
+        if commands.limiter.is_some() {
+            // Commands are confined by the helper: say once what this kernel lacks.
+            process_gate::sandbox::report_gaps_once();
+        }
         let tasks = TaskManager::open(
             Arc::clone(&store),
             config.state_dir.as_deref(),
@@ -314,6 +318,17 @@ impl Runtime {
     /// is the active one). Attaching, detaching and switching replace them.
     pub fn workspace_roots(&self) -> Arc<WorkspaceRoots> {
         self.bindings.roots()
+    }
+
+    /// What a command of a caller may reach: writes beneath the workspace roots (and
+    /// worktrees) as bound now, nothing of the state directory, TCP when `web` (the
+    /// caller has the `web` family; the launcher's network rule decides last).
+    pub fn confinement(&self, web: bool) -> process_gate::Confinement {
+        process_gate::Confinement {
+            write_roots: self.workspace_roots().roots().to_vec(),
+            hidden: self.state_dir.iter().cloned().collect(),
+            network: web,
+        }
     }
 
     /// The workspace bindings: attached workspaces, worktrees, the active root.

@@ -43,6 +43,8 @@ pub struct TaskManager {
     logs_root: PathBuf,
     /// Holds the logs of an in-memory runtime; removed with it.
     _scratch: Option<tempfile::TempDir>,
+    /// The private temporary directory of the commands; removed with the runtime.
+    _command_tmp: tempfile::TempDir,
     live: Mutex<HashMap<i64, Arc<Task>>>,
     /// How far TaskOutput has read each task's (stdout, stderr).
     cursors: Mutex<HashMap<i64, (u64, u64)>>,
@@ -79,15 +81,23 @@ impl TaskManager {
             path: logs_root.clone(),
             source,
         })?;
+        let command_tmp = tempfile::Builder::new()
+            .prefix("holon-command-tmp-")
+            .tempdir()
+            .map_err(|source| RuntimeError::StateDir {
+                path: std::env::temp_dir(),
+                source,
+            })?;
         records::interrupt_lost(&store, task::now_ms()).map_err(RuntimeError::Store)?;
         if let Some(retention) = log_retention {
             remove_old_logs(&store, &logs_root, retention).map_err(RuntimeError::Store)?;
         }
         Ok(Self {
             store,
-            launcher: Launcher::new(launcher),
+            launcher: Launcher::new(launcher).with_tmp_dir(command_tmp.path().to_path_buf()),
             logs_root,
             _scratch: scratch,
+            _command_tmp: command_tmp,
             live: Mutex::new(HashMap::new()),
             cursors: Mutex::new(HashMap::new()),
         })

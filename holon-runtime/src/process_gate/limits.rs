@@ -18,6 +18,10 @@ use rustix::process::{Resource, Rlimit};
 /// The first argument that selects the helper mode.
 pub const LIMITS_HELPER_ARG: &str = "__holon-limits";
 
+/// The helper's argument before a [`Confinement`](super::Confinement), between the
+/// limits and `--`.
+pub const CONFINE_ARG: &str = "--confine";
+
 /// The default headroom of `RLIMIT_NPROC`: processes (threads) a command may add to
 /// those its user runs when it starts. The kernel counts every process of the user,
 /// so a fixed number would fail on a busy desktop and be loose on an idle server.
@@ -212,14 +216,30 @@ pub fn helper_main() -> Option<ExitCode> {
 /// Exit status of the helper when it cannot run the command (as a shell's 126).
 const HELPER_FAILED: u8 = 126;
 
-/// `<limits> -- <program> <args>...`: sets the limits, then execs the program.
+/// `<limits> [--confine <confinement>] -- <program> <args>...`: sets the limits,
+/// confines itself, then execs the program.
 fn run_helper(args: Vec<OsString>) -> ExitCode {
     let fail = |message: String| {
         eprintln!("holon-tools {LIMITS_HELPER_ARG}: {message}");
         ExitCode::from(HELPER_FAILED)
     };
+    let (confinement, args) = match args.as_slice() {
+        [limits, flag, confinement, rest @ ..] if flag == CONFINE_ARG => {
+            let parsed = match confinement.to_str().map(super::Confinement::parse) {
+                Some(Ok(parsed)) => parsed,
+                Some(Err(error)) => return fail(error.to_string()),
+                None => return fail("the confinement is not UTF-8".to_string()),
+            };
+            let mut args = vec![limits.clone()];
+            args.extend(rest.iter().cloned());
+            (Some(parsed), args)
+        }
+        _ => (None, args),
+    };
     let [limits, separator, program, rest @ ..] = args.as_slice() else {
-        return fail("expected `<limits> -- <program> [<args>...]`".to_string());
+        return fail(
+            "expected `<limits> [--confine <confinement>] -- <program> [<args>...]`".to_string(),
+        );
     };
     if separator != "--" {
         return fail("expected `--` after the limits".to_string());
@@ -231,6 +251,11 @@ fn run_helper(args: Vec<OsString>) -> ExitCode {
     };
     if let Err(error) = limits.apply_to_self() {
         return fail(format!("cannot set the resource limits: {error}"));
+    }
+    if let Some(confinement) = confinement
+        && let Err(error) = confinement.restrict_self()
+    {
+        return fail(format!("cannot confine the command: {error}"));
     }
     let error = std::process::Command::new(program).args(rest).exec();
     fail(format!(

@@ -9,7 +9,11 @@
 //! - its own process group (a new session under a terminal), whose members are read
 //!   back from `/proc` (`group`),
 //! - log files of bounded size ([`CappedLog`]: head and tail kept, the cut noted),
-//! - a working directory set from a directory handle, never by path ([`WorkingDir`]).
+//! - a working directory set from a directory handle, never by path ([`WorkingDir`]),
+//! - for the commands of the model, a Landlock confinement ([`Confinement`]): writes
+//!   beneath the workspace roots and a private temporary directory only, no access
+//!   to the state directory, no TCP without the `web` family, no signal to the
+//!   runtime; applied by the same helper, right before it execs the command.
 //!
 //! The module depends on nothing in `tools::` and has its own errors, so that it can
 //! move into a runtime crate of its own.
@@ -22,6 +26,7 @@ pub(crate) mod group;
 pub mod limits;
 mod log_cap;
 mod log_files;
+pub mod sandbox;
 mod working_dir;
 
 use std::ffi::OsString;
@@ -34,6 +39,7 @@ pub use environment::{
 pub use limits::{LIMITS_HELPER_ARG, LimitsError, ResourceLimits};
 pub use log_cap::{CappedLog, DEFAULT_LOG_CAP_BYTES};
 pub use log_files::{create_log_dir, log_len, read_log, remove_log_dir};
+pub use sandbox::{CommandNetwork, Confinement};
 pub use working_dir::WorkingDir;
 
 /// Why a command could not be started.
@@ -94,6 +100,11 @@ pub struct LauncherConfig {
     pub hidden_env: HiddenEnv,
     /// The most bytes one log file of a command keeps (head and tail).
     pub log_cap_bytes: u64,
+    /// Paths confined commands may not reach at all, besides the state directory
+    /// (the MCP token file).
+    pub hidden_paths: Vec<PathBuf>,
+    /// Which confined commands may use TCP.
+    pub network: CommandNetwork,
 }
 
 impl Default for LauncherConfig {
@@ -104,6 +115,8 @@ impl Default for LauncherConfig {
             allowed_env: AllowedEnv::default(),
             hidden_env: HiddenEnv::default(),
             log_cap_bytes: DEFAULT_LOG_CAP_BYTES,
+            hidden_paths: Vec::new(),
+            network: CommandNetwork::default(),
         }
     }
 }
@@ -112,12 +125,42 @@ impl Default for LauncherConfig {
 #[derive(Debug, Clone)]
 pub struct Launcher {
     config: LauncherConfig,
+    /// The private temporary directory of confined commands (their `TMPDIR`).
+    tmp_dir: Option<PathBuf>,
 }
 
 impl Launcher {
     /// A launcher with `config`.
     pub fn new(config: LauncherConfig) -> Self {
-        Self { config }
+        Self {
+            config,
+            tmp_dir: None,
+        }
+    }
+
+    /// The launcher whose confined commands write their temporary files in `dir`
+    /// (their `TMPDIR`, and writable to them).
+    pub fn with_tmp_dir(mut self, dir: PathBuf) -> Self {
+        self.tmp_dir = Some(dir);
+        self
+    }
+
+    /// The private temporary directory of confined commands, if there is one.
+    pub fn tmp_dir(&self) -> Option<&Path> {
+        self.tmp_dir.as_deref()
+    }
+
+    /// `confinement` completed with what the launcher adds: its temporary directory
+    /// to write in, the operator's hidden paths, and its network rule (`web`: the
+    /// caller has the `web` family).
+    fn complete(&self, confinement: &Confinement) -> Confinement {
+        let mut complete = confinement.clone();
+        complete.write_roots.extend(self.tmp_dir.clone());
+        complete
+            .hidden
+            .extend(self.config.hidden_paths.iter().cloned());
+        complete.network = self.config.network.allows(confinement.network);
+        complete
     }
 
     /// Its configuration.
@@ -133,14 +176,27 @@ impl Launcher {
             .filter(&self.config.allowed_env, std::env::vars_os())
     }
 
-    /// The program and arguments that run `program args` under the limits. Through
-    /// the helper, `program` is looked up on the command's `PATH` first, so that a
-    /// missing one is a spawn error (`NotFound`) as without it, not a failed exec.
+    /// The environment of a confined command: [`Launcher::environment`] with
+    /// `TMPDIR` its private temporary directory.
+    fn confined_environment(&self) -> Vec<(OsString, OsString)> {
+        let mut environment = self.environment();
+        if let Some(dir) = &self.tmp_dir {
+            environment.retain(|(name, _)| name != "TMPDIR");
+            environment.push((OsString::from("TMPDIR"), dir.clone().into_os_string()));
+        }
+        environment
+    }
+
+    /// The program and arguments that run `program args` under the limits (and the
+    /// confinement, if any). Through the helper, `program` is looked up on the
+    /// command's `PATH` first, so that a missing one is a spawn error (`NotFound`) as
+    /// without it, not a failed exec.
     fn argv(
         &self,
         program: &str,
         args: &[&str],
         environment: &[(OsString, OsString)],
+        confinement: Option<&Confinement>,
     ) -> std::io::Result<(OsString, Vec<OsString>)> {
         let Some(limiter) = &self.config.limiter else {
             return Ok((
@@ -161,24 +217,55 @@ impl Launcher {
         let mut argv = vec![
             OsString::from(LIMITS_HELPER_ARG),
             OsString::from(self.config.limits.to_arg()),
-            OsString::from("--"),
-            resolved.into_os_string(),
         ];
+        if let Some(confinement) = confinement {
+            argv.push(OsString::from(limits::CONFINE_ARG));
+            argv.push(OsString::from(self.complete(confinement).to_arg()));
+        }
+        argv.push(OsString::from("--"));
+        argv.push(resolved.into_os_string());
         argv.extend(args.iter().map(OsString::from));
         Ok((limiter.as_os_str().to_owned(), argv))
     }
 
     /// `program args` in `workdir` as the leader of a new process group, with the
-    /// gate's environment and limits; stdio is left to the caller.
+    /// gate's environment and limits; stdio is left to the caller. For the runtime's
+    /// own programs (git): not confined.
     pub fn command(
         &self,
         program: &str,
         args: &[&str],
         workdir: &WorkingDir,
     ) -> std::io::Result<Command> {
+        self.build_command(program, args, workdir, None)
+    }
+
+    /// [`Launcher::command`] for a command of the model: confined by `confinement`
+    /// (completed by the launcher's temporary directory, hidden paths and network
+    /// rule) when the launcher has its helper.
+    pub fn confined_command(
+        &self,
+        program: &str,
+        args: &[&str],
+        workdir: &WorkingDir,
+        confinement: &Confinement,
+    ) -> std::io::Result<Command> {
+        self.build_command(program, args, workdir, Some(confinement))
+    }
+
+    fn build_command(
+        &self,
+        program: &str,
+        args: &[&str],
+        workdir: &WorkingDir,
+        confinement: Option<&Confinement>,
+    ) -> std::io::Result<Command> {
         use std::os::unix::process::CommandExt;
-        let environment = self.environment();
-        let (program, argv) = self.argv(program, args, &environment)?;
+        let environment = match confinement {
+            Some(_) => self.confined_environment(),
+            None => self.environment(),
+        };
+        let (program, argv) = self.argv(program, args, &environment, confinement)?;
         let mut command = Command::new(program);
         command
             .args(argv)
@@ -190,15 +277,17 @@ impl Launcher {
     }
 
     /// `program args` for a pseudo-terminal (which makes it a session leader), with
-    /// the gate's environment and limits; `TERM` is set when the operator has none.
+    /// the gate's environment and limits, confined as [`Launcher::confined_command`];
+    /// `TERM` is set when the operator has none.
     pub fn terminal_command(
         &self,
         program: &str,
         args: &[&str],
         workdir: &WorkingDir,
+        confinement: &Confinement,
     ) -> std::io::Result<portable_pty::CommandBuilder> {
-        let environment = self.environment();
-        let (program, argv) = self.argv(program, args, &environment)?;
+        let environment = self.confined_environment();
+        let (program, argv) = self.argv(program, args, &environment, Some(confinement))?;
         let mut builder = portable_pty::CommandBuilder::new(program);
         builder.args(argv);
         builder.cwd(workdir.for_child()?);

@@ -109,7 +109,12 @@ pub(super) fn spawn(launcher: &Launcher, spec: &LaunchSpec) -> Result<Spawned, T
 }
 
 fn spawn_pipes(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned> {
-    let mut command = launcher.command(&spec.shell, &shell_args(spec), &spec.workdir)?;
+    let mut command = launcher.confined_command(
+        &spec.shell,
+        &shell_args(spec),
+        &spec.workdir,
+        &spec.confinement,
+    )?;
     command
         .stdin(if spec.accepts_input {
             Stdio::piped()
@@ -140,7 +145,12 @@ fn spawn_terminal(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned>
     let pair = native_pty_system()
         .openpty(TERMINAL_SIZE)
         .map_err(into_io)?;
-    let builder = launcher.terminal_command(&spec.shell, &shell_args(spec), &spec.workdir)?;
+    let builder = launcher.terminal_command(
+        &spec.shell,
+        &shell_args(spec),
+        &spec.workdir,
+        &spec.confinement,
+    )?;
     let child = pair.slave.spawn_command(builder).map_err(into_io)?;
     // Only the child may hold the terminal's slave side: the output reaches its end
     // when the last process using the terminal is gone.

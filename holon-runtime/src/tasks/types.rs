@@ -3,7 +3,7 @@
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
 
 use crate::StoreError;
-use crate::process_gate::WorkingDir;
+use crate::process_gate::{Confinement, WorkingDir};
 
 /// How a task's process is attached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -103,6 +103,8 @@ pub struct LaunchSpec {
     pub tty: bool,
     /// Whether TaskInput may write to the task.
     pub accepts_input: bool,
+    /// What the command may reach ([`crate::Runtime::confinement`]).
+    pub confinement: Confinement,
 }
 
 impl LaunchSpec {

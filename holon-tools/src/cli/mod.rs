@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use holon_core::{FamilyPolicy, Registry};
 
-use holon_runtime::process_gate::ResourceLimits;
+use holon_runtime::process_gate::{CommandNetwork, ResourceLimits};
 use holon_runtime::{Runtime, RuntimeConfig};
 
 pub use export::ExportFormat;
@@ -81,6 +81,12 @@ pub struct Cli {
     /// reaches a command, and the runtime's own credentials never do.
     #[arg(long, global = true, value_name = "NAMES", env = "HOLON_COMMAND_ENV", value_parser = parse_env_list)]
     pub command_env: Option<EnvNames>,
+
+    /// Which commands may use TCP (connect, bind): `by-family` (those of a caller
+    /// allowed the web family), `allow` or `deny`. Needs Landlock ABI 4 (Linux 6.7)
+    /// [default: by-family].
+    #[arg(long, global = true, value_name = "RULE", env = "HOLON_COMMAND_NETWORK", value_parser = parse_network)]
+    pub command_network: Option<CommandNetwork>,
 
     /// The most MiB one log file of a command keeps: its first and last halves, and a
     /// note of the cut between them [default: 64].
@@ -218,6 +224,11 @@ pub enum Command {
 
 fn parse_limits(list: &str) -> Result<ResourceLimits, String> {
     ResourceLimits::parse(list).map_err(|error| error.to_string())
+}
+
+fn parse_network(rule: &str) -> Result<CommandNetwork, String> {
+    CommandNetwork::parse(rule)
+        .ok_or_else(|| format!("`{rule}` is not a network rule: use by-family, allow or deny"))
 }
 
 /// Names of variables (a name ending in `*`: a prefix) commands may see.
@@ -370,6 +381,21 @@ fn with_runtime(
     }
     if let Some(limits) = cli.command_limits {
         config.commands.limits = limits;
+    }
+    // Commands of the model must not read this process's memory or environment.
+    if let Err(error) = holon_runtime::process_gate::sandbox::make_undumpable() {
+        eprintln!("holon-tools: cannot make this process non-dumpable: {error}");
+    }
+    if let Some(rule) = cli.command_network {
+        config.commands.network = rule;
+    }
+    if let Command::Serve {
+        token_file: Some(file),
+        ..
+    } = &cli.command
+    {
+        // Its name is in this process's command line, which every command can read.
+        config.commands.hidden_paths.push(file.clone());
     }
     for name in cli.command_env.iter().flat_map(|names| &names.0) {
         config.commands.allowed_env.allow(name.clone());

@@ -32,6 +32,7 @@ mod generate_image;
 mod host_work_rules;
 mod memory;
 mod process_gate;
+mod sandbox;
 mod serve;
 mod serve_cancel;
 mod task_control_cli;

@@ -205,6 +205,7 @@ async fn a_command_task_wait_needs_its_captured_owner_and_wakes_when_the_task_en
             login: false,
             tty: false,
             accepts_input: false,
+            confinement: rt.confinement(false),
         })
         .unwrap();
     let handle = task.id().to_string();

@@ -185,6 +185,11 @@ async fn exec_command(
         login: args.login.is_some_and(|login| login.0),
         tty,
         accepts_input: args.accepts_input.unwrap_or(tty),
+        confinement: rt.confinement(
+            context
+                .policy()
+                .allows(holon_core::ToolCapabilityFamily::Web),
+        ),
     };
     let budget = MaxOutputTokens::budget_bytes(args.max_output_tokens);
     if args.duplicate_policy == DuplicatePolicy::ReuseRunning

@@ -150,6 +150,7 @@ pub struct ExecCommandBatchResult {
 #[holon_tool(family = LocalEnvironment, annotations(destructive, open_world))]
 async fn exec_command_batch(
     rt: &Runtime,
+    context: &ToolContext,
     progress: &Progress,
     args: ExecCommandBatchArgs,
 ) -> Result<ToolOutput<ExecCommandBatchResult>, ToolError> {
@@ -169,6 +170,11 @@ async fn exec_command_batch(
             login: item.login.or(args.login).is_some_and(|login| login.0),
             tty: false,
             accepts_input: false,
+            confinement: rt.confinement(
+                context
+                    .policy()
+                    .allows(holon_core::ToolCapabilityFamily::Web),
+            ),
         };
         let limit = item
             .yield_time_ms
