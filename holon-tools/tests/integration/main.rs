@@ -31,6 +31,7 @@ mod generate_image;
 mod host_work_rules;
 mod memory;
 mod process_gate;
+mod respond;
 mod serve;
 mod serve_cancel;
 mod task_control_cli;
