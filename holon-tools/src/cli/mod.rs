@@ -8,6 +8,7 @@ mod export;
 mod lint;
 mod list;
 mod output;
+mod respond;
 mod serve;
 mod services;
 
@@ -149,6 +150,17 @@ pub enum Command {
         /// `session_line_too_long` and dropped, and the session goes on.
         #[arg(long, value_name = "BYTES", default_value_t = call::DEFAULT_MAX_LINE_BYTES)]
         max_line_bytes: usize,
+    },
+    /// Read one model API response body on stdin, dispatch its tool calls, and print
+    /// (JSON) the items to append to the next request: the model's output, then the
+    /// results in the provider's form.
+    Respond {
+        /// The API the body is from: openai-chat, openai-responses, anthropic, gemini.
+        #[arg(long, value_name = "PROVIDER", value_parser = respond::parse_provider)]
+        provider: holon_export::Provider,
+        /// The capability families the calls may use, comma-separated (or `all`).
+        #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
+        families: FamilyPolicy,
     },
     /// Print the model-facing tools in the form a model API takes (the request's
     /// `tools`) or, for `mcp`, the result of `tools/list`.
@@ -315,6 +327,9 @@ pub fn run(cli: Cli) -> ExitCode {
             max_line_bytes,
         } => with_runtime(&cli, |runtime| {
             call::session(runtime, *families, *max_line_bytes)
+        }),
+        Command::Respond { provider, families } => with_runtime(&cli, |runtime| {
+            respond::respond(runtime, *families, *provider)
         }),
         Command::Export {
             format,

@@ -33,6 +33,7 @@ mod host_work_rules;
 mod memory;
 mod process_gate;
 mod sandbox;
+mod respond;
 mod serve;
 mod serve_cancel;
 mod task_control_cli;
