@@ -200,6 +200,18 @@ fn only_branch_of_its_type<'c>(
     });
     match (meant.next(), meant.next()) {
         (Some(branch), None) if !branch.is_empty() => Some(branch),
+        // An externally tagged variant (`{"timer": {...}}`): the meant branch is the
+        // only one whose problems are all inside the value, the others failing on
+        // the value's own keys.
+        (Some(_), Some(_)) => {
+            let mut inside = branches.iter().filter(|branch| {
+                !branch.is_empty() && branch.iter().all(|inner| inner.instance_path() != at)
+            });
+            match (inside.next(), inside.next()) {
+                (Some(branch), None) => Some(branch),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

@@ -437,12 +437,31 @@ enum Wake {
     },
 }
 
+/// How to be told, externally tagged (`{"log": {...}}`).
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum Notify {
+    /// In the log.
+    Log {
+        /// The log level.
+        level: String,
+    },
+    /// By mail.
+    Mail {
+        /// The address.
+        to: String,
+    },
+}
+
 /// Arguments of ScheduleWake.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
 #[serde(deny_unknown_fields)]
 struct ScheduleWakeArgs {
     /// When to wake up.
     wake: Wake,
+    /// How to be told.
+    #[serde(default)]
+    notify: Option<Notify>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -453,6 +472,9 @@ struct Scheduled {
 /// Schedules a wake-up.
 #[holon_tool(family = CoreAgent)]
 fn schedule_wake(args: ScheduleWakeArgs) -> Scheduled {
+    if let Some(Notify::Log { level } | Notify::Mail { to: level }) = &args.notify {
+        assert!(!level.is_empty());
+    }
     Scheduled {
         timer: match args.wake {
             Wake::Timer { after_ms } => after_ms > 0,
@@ -475,6 +497,14 @@ async fn an_unknown_field_in_a_tagged_variant_is_named_with_its_path() {
     let input = json!({ "wake": { "kind": "event", "name": "x", "nmae": "y" } });
     let error = error_of(&call("ScheduleWake", input).await, "unknown_field");
     assert_eq!(error["field"], "wake.nmae", "{error:#}");
+
+    // Externally tagged, inside an `Option`.
+    let input = json!({
+        "wake": { "kind": "event", "name": "x" },
+        "notify": { "log": { "level": "info", "levle": "x" } }
+    });
+    let error = error_of(&call("ScheduleWake", input).await, "unknown_field");
+    assert_eq!(error["field"], "notify.log.levle", "{error:#}");
 }
 
 // ---------------------------------------------------------------------------------
