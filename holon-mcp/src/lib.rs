@@ -46,6 +46,7 @@ mod run;
 mod server;
 mod signal;
 mod stdio;
+mod stdio_lines;
 
 pub use http::{HTTP_PATH, HttpOptions, serve_http};
 pub use http_limits::HttpLimits;
@@ -53,7 +54,8 @@ pub use info::ServerInfo;
 pub use rmcp;
 pub use run::{run_http, run_stdio};
 pub use server::{McpServer, ServedRegistry};
-pub use stdio::serve_stdio;
+pub use stdio::{serve_stdio, serve_stdio_bounded};
+pub use stdio_lines::DEFAULT_MAX_LINE_BYTES;
 
 /// The environment variable `serve_http` takes the bearer token from when no token
 /// file is given.

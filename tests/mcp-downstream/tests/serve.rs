@@ -249,3 +249,40 @@ fn a_registry_of_names_refuses_a_name_no_linked_tool_has() {
     let registry = Registry::of_names(&["RequestEcho"]).unwrap();
     assert_eq!(registry.len(), 1);
 }
+
+#[test]
+fn over_stdio_an_over_long_line_is_answered_with_an_error_and_the_session_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = lines(child.stdout.take().unwrap());
+    let _server = Server(child);
+    send(&mut stdin, &initialize());
+    next(&stdout);
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    // A valid request, one byte over the limit once its padding is in.
+    let pad = "a".repeat(holon_mcp::DEFAULT_MAX_LINE_BYTES);
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
+                "params": {"_meta": {"pad": pad}}}),
+    );
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+    );
+    let refused = next(&stdout);
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["error"]["data"]["kind"], "message_too_long");
+    assert_eq!(refused["id"], Value::Null);
+    let listed = next(&stdout);
+    assert_eq!(listed["id"], 6, "{listed}");
+    assert!(listed["result"]["tools"].is_array());
+}
