@@ -29,6 +29,7 @@ mod execution_log;
 mod export;
 mod generate_image;
 mod host_work_rules;
+mod image_bombs;
 mod memory;
 mod process_gate;
 mod serve;
