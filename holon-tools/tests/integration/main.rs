@@ -19,6 +19,7 @@ mod adversarial_fs;
 mod agent_cli;
 mod agents;
 mod apply_patch;
+mod apply_patch_concurrent;
 mod apply_patch_codex;
 mod apply_patch_grammar;
 mod apply_patch_vs_git;
