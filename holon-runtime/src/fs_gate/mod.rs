@@ -31,7 +31,7 @@ mod root;
 mod stage;
 mod tool_error;
 
-pub use ancestry::is_beneath_any;
+pub use ancestry::{RootRefusal, is_beneath_any, root_refusal};
 pub use dir_path::{DirPathError, open_dir_path};
 pub use error::{FsError, NotRegular, Protection};
 pub use lock::{DirLock, LOCK_WAIT};

@@ -32,6 +32,7 @@ mod generate_image;
 mod host_work_rules;
 mod image_bombs;
 mod memory;
+mod planted_worktrees;
 mod process_gate;
 mod serve;
 mod serve_cancel;
