@@ -20,7 +20,7 @@ pub use state::{
     WorktreeBinding,
 };
 
-use super::fs_gate::RootDir;
+use super::fs_gate::{FileId, RootDir, root_refusal};
 use super::{RuntimeError, Store, StoreError, WorkspaceRoots};
 
 /// The folder under the state directory (or a scratch directory) holding worktrees.
@@ -131,29 +131,70 @@ impl Bindings {
     /// Reads the bindings and rebuilds the roots from them.
     pub fn reload(&self) -> Result<BindingState, StoreError> {
         let state = self.state()?;
-        if let Some(roots) = build_roots(&state) {
+        let guard = RootGuard::new(&self.home, self.state_dir.as_deref());
+        if let Some(roots) = build_roots(&state, &guard) {
             *self.roots.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(roots);
         }
         Ok(state)
     }
 }
 
+/// What a bound directory may not be, by identity: a `.git` directory or the state
+/// directory, or inside one (a worktree in the state directory's `worktrees` folder
+/// excepted). The store is only data: a record planted in it by a command binds
+/// nothing that CreateWorktree or AttachWorkspace would have refused.
+struct RootGuard {
+    /// The directory the runtime was opened on: the operator's choice, never refused.
+    home: Option<FileId>,
+    state_dir: Option<FileId>,
+    worktrees: Option<FileId>,
+}
+
+impl RootGuard {
+    fn new(home: &Path, state_dir: Option<&Path>) -> Self {
+        Self {
+            home: FileId::of_path(home),
+            state_dir: state_dir.and_then(FileId::of_path),
+            worktrees: state_dir.and_then(|dir| FileId::of_path(&dir.join(WORKTREES_DIR_NAME))),
+        }
+    }
+
+    /// `path` opened as a root, unless it is gone or refused.
+    fn open(&self, path: &Path) -> Option<RootDir> {
+        let dir = RootDir::open(path).ok()?;
+        if self.home.is_some() && FileId::of_fd(&dir).ok() == self.home {
+            return Some(dir);
+        }
+        match root_refusal(&dir, self.state_dir, self.worktrees) {
+            Ok(None) => Some(dir),
+            Ok(Some(_)) | Err(_) => None,
+        }
+    }
+}
+
 /// The roots of `state`: the active execution root first (with its working
-/// directory), then every other bound directory that exists. `None` when not even the
+/// directory), then every other bound directory that exists. A directory `guard`
+/// refuses is left out (an active one gives way to home). `None` when not even the
 /// active root exists any more.
-fn build_roots(state: &BindingState) -> Option<WorkspaceRoots> {
-    let active = state.active_root()?;
+fn build_roots(state: &BindingState, guard: &RootGuard) -> Option<WorkspaceRoots> {
+    let recorded = state.active_root()?;
+    let (active, active_dir) = match guard.open(recorded.path) {
+        Some(dir) => (recorded, dir),
+        None => {
+            let home = state.execution_root(HOME_WORKSPACE_ID)?;
+            let dir = guard.open(home.path)?;
+            (home, dir)
+        }
+    };
+    // Each opened once, and held: a directory that is gone or refused is left out.
     let mut paths = vec![active.path];
+    let mut dirs = vec![active_dir];
     for root in state.execution_roots() {
         if !paths.contains(&root.path) {
             paths.push(root.path);
+            dirs.extend(guard.open(root.path));
         }
     }
-    // Each opened once, and held: a directory that is gone is left out.
-    let dirs = paths
-        .into_iter()
-        .filter_map(|path| RootDir::open(path).ok())
-        .collect();
     let roots = WorkspaceRoots::from_dirs(dirs).ok()?;
     let cwd = state
         .active

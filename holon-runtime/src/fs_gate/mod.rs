@@ -13,7 +13,8 @@
 //! Only regular files are read (a FIFO is opened with `O_NONBLOCK` and refused after
 //! `fstat`, so it never blocks). Writes go to `O_CREAT|O_EXCL` files with random
 //! names in the target's directory handle and are renamed within it ([`Staged`]).
-//! A [`WritePolicy`] keeps `.git` directories and the state directory out of reach.
+//! A writer that must replace exactly what it read holds the directory's
+//! [`DirLock`] from the check to the rename. A [`WritePolicy`] keeps `.git` directories and the state directory out of reach.
 //!
 //! The gate knows nothing of tools: its errors are its own ([`FsError`]).
 
@@ -23,16 +24,18 @@
 mod ancestry;
 mod dir_path;
 mod error;
+mod lock;
 mod policy;
 mod rel_path;
 mod root;
 mod stage;
 mod tool_error;
 
-pub use ancestry::is_beneath_any;
+pub use ancestry::{RootRefusal, is_beneath_any, root_refusal};
 pub use dir_path::{DirPathError, open_dir_path};
 pub use error::{FsError, NotRegular, Protection};
+pub use lock::{DirLock, LOCK_WAIT};
 pub use policy::WritePolicy;
 pub use rel_path::{PathEscape, RelPath};
-pub use root::{DirHandle, EntryKind, FileInfo, RegularFile, RootDir, real_path};
+pub use root::{DirHandle, EntryKind, FileId, FileInfo, RegularFile, RootDir, real_path};
 pub use stage::Staged;

@@ -13,20 +13,21 @@ use rustix::io::Errno;
 use super::{FsError, NotRegular, PathEscape, Protection, RelPath, WritePolicy};
 
 /// A file's identity: device and inode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileId {
     dev: u64,
     ino: u64,
 }
 
 impl FileId {
-    fn of_stat(stat: &rustix::fs::Stat) -> Self {
+    pub(super) fn of_stat(stat: &rustix::fs::Stat) -> Self {
         Self {
             dev: stat.st_dev,
             ino: stat.st_ino,
         }
     }
 
+    /// The identity of what `fd` holds.
     pub fn of_fd(fd: impl AsFd) -> std::io::Result<Self> {
         Ok(Self::of_stat(&rustix::fs::fstat(fd)?))
     }
@@ -310,6 +311,12 @@ fn read_regular(fd: OwnedFd, shown: &Path, limit: u64) -> Result<RegularFile, Fs
         });
     }
     Ok(RegularFile { bytes, info })
+}
+
+impl AsFd for RootDir {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.dir.as_fd()
+    }
 }
 
 /// A directory beneath a root, reached without following a symlink; names given to

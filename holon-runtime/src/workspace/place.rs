@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::errors::{WorkspaceError, WorkspaceErrorKind, error, io_error};
 use crate::bindings::BindingState;
-use crate::fs_gate::is_beneath_any;
+use crate::fs_gate::{RootDir, RootRefusal, is_beneath_any, root_refusal};
 
 /// Refuses `path` unless it is a directory inside `worktrees` (the runtime's
 /// worktree directory) or a bound workspace.
@@ -20,13 +20,23 @@ pub(super) fn ensure_allowed(
     allowed.extend(state.workspaces.iter().map(|w| w.path.as_path()));
     let inside = is_beneath_any(path, &allowed)
         .map_err(|e| io_error("checking where the worktree is", path, &e))?;
-    if inside {
+    // A `.git` directory (or one inside it) is never a worktree, wherever it is.
+    let in_git = RootDir::open(path)
+        .ok()
+        .and_then(|dir| root_refusal(&dir, None, None).ok().flatten())
+        == Some(RootRefusal::GitDir);
+    if inside && !in_git {
         return Ok(());
     }
+    let place = if in_git {
+        "inside a `.git` directory"
+    } else {
+        "outside the runtime's worktree directory and every bound workspace"
+    };
     Err(error(
         WorkspaceErrorKind::WorktreeOutsideAllowed,
         format!(
-            "git lists a worktree at {}, outside the runtime's worktree directory and every bound workspace; it is not bound",
+            "git lists a worktree at {}, {place}; it is not bound",
             path.display()
         ),
     )

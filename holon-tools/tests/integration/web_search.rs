@@ -75,9 +75,12 @@ async fn returns_results_from_a_searxng_endpoint() {
     let results = envelope["structured"]["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     assert_eq!(results[0]["url"], "https://example.org/main/1");
-    assert_eq!(results[0]["title"], "Result 1 from main");
-    assert_eq!(results[0]["engine"], "duckduckgo");
-    assert_eq!(results[0]["published"], "2025-01-02");
+    let marked = |text: &str| {
+        format!("<<<UNTRUSTED_EXTERNAL_CONTENT>>>{text}<<<END_UNTRUSTED_EXTERNAL_CONTENT>>>")
+    };
+    assert_eq!(results[0]["title"], marked("Result 1 from main"));
+    assert_eq!(results[0]["engine"], marked("duckduckgo"));
+    assert_eq!(results[0]["published"], marked("2025-01-02"));
     assert_eq!(results[1]["published"], Value::Null);
     assert_eq!(envelope["structured"]["searched_with"], "searx");
     assert_eq!(envelope["structured"]["total_returned"], 8);

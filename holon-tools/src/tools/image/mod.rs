@@ -71,13 +71,21 @@ fn image_error(problem: ImageProblem, what: &str, field: Option<&str>) -> ToolEr
             "invalid_image",
             "the file is damaged or still being written; check it or produce it again",
         ),
-        ImageProblem::TooLarge(_) => (
+        ImageProblem::TooLarge(_) | ImageProblem::TooManyPixels { .. } => (
             "image_too_large",
             "scale the image down first (for example with ImageMagick's `convert -resize`)",
         ),
     };
-    let error =
+    let mut error =
         ToolError::new(ToolErrorKind::new(kind), format!("{what}: {problem}")).with_hint(hint);
+    if let ImageProblem::TooManyPixels { width, height } = problem {
+        error = error.with_details(serde_json::json!({
+            "width": width,
+            "height": height,
+            "max_side": decode::MAX_DECODE_SIDE,
+            "max_pixels": decode::MAX_DECODE_PIXELS,
+        }));
+    }
     match field {
         Some(field) => error.with_field(field),
         None => error,

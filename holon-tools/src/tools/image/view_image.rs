@@ -66,8 +66,9 @@ pub struct ImageView {
 /// file's content. The result has the image (base64 with its MIME type) plus its
 /// format, size in pixels and bytes. Images larger than 2048 pixels on a side or
 /// about 3.7 MB are downscaled (and re-encoded as PNG, or JPEG for photos) before
-/// sending; `downscaled` says so. Files over 50 MB are refused, and so are files that
-/// are not images (`not_an_image`) and paths outside the workspace.
+/// sending; `downscaled` says so. Files over 50 MB are refused, and so are images of
+/// more than 40 megapixels or 20000 pixels a side (`image_too_large`), files that are
+/// not images (`not_an_image`) and paths outside the workspace.
 #[holon_tool(
     family = LocalEnvironment,
     stability = experimental,
@@ -77,15 +78,22 @@ async fn view_image(rt: &Runtime, args: ViewImageArgs) -> Result<ToolOutput<Imag
     let (root, rel) = locate_image(rt, &args.path, "path")?;
     let file = display_path(rt, &root.path().join(rel.to_path_buf()));
     let path = args.path.clone();
-    let loaded = tokio::task::spawn_blocking(move || load(&root, &rel, &path))
-        .await
-        .map_err(|error| {
-            ToolError::new(
-                ToolErrorKind::new("image_io_error"),
-                format!("reading the image failed: {error}"),
-            )
-            .retryable()
-        })??;
+    // The slot goes into the blocking task: a cancelled call frees it only when the
+    // decoding it started has ended.
+    let slot = decode::decode_slot().await;
+    let loaded = tokio::task::spawn_blocking(move || {
+        let loaded = load(&root, &rel, &path);
+        drop(slot);
+        loaded
+    })
+    .await
+    .map_err(|error| {
+        ToolError::new(
+            ToolErrorKind::new("image_io_error"),
+            format!("reading the image failed: {error}"),
+        )
+        .retryable()
+    })??;
     let Loaded {
         probe,
         file_bytes,

@@ -110,19 +110,25 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         header::ACCEPT,
         "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5",
     );
+    let requested = args.url.trim().to_string();
     let response = client.send(request).await?;
     if !(200..300).contains(&response.status) {
-        return Err(status_error(response.status, &response.final_url));
+        let final_url = (!response.redirects.is_empty()).then_some(response.final_url.as_str());
+        return Err(status_error(response.status, &requested, final_url));
     }
     let content_type = response.content_type.clone();
     let kind = extract::classify(content_type.as_deref(), &response.body);
     if kind == BodyKind::Binary {
+        // The Content-Type and the final URL are the server's words: inside the markers.
+        let declared = content_type
+            .as_deref()
+            .unwrap_or("(none: the body looks binary)");
+        let declared: String = declared.chars().take(200).collect();
         return Err(ToolError::new(
             ToolErrorKind::new("unsupported_content_type"),
             format!(
-                "{} is {}, not text; WebFetch returns HTML and text only",
-                response.final_url,
-                content_type.as_deref().unwrap_or("binary content")
+                "{requested} is not text: WebFetch returns HTML and text only. What the server declared:\n{}",
+                wrap_untrusted(&response.final_url, &format!("Content-Type: {declared}"))
             ),
         )
         .with_field("url")
@@ -167,13 +173,19 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         None => cut,
     };
     let content = wrap_untrusted(&response.final_url, &wrapped);
+    // The final URL is the server's choice when it redirected: it is named only inside
+    // the markers (as the content's source).
+    let redirected = match response.redirects.len() {
+        0 => String::new(),
+        1 => ", after 1 redirect".to_string(),
+        n => format!(", after {n} redirects"),
+    };
     let summary = format!(
-        "fetched {} (HTTP {}, {total_chars} characters{})",
-        response.final_url,
+        "fetched {requested} (HTTP {}{redirected}, {total_chars} characters{})",
         response.status,
         if truncated { ", cut" } else { "" }
     );
-    let mut receipt = format!("Fetched {} (HTTP {})", response.final_url, response.status);
+    let mut receipt = format!("Fetched {requested} (HTTP {}{redirected})", response.status);
     for note in &extraction_notes {
         receipt.push_str(&format!("\nNote: {note}"));
     }
@@ -195,13 +207,19 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
     .with_receipt(receipt))
 }
 
-fn status_error(status: u16, url: &str) -> ToolError {
-    let error = ToolError::new(
-        ToolErrorKind::new("http_error_status"),
-        format!("{url} answered HTTP {status}"),
-    )
-    .with_field("url")
-    .with_details(serde_json::json!({ "status": status, "final_url": url }));
+/// The error of an HTTP error status for `requested`; the final URL (the server's
+/// choice after a redirect) only inside the markers.
+fn status_error(status: u16, requested: &str, final_url: Option<&str>) -> ToolError {
+    let message = match final_url {
+        None => format!("{requested} answered HTTP {status}"),
+        Some(final_url) => format!(
+            "{requested} answered HTTP {status} after redirects; the final URL:\n{}",
+            wrap_untrusted("the redirect", final_url)
+        ),
+    };
+    let error = ToolError::new(ToolErrorKind::new("http_error_status"), message)
+        .with_field("url")
+        .with_details(serde_json::json!({ "status": status }));
     match status {
         429 | 500..=599 => error
             .with_hint("the server is busy or failing; try again later")

@@ -4,7 +4,7 @@ use holon_core::prelude::*;
 use reqwest::header;
 use serde_json::{Value, json};
 
-use super::wrap_untrusted;
+use super::{wrap_untrusted, wrap_untrusted_inline};
 use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
 use holon_runtime::net::{HttpClient, HttpRequest, NetError};
 use holon_runtime::services::SEARCH_URL_ENV;
@@ -29,19 +29,40 @@ pub struct WebSearchArgs {
     pub provider: Option<String>,
 }
 
-/// One search result. Title and snippet are untrusted text from the web.
+/// One search result. Every text in it is the web's: title, snippet, engine and date
+/// each come between the untrusted-content markers, and the URL is an http(s) URL as
+/// parsed and written again (so it holds no spaces or raw text).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchHit {
-    /// The page's title.
+    /// The page's title, between the untrusted-content markers.
     pub title: String,
     /// The page's address; fetch it with WebFetch to read it.
     pub url: String,
-    /// The search engine's excerpt of the page.
+    /// The search engine's excerpt of the page, between the untrusted-content markers.
     pub snippet: String,
-    /// The engine that found it, when the provider says.
+    /// The engine that found it, when the provider says, between the markers.
     pub engine: Option<String>,
-    /// When the page was published, when the provider says.
+    /// When the page was published, when the provider says, between the markers.
     pub published: Option<String>,
+}
+
+impl SearchHit {
+    /// The hit as the structured result carries it: each text between the markers.
+    fn marked(&self) -> Self {
+        Self {
+            title: wrap_untrusted_inline(&self.title),
+            url: self.url.clone(),
+            snippet: wrap_untrusted_inline(&self.snippet),
+            engine: self.engine.as_deref().map(wrap_untrusted_inline),
+            published: self.published.as_deref().map(wrap_untrusted_inline),
+        }
+    }
+}
+
+/// `text` as an http(s) URL, parsed and written again; `None` when it is not one.
+fn web_url(text: &str) -> Option<String> {
+    let url = url::Url::parse(text).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
 }
 
 /// The search results.
@@ -108,7 +129,7 @@ async fn web_search(
         .iter()
         .filter_map(|item| {
             Some(SearchHit {
-                url: text(item, "url")?,
+                url: web_url(&text(item, "url")?)?,
                 title: text(item, "title").unwrap_or_default(),
                 snippet: text(item, "content").unwrap_or_default(),
                 engine: text(item, "engine"),
@@ -122,7 +143,7 @@ async fn web_search(
     Ok(ToolOutput::new(SearchResults {
         searched_with: provider.name.clone(),
         total_returned: items.len(),
-        results,
+        results: results.iter().map(SearchHit::marked).collect(),
     })
     .with_summary(summary)
     .with_receipt(receipt))

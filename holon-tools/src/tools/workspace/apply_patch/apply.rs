@@ -51,6 +51,15 @@ pub(crate) enum ApplyError {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// The file changed (or appeared, or went away) after the patch read it: another
+    /// writer got there first.
+    Changed {
+        path: PathBuf,
+    },
+    /// Another writer held the file's directory longer than the lock wait.
+    Busy {
+        path: PathBuf,
+    },
 }
 
 impl ApplyError {

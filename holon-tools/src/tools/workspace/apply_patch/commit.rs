@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use super::apply::{ApplyError, FileState};
 use holon_runtime::WorkspaceRoots;
-use holon_runtime::fs_gate::{DirHandle, FsError, RelPath, Staged, WritePolicy};
+use holon_runtime::fs_gate::{DirHandle, DirLock, FsError, RelPath, Staged, WritePolicy};
 
 /// A file the patch touches: which root, which path beneath it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,45 +67,50 @@ struct Created {
     rel: RelPath,
 }
 
-/// Writes the plan, or none of it.
+/// The directory of a file: its root and its path beneath it.
+type DirKey = (usize, RelPath);
+
+/// Whether the plan writes or removes `target`'s file (a file it read and left as it
+/// was is not touched).
+fn touches(on_disk: &Option<FileState>, planned: &Option<FileState>) -> bool {
+    match (on_disk, planned) {
+        (Some(old), Some(new)) => old.bytes != new.bytes || old.exec != new.exec,
+        (None, None) => false,
+        _ => true,
+    }
+}
+
+/// Writes the plan, or none of it. Every directory it writes in is locked (in one
+/// order for all writers: device and inode) from the check that each file is still
+/// what the plan was made from to the last rename, so two patches never both
+/// replace the same content; a file changed since it was read is `Changed`.
 pub(super) fn commit(
     roots: &WorkspaceRoots,
     policy: &WritePolicy,
     files: Files,
 ) -> Result<(), ApplyError> {
     let mut created: Vec<Created> = Vec::new();
+    let prepared = open_dirs(roots, policy, &files, &mut created).and_then(|dirs| {
+        let locks = lock_all(&files, &dirs)?;
+        unchanged(&files, &dirs)?;
+        Ok((dirs, locks))
+    });
+    let (dirs, _locks) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            remove_created(roots, &created);
+            return Err(error);
+        }
+    };
     let mut staged: Vec<(&Target, DirHandle, Staged)> = Vec::new();
-    // One handle per directory, however many files the patch writes in it.
-    let mut dirs: BTreeMap<(usize, RelPath), DirHandle> = BTreeMap::new();
     let staging = (|| {
         for (target, (on_disk, planned)) in &files {
             let Some(state) = planned else { continue };
-            if on_disk
-                .as_ref()
-                .is_some_and(|old| old.bytes == state.bytes && old.exec == state.exec)
-            {
+            if !touches(on_disk, planned) {
                 continue;
             }
             let (parent, _) = target.split();
-            let key = (target.root, parent);
-            let dir = match dirs.get(&key) {
-                Some(dir) => dir.clone(),
-                None => {
-                    let mut made = Vec::new();
-                    let dir = roots.dirs()[target.root].create_dirs_nofollow(
-                        &key.1,
-                        Some(policy),
-                        &mut made,
-                    );
-                    created.extend(made.into_iter().map(|rel| Created {
-                        root: target.root,
-                        rel,
-                    }));
-                    let dir = dir.map_err(gate(target))?;
-                    dirs.insert(key, dir.clone());
-                    dir
-                }
-            };
+            let dir = dirs[&(target.root, parent)].clone();
             let file = stage(&dir, state).map_err(|error| ApplyError::Io {
                 path: target.shown(),
                 error,
@@ -114,7 +119,6 @@ pub(super) fn commit(
         }
         Ok(())
     })();
-    drop(dirs);
     if let Err(error) = staging {
         drop(staged);
         remove_created(roots, &created);
@@ -138,26 +142,16 @@ pub(super) fn commit(
         for (target, (on_disk, planned)) in &files {
             if planned.is_none() && on_disk.is_some() {
                 let (parent, name) = target.split();
-                let removal = roots.dirs()[target.root]
-                    .open_dir_nofollow(&parent, Some(policy))
-                    .map_err(gate(target))
-                    .and_then(|dir| {
-                        dir.remove_file(name).map_err(|error| ApplyError::Io {
-                            path: target.shown(),
-                            error,
-                        })?;
-                        Ok(dir)
+                let dir = dirs[&(target.root, parent)].clone();
+                if let Err(error) = dir.remove_file(name) {
+                    result = Err(ApplyError::Io {
+                        path: target.shown(),
+                        error,
                     });
-                match removal {
-                    Ok(dir) => {
-                        done.push((target, dir));
-                        removed.push(target);
-                    }
-                    Err(error) => {
-                        result = Err(error);
-                        break;
-                    }
+                    break;
                 }
+                done.push((target, dir));
+                removed.push(target);
             }
         }
     }
@@ -177,8 +171,109 @@ pub(super) fn commit(
         remove_created(roots, &created);
         return Err(error);
     }
+    drop(dirs);
     for target in removed {
         remove_empty_parents(roots, target);
+    }
+    Ok(())
+}
+
+/// A handle of the directory of every file the plan touches: created (and noted in
+/// `created`) for a file it writes, opened for one it removes.
+fn open_dirs(
+    roots: &WorkspaceRoots,
+    policy: &WritePolicy,
+    files: &Files,
+    created: &mut Vec<Created>,
+) -> Result<BTreeMap<DirKey, DirHandle>, ApplyError> {
+    let mut dirs = BTreeMap::new();
+    for (target, (on_disk, planned)) in files {
+        if !touches(on_disk, planned) {
+            continue;
+        }
+        let (parent, _) = target.split();
+        let key = (target.root, parent);
+        if dirs.contains_key(&key) {
+            continue;
+        }
+        let root = &roots.dirs()[target.root];
+        let dir = if planned.is_some() {
+            let mut made = Vec::new();
+            let dir = root.create_dirs_nofollow(&key.1, Some(policy), &mut made);
+            created.extend(made.into_iter().map(|rel| Created {
+                root: target.root,
+                rel,
+            }));
+            dir
+        } else {
+            root.open_dir_nofollow(&key.1, Some(policy))
+        };
+        dirs.insert(key, dir.map_err(gate(target))?);
+    }
+    Ok(dirs)
+}
+
+/// The lock of every directory in `dirs`, taken in the order of their identities
+/// (one directory reached by two roots is locked once).
+fn lock_all(files: &Files, dirs: &BTreeMap<DirKey, DirHandle>) -> Result<Vec<DirLock>, ApplyError> {
+    let shown = |key: &DirKey| {
+        files
+            .keys()
+            .find(|target| target.root == key.0 && target.split().0 == key.1)
+            .map(Target::shown)
+            .unwrap_or_else(|| key.1.to_path_buf())
+    };
+    let mut ordered = Vec::new();
+    for (key, dir) in dirs {
+        let id = dir.id().map_err(|error| ApplyError::Io {
+            path: shown(key),
+            error,
+        })?;
+        ordered.push((id, key, dir));
+    }
+    ordered.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    ordered.dedup_by_key(|(id, _, _)| *id);
+    let mut locks = Vec::new();
+    for (_, key, dir) in ordered {
+        let lock = dir.lock().map_err(|error| {
+            if error.kind() == std::io::ErrorKind::WouldBlock {
+                ApplyError::Busy { path: shown(key) }
+            } else {
+                ApplyError::Io {
+                    path: shown(key),
+                    error,
+                }
+            }
+        })?;
+        locks.push(lock);
+    }
+    Ok(locks)
+}
+
+/// Checks, under the locks, that every file the plan touches is still what the plan
+/// was made from: the same bytes and mode, or still absent.
+fn unchanged(files: &Files, dirs: &BTreeMap<DirKey, DirHandle>) -> Result<(), ApplyError> {
+    for (target, (on_disk, planned)) in files {
+        if !touches(on_disk, planned) {
+            continue;
+        }
+        let (parent, name) = target.split();
+        let dir = &dirs[&(target.root, parent)];
+        let now = match dir.read_file(name, u64::MAX) {
+            Ok(file) => Some((file.bytes, file.info.mode)),
+            Err(FsError::NotFound { .. }) => None,
+            Err(error) => return Err(ApplyError::from_gate(&target.shown(), error)),
+        };
+        let same = match (on_disk, &now) {
+            (None, None) => true,
+            (Some(old), Some((bytes, mode))) => old.bytes == *bytes && old.mode == Some(*mode),
+            _ => false,
+        };
+        if !same {
+            return Err(ApplyError::Changed {
+                path: target.shown(),
+            });
+        }
     }
     Ok(())
 }
@@ -236,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_after_renames_puts_everything_back() {
+    fn a_file_changed_since_it_was_read_fails_the_whole_patch() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.sh"), "old\n").unwrap();
         std::fs::set_permissions(dir.path().join("a.sh"), PermissionsExt::from_mode(0o750))
@@ -251,11 +346,11 @@ mod tests {
             ),
         );
         files.insert(target("c/d/new.txt"), (None, Some(state("x\n", None))));
-        // Planned as a deletion, but gone from disk: removing it fails after the
-        // renames were done.
+        // Planned as a deletion, but gone from disk since it was read: another
+        // writer got there first, and nothing is written.
         files.insert(target("gone.txt"), (Some(state("g\n", Some(0o644))), None));
         let error = commit(&roots, &WritePolicy::default(), files).unwrap_err();
-        assert!(matches!(error, ApplyError::Io { .. }), "{error:?}");
+        assert!(matches!(error, ApplyError::Changed { .. }), "{error:?}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.sh")).unwrap(),
             "old\n"

@@ -267,5 +267,20 @@ fn apply_error(error: ApplyError) -> ToolError {
             format!("writing {} failed: {error}; the workspace was restored", display(&path)),
         )
         .retryable(),
+        ApplyError::Changed { path } => ToolError::new(
+            kind("file_changed"),
+            format!("{} changed after the patch was checked against it (another writer got there first); nothing was written", display(&path)),
+        )
+        .with_field("patch")
+        .with_details(serde_json::json!({ "path": display(&path) }))
+        .with_hint("send the patch again: it is checked against the file's current content; if a hunk no longer applies, read the file and rebuild it")
+        .retryable(),
+        ApplyError::Busy { path } => ToolError::new(
+            kind("file_busy"),
+            format!("another writer held the directory of {} for more than {} s; nothing was written", display(&path), holon_runtime::fs_gate::LOCK_WAIT.as_secs()),
+        )
+        .with_field("patch")
+        .with_hint("send the patch again in a moment")
+        .retryable(),
     }
 }
