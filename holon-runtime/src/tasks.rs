@@ -125,8 +125,10 @@ impl TaskManager {
         match self.start(row, kind, spec, started_at_ms) {
             Ok(task) => {
                 let mut live = lock(&self.live);
-                // Settled tasks are read from the store from now on.
-                live.retain(|_, task| !task.settled());
+                // Settled tasks are read from the store from now on; one whose ended
+                // leader left processes in its group stays, for TaskStop and the
+                // shutdown to end them.
+                live.retain(|_, task| !task.settled() || task.has_leftovers());
                 live.insert(row, Arc::clone(&task));
                 Ok(task)
             }
@@ -188,6 +190,18 @@ impl TaskManager {
             .filter(|task| task.state() == TaskState::Running && task.spec().same_command(spec))
             .min_by_key(|task| task.row())
             .cloned()
+    }
+
+    /// The ids of this runtime's tasks that still have processes (running, or whose
+    /// ended leader left some in its group): what ends when the runtime goes away.
+    pub fn live_ids(&self) -> Vec<String> {
+        let mut live: Vec<_> = lock(&self.live)
+            .values()
+            .filter(|task| task.state() == TaskState::Running || task.has_leftovers())
+            .map(|task| (task.row(), task.id().to_string()))
+            .collect();
+        live.sort();
+        live.into_iter().map(|(_, id)| id).collect()
     }
 
     /// The live task with this id, if this runtime started it.

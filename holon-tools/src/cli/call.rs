@@ -55,6 +55,21 @@ pub(crate) async fn call(
     } else {
         emit_line(&result.receipt());
     }
+    // The runtime, and with it every process it started, ends with this `call`.
+    let live = runtime.tasks().live_ids();
+    if !live.is_empty() {
+        let note = format!(
+            "note: {} ends now, with this `call`: the commands a runtime starts end with \
+             it; run them from `holon-tools session` or `serve` to keep them going",
+            live.join(", ")
+        );
+        // The receipt is the answer; a JSON envelope stays one document.
+        if json {
+            eprintln!("holon-tools: {note}");
+        } else {
+            emit_line(&note);
+        }
+    }
     if result.error.is_some() {
         ExitCode::from(EXIT_TOOL_ERROR)
     } else {

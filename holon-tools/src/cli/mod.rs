@@ -4,6 +4,7 @@
 
 mod call;
 mod catalog;
+mod doctor;
 mod export;
 mod lint;
 mod list;
@@ -220,6 +221,14 @@ pub enum Command {
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
     },
+    /// Print what confines the commands of the model on this machine: Landlock ABI
+    /// and rights, network rule, signal scoping, non-dumpable runtime, cgroup limits,
+    /// environment allow-list, resource limits.
+    Doctor {
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check prompt guidance (Markdown files, or folders of them) and every tool
     /// description against the tools: unknown tools and fields, enum values and
     /// defaults that differ, example calls whose stated verdict is wrong. Prints
@@ -337,6 +346,7 @@ pub fn run(cli: Cli) -> ExitCode {
             strict,
             report,
         } => export::export(registry, *format, *families, *strict, *report),
+        Command::Doctor { json } => doctor::doctor(&cli, *json),
         Command::LintGuidance {
             paths,
             no_descriptions,

@@ -157,3 +157,43 @@ fn a_command_without_the_web_family_gets_no_tcp() {
     assert!(!connects(&setup, NO_WEB), "connected without web");
     assert!(connects(&setup, "all"), "the web family connects");
 }
+
+/// `doctor` reports what this kernel enforces, as the runtime finds it, in text and
+/// JSON.
+#[test]
+fn doctor_reports_landlock_as_this_kernel_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let support = sandbox::probe();
+    let output = holon_command(dir.path())
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(report["landlock"]["abi"], support.abi, "{report}");
+    assert_eq!(report["process"]["dumpable"], false, "{report}");
+    assert_eq!(report["network_rule"], "by-family", "{report}");
+    assert!(
+        report["environment"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("PATH"))
+    );
+    let output = holon_command(dir.path())
+        .args(["--command-env", "GITHUB_TOKEN", "doctor"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    if support.abi == 0 {
+        assert!(text.contains("landlock: not available"), "{text}");
+    } else {
+        assert!(
+            text.contains(&format!("landlock: ABI {}", support.abi)),
+            "{text}"
+        );
+        assert!(text.contains("scoped signals"), "{text}");
+    }
+    assert!(text.contains("GITHUB_TOKEN"), "{text}");
+    assert!(text.contains("cgroup limits:"), "{text}");
+}

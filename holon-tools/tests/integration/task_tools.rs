@@ -474,3 +474,60 @@ fn config_with_state_dir(workspace: &Path, state: &Path) -> RuntimeConfig {
     config.state_dir = Some(state.to_path_buf());
     config
 }
+
+/// A job started with `nohup ... &` and its output redirected, then one more
+/// ExecCommand: the first task still owns the job, TaskStop ends it, and a runtime
+/// that goes away takes it along.
+#[tokio::test]
+async fn a_redirected_background_job_stays_its_tasks_after_another_command() {
+    for stop in [true, false] {
+        let (runtime, _workspace) = runtime();
+        let envelope = call(
+            &runtime,
+            "ExecCommand",
+            json!({"cmd": "nohup sleep 1000 >/dev/null 2>&1 & echo $!"}),
+        )
+        .await;
+        let result = &envelope["structured"];
+        let pid: u64 = text(&result["output_preview"]["stdout"])
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{envelope}"));
+        let task_id = text(&result["task_handle"]["task_id"]).to_string();
+        assert!(!task_id.is_empty(), "the job is the task's: {envelope}");
+        // The first task has settled: the next launch used to drop it from the live ones.
+        let next = call(&runtime, "ExecCommand", json!({"cmd": "true"})).await;
+        assert_eq!(next["structured"]["exit_status"], 0, "{next}");
+        if stop {
+            let stopped = call(&runtime, "TaskStop", json!({"task_id": task_id})).await;
+            assert_eq!(stopped["structured"]["stopped"], true, "{stopped}");
+        } else {
+            drop(runtime);
+        }
+        assert!(
+            gone(pid),
+            "the job outlived {}",
+            if stop { "TaskStop" } else { "the runtime" }
+        );
+    }
+}
+
+/// `call` says that the background task it started ends with it.
+#[test]
+fn call_says_its_background_task_ends_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = crate::cli_support::holon(
+        dir.path(),
+        &[
+            "call",
+            "ExecCommand",
+            r#"{"cmd": "sleep 30", "yield_time_ms": 100}"#,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("background as task-1"), "{stdout}");
+    assert!(
+        stdout.contains("note: task-1 ends now, with this `call`"),
+        "{stdout}"
+    );
+}

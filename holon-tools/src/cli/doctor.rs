@@ -1,0 +1,131 @@
+//! `holon-tools doctor`: what confines the commands of the model on this machine, as
+//! the runtime would start them with these options.
+
+use std::process::ExitCode;
+
+use holon_runtime::process_gate::sandbox::{self, LandlockSupport};
+use holon_runtime::process_gate::{AllowedEnv, CommandNetwork};
+use serde::Serialize;
+
+use super::Cli;
+
+/// What the doctor found.
+#[derive(Debug, Serialize)]
+struct Report {
+    landlock: LandlockSupport,
+    /// What commands are not protected from here.
+    gaps: Vec<String>,
+    network_rule: &'static str,
+    process: ProcessReport,
+    cgroups: CgroupReport,
+    environment: Vec<String>,
+    rlimits: String,
+}
+
+#[derive(Debug, Serialize)]
+struct ProcessReport {
+    /// Whether the runtime's process stays dumpable after it makes itself not.
+    dumpable: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct CgroupReport {
+    /// Whether commands get a pids and memory cap from a cgroup.
+    enforced: bool,
+    /// Why not.
+    reason: String,
+}
+
+/// Prints the report, as text or (`json`) as one JSON document.
+pub(crate) fn doctor(cli: &Cli, json: bool) -> ExitCode {
+    let landlock = sandbox::probe();
+    let gaps = landlock.gaps();
+    // The same call the runtime makes at start, checked here.
+    let undumpable = sandbox::make_undumpable();
+    let mut environment = AllowedEnv::default();
+    for name in cli.command_env.iter().flat_map(|names| &names.0) {
+        environment.allow(name.clone());
+    }
+    let report = Report {
+        landlock,
+        gaps,
+        network_rule: match cli.command_network.unwrap_or_default() {
+            CommandNetwork::ByFamily => "by-family",
+            CommandNetwork::Allow => "allow",
+            CommandNetwork::Deny => "deny",
+        },
+        process: ProcessReport {
+            dumpable: undumpable.is_err() || sandbox::is_dumpable(),
+        },
+        cgroups: CgroupReport {
+            enforced: false,
+            reason: "commands are not put in a cgroup: no pids or memory cap beyond the \
+                     rlimits (RLIMIT_NPROC does not bind root)"
+                .to_string(),
+        },
+        environment: environment.entries(),
+        rlimits: cli.command_limits.unwrap_or_default().to_arg(),
+    };
+    if json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(text) => super::output::emit_line(&text),
+            Err(error) => {
+                eprintln!("holon-tools: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        super::output::emit_line(text(&report).trim_end());
+    }
+    ExitCode::SUCCESS
+}
+
+fn yes(enforced: bool) -> &'static str {
+    if enforced { "enforced" } else { "not enforced" }
+}
+
+fn text(report: &Report) -> String {
+    let landlock = &report.landlock;
+    let mut out = String::new();
+    match &landlock.missing {
+        Some(why) if landlock.abi == 0 => {
+            out.push_str(&format!("landlock: not available ({why})\n"));
+        }
+        _ => out.push_str(&format!("landlock: ABI {}\n", landlock.abi)),
+    }
+    out.push_str(&format!(
+        "  filesystem (writes only in the workspace and TMPDIR, no state directory): {}\n",
+        yes(landlock.filesystem)
+    ));
+    out.push_str(&format!(
+        "  network (TCP connect/bind, rule {}): {}\n",
+        report.network_rule,
+        yes(landlock.network)
+    ));
+    out.push_str(&format!(
+        "  scoped signals and abstract unix sockets: {}\n",
+        yes(landlock.scoped_signals)
+    ));
+    out.push_str(&format!(
+        "  ptrace and /proc/<pid>/mem of the runtime: {}\n",
+        yes(landlock.filesystem)
+    ));
+    out.push_str(&format!(
+        "non-dumpable runtime process: {}\n",
+        yes(!report.process.dumpable)
+    ));
+    out.push_str(&format!(
+        "cgroup limits: {}: {}\n",
+        yes(report.cgroups.enforced),
+        report.cgroups.reason
+    ));
+    out.push_str(&format!(
+        "environment allow-list: {}\n",
+        report.environment.join(" ")
+    ));
+    out.push_str(&format!("rlimits: {}\n", report.rlimits));
+    for gap in &report.gaps {
+        out.push_str(&format!("gap: {gap}\n"));
+    }
+    out
+}
