@@ -19,12 +19,7 @@ per_call() { # MODE TOOLS -> instructions per call, the setup subtracted
 }
 for tools in 40 1000; do
     text=$(per_call text $tools); text_floor=$(per_call text-floor $tools)
-    text_json=$(per_call text-floor-json $tools)
-    least=$(per_call text-least $tools); least_json=$(per_call text-least-json $tools)
     value=$(per_call value $tools); value_floor=$(per_call value-floor $tools)
-    echo "$tools tools: dispatch_text $text / from_str floor $text_floor = $(echo "scale=3; $text / $text_floor" | bc)x;" \
-        "dispatch(Value) $value / Value floor $value_floor = $(echo "scale=3; $value / $value_floor" | bc)x;" \
-        "dispatch_text $text / from_str floor + result JSON $text_json = $(echo "scale=3; $text / $text_json" | bc)x;" \
-        "the least a dispatcher does: $least = $(echo "scale=3; $least / $text_floor" | bc)x," \
-        "with the result's JSON $least_json = $(echo "scale=3; $least_json / $text_floor" | bc)x"
+    echo "$tools tools: dispatch_text $text / from_str floor $text_floor = $(echo "scale=3; $text / $text_floor" | bc)x (bound 1.3x);" \
+        "dispatch(Value) $value / Value floor $value_floor = $(echo "scale=3; $value / $value_floor" | bc)x"
 done

@@ -9,7 +9,6 @@ use crate::input::ToolInput;
 use crate::tool::{FromFreeform, ToolArgs};
 
 /// The JSON arguments of an input (not generic: its code is compiled once).
-#[inline]
 pub(crate) fn json_arguments(
     input: ToolInput<'_>,
 ) -> Result<crate::input::JsonArguments<'_>, ToolError> {

@@ -25,7 +25,7 @@ pub struct DeclaredTool {
     /// The JSON Schema of the structured result.
     pub result_schema: fn(&mut SchemaGenerator) -> Schema,
     /// Parses the input and runs the handler.
-    pub call: for<'a> fn(&'a ToolContext, ToolInput<'_>) -> CallFuture<'a>,
+    pub call: for<'a> fn(&'a ToolContext, ToolInput<'a>) -> CallFuture<'a>,
     /// `timeout_ms`, when given.
     pub timeout: Option<Duration>,
     /// The input examples' JSON texts.
@@ -67,7 +67,7 @@ impl Tool for DeclaredTool {
         self.timeout
     }
 
-    fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput<'_>) -> CallFuture<'a> {
+    fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput<'a>) -> CallFuture<'a> {
         (self.call)(context, input)
     }
 }

@@ -5,7 +5,6 @@
 use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
-use std::mem::ManuallyDrop;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -26,7 +25,7 @@ use crate::registry::{Entry, Registry, visible_to};
 use crate::result::ToolResult;
 use crate::result_check::check_result;
 use crate::schema_problems::{enrich, report};
-use crate::tool::{CallFuture, Called};
+use crate::tool::CallFuture;
 
 /// The arguments of a call as the caller has them.
 enum Arguments<'t> {
@@ -89,6 +88,14 @@ enum Shaped {
     Freeform(String),
 }
 
+/// What the observer needs of a call, taken when it starts.
+struct Observed<'a> {
+    observer: &'a dyn DispatchObserver,
+    input_json: Cow<'a, str>,
+    started_at: SystemTime,
+    started: Instant,
+}
+
 impl Registry {
     /// Dispatches one call and returns its envelope. Never panics and never returns a
     /// Rust error: every failure is a `ToolResult` with `status = error`.
@@ -100,19 +107,17 @@ impl Registry {
     /// [`Registry::dispatch_text`], which refuses repeated keys and is faster.
     ///
     /// Nothing runs until the returned future is first polled.
-    pub fn dispatch<'a>(&'a self, context: &'a ToolContext, call: ToolCall) -> Dispatch<'a> {
+    pub fn dispatch<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        call: ToolCall,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
         let ToolCall {
             name,
             input,
             call_id,
         } = call;
-        Dispatch::new(Call {
-            registry: self,
-            context,
-            name: Cow::Owned(name),
-            arguments: Arguments::Value(input),
-            call_id,
-        })
+        self.run(context, Cow::Owned(name), Arguments::Value(input), call_id)
     }
 
     /// Dispatches a call whose arguments are the JSON text a provider sent (OpenAI's
@@ -127,21 +132,64 @@ impl Registry {
         context: &'a ToolContext,
         name: &'a str,
         arguments: &'a str,
-    ) -> Dispatch<'a> {
-        Dispatch {
-            state: ManuallyDrop::new(State::Text(TextCall {
-                registry: self,
-                context,
-                name,
-                arguments,
-            })),
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.run(
+            context,
+            Cow::Borrowed(name),
+            Arguments::Text(arguments),
+            None,
+        )
+    }
+
+    /// Every call: the observer's view of it, the lookup and family gate, the tool's
+    /// run, the envelope under the call's id, and the observer.
+    async fn run(
+        &self,
+        context: &ToolContext,
+        name: Cow<'_, str>,
+        arguments: Arguments<'_>,
+        call_id: Option<String>,
+    ) -> ToolResult {
+        let observed = context.observer().map(|observer| Observed {
+            observer,
+            input_json: match &arguments {
+                // The input is parsed by reference, but it is serialized first all
+                // the same, so the observer sees it as sent.
+                Arguments::Value(value) => Cow::Owned(json_text::write(value)),
+                Arguments::Text(text) | Arguments::Written(_, text) => Cow::Borrowed(*text),
+            },
+            started_at: SystemTime::now(),
+            started: Instant::now(),
+        });
+        let mut result = match self.resolve(context, &name) {
+            Ok(entry) => {
+                let arguments = arguments.written(observed.as_ref());
+                match limited(entry, context, arguments).await {
+                    Ok(output) => succeeded(entry, output),
+                    Err(error) => ToolResult::from_error(entry.name, error),
+                }
+            }
+            Err(error) => {
+                arguments.dispose();
+                // A name that is not a tool is echoed, but never a huge one whole.
+                ToolResult::from_error(shorten(&name).into_owned(), error)
+            }
+        };
+        result.call_id = call_id;
+        if let Some(observed) = observed {
+            observed.observer.record(&Execution {
+                requested_name: &name,
+                input_json: &observed.input_json,
+                result: &result,
+                started_at: observed.started_at,
+                elapsed: observed.started.elapsed(),
+            });
         }
+        result
     }
 
     /// Lookup, visibility and the family gate: the entry, or why the caller may not
-    /// call `name`. The passing case is [`Registry::allowed`], inlined; the refusal
-    /// is built out of line.
-    #[inline(always)]
+    /// call `name`.
     fn resolve(&self, context: &ToolContext, name: &str) -> Result<&Entry, ToolError> {
         match self.allowed(context, name) {
             Some(entry) => Ok(entry),
@@ -150,7 +198,6 @@ impl Registry {
     }
 
     /// The entry of `name` when the caller may call it: a lookup and two tests.
-    #[inline(always)]
     fn allowed(&self, context: &ToolContext, name: &str) -> Option<&Entry> {
         self.entry(name).filter(|entry| {
             visible_to(entry.definition.visibility, context.has_runtime_access())
@@ -158,14 +205,11 @@ impl Registry {
         })
     }
 
-    #[inline(always)]
     fn entry(&self, name: &str) -> Option<&Entry> {
         self.lookup.get(name).map(|index| &self.entries[*index])
     }
 
     /// Why [`Registry::resolve`] refused `name`, whose entry is `found` if it has one.
-    #[cold]
-    #[inline(never)]
     fn refusal(&self, context: &ToolContext, name: &str, found: Option<&Entry>) -> ToolError {
         let found = found
             .filter(|entry| visible_to(entry.definition.visibility, context.has_runtime_access()));
@@ -235,391 +279,45 @@ impl Registry {
         };
         check_input_of(entry, arguments)
     }
-
-    /// The caller's cancellation, then shape, schema constraints, typed parse and the
-    /// handler's first step. Inlined, so that a handler's output is not moved through
-    /// each layer of results.
-    #[inline(always)]
-    fn start<'a>(
-        &self,
-        entry: &'a Entry,
-        context: &'a ToolContext,
-        arguments: Arguments<'_>,
-    ) -> Result<Started<'a>, ToolError> {
-        if context.cancellation().is_cancelled() {
-            arguments.dispose();
-            return Err(ToolError::cancelled());
-        }
-        let mut prepared = prepare(entry, arguments).map_err(|error| enrich(entry, error))?;
-        // The closure borrows what it needs and builds the tool's input inside:
-        // `catch_unwind` moves its closure through memory, and three references move
-        // faster than the input (`cargo bench`: a call about 4% faster, with the same
-        // instructions).
-        let prepared = &mut prepared;
-        started(
-            entry,
-            catch_unwind(AssertUnwindSafe(|| {
-                entry.tool.call(context, prepared.tool_input(entry))
-            })),
-        )
-    }
 }
 
-/// How the handler's first step came back: done, still running, or panicked.
-#[inline(always)]
-fn started<'a>(
+/// Runs the tool, under its time limit if the call has one: the handler then gets a
+/// cancellation of its own, which fires at the limit (and with the caller's).
+async fn limited(
     entry: &Entry,
-    caught: std::thread::Result<CallFuture<'a>>,
-) -> Result<Started<'a>, ToolError> {
-    match caught {
-        Err(payload) => Err(panicked(payload)),
-        Ok(CallFuture(Called::Succeeded(result))) => Ok(Started::Finished(result)),
-        Ok(CallFuture(Called::Failed(Some(error)))) => Err(enrich(entry, *error)),
-        Ok(CallFuture(Called::Failed(None))) => Err(ToolError::new(
-            ToolErrorKind::INTERNAL_ERROR,
-            "the tool returned an already consumed result",
-        )),
-        Ok(CallFuture(Called::Boxed(future))) => Ok(Started::Running(future)),
-    }
-}
-
-/// The future of one dispatch ([`Registry::dispatch`], [`Registry::dispatch_text`]).
-///
-/// Nothing runs before its first poll: a dispatch dropped unpolled calls no tool and
-/// notifies no observer. The first poll runs the whole pipeline synchronously; a
-/// synchronous handler's call is then done without an allocation of the dispatcher's.
-/// Only what has to wait (an async handler's future, or a call under a time limit)
-/// is boxed and polled on.
-#[must_use = "a dispatch does nothing until it is awaited"]
-pub struct Dispatch<'a> {
-    /// Dropped by [`Dispatch`]'s `Drop`, which looks at it first: a finished call's
-    /// drop is one test where the caller drops it, not a call of the state's drop.
-    state: ManuallyDrop<State<'a>>,
-}
-
-impl Drop for Dispatch<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        if !matches!(*self.state, State::Done | State::Text(_)) {
-            drop_state(&mut self.state);
+    context: &ToolContext,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    match context.timeout().or(entry.timeout) {
+        None => call_tool(entry, context, arguments, None).await,
+        Some(limit) => {
+            let limited = context
+                .clone()
+                .with_cancellation(context.cancellation().child());
+            call_tool(entry, &limited, arguments, Some(limit)).await
         }
     }
 }
 
-/// Drops a call that was not polled to its end (its arguments, or what still runs).
-#[cold]
-#[inline(never)]
-fn drop_state(state: &mut State<'_>) {
-    drop(std::mem::replace(state, State::Done));
-}
-
-enum State<'a> {
-    /// Not polled yet.
-    Start(Call<'a>),
-    /// Not polled yet: a call of [`Registry::dispatch_text`], whose parts are all
-    /// borrowed, so that starting it copies four references rather than a `Call`.
-    Text(TextCall<'a>),
-    /// Waiting on an async handler or a time limit.
-    Running(Running<'a>),
-    /// The result was returned.
-    Done,
-}
-
-/// One call, as an entry point received it.
-struct Call<'a> {
-    registry: &'a Registry,
-    context: &'a ToolContext,
-    name: Cow<'a, str>,
-    arguments: Arguments<'a>,
-    call_id: Option<String>,
-}
-
-/// A call of [`Registry::dispatch_text`], as it received it.
-#[derive(Clone, Copy)]
-struct TextCall<'a> {
-    registry: &'a Registry,
-    context: &'a ToolContext,
-    name: &'a str,
-    arguments: &'a str,
-}
-
-/// What the observer needs of a call, taken when it starts.
-struct Observed<'a> {
-    observer: &'a dyn DispatchObserver,
-    input_json: Cow<'a, str>,
-    started_at: SystemTime,
-    started: Instant,
-}
-
-impl<'a> Dispatch<'a> {
-    fn new(call: Call<'a>) -> Self {
-        Self {
-            state: ManuallyDrop::new(State::Start(call)),
-        }
-    }
-}
-
-impl Future for Dispatch<'_> {
-    type Output = ToolResult;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-        let state: &mut State<'_> = &mut self.get_mut().state;
-        if let State::Text(call) = *state {
-            *state = State::Done;
-            return call.run(state, cx);
-        }
-        if let State::Start(_) = state {
-            let State::Start(call) = std::mem::replace(state, State::Done) else {
-                unreachable!("matched just above")
-            };
-            return call.begin(state, cx);
-        }
-        poll_running(state, cx)
-    }
-}
-
-impl<'a> TextCall<'a> {
-    /// The common call, on a path of its own: a tool whose typed parse checks its
-    /// text, called without an observer or a time limit, whose handler finishes in
-    /// its first step. Its envelope is built once, where `poll` returns it; every
-    /// other case goes out of line, the general way. (Where the ways joined in one,
-    /// the compiler built the envelope in a copy and moved it, reading back bytes
-    /// just written in other widths: `benches/time-profile.sh` put `poll` at a
-    /// tenth of the floor's time, nearly half of it such store-forwarding stalls.)
-    #[inline(always)]
-    fn run(self, state: &mut State<'a>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-        let context = self.context;
-        if context.observer().is_some()
-            || context.timeout().is_some()
-            || context.cancellation().is_cancelled()
-        {
-            return self.general(state, cx);
-        }
-        let Some(entry) = self.registry.allowed(context, self.name) else {
-            return self.general(state, cx);
-        };
-        if entry.timeout.is_some() || !entry.text_fast_path || !opens_object(self.arguments) {
-            return self.general(state, cx);
-        }
-        let mut prepared = Prepared::Text(Cow::Borrowed(self.arguments));
-        let prepared = &mut prepared;
-        match catch_unwind(AssertUnwindSafe(|| {
-            entry.tool.call(context, prepared.tool_input(entry))
-        })) {
-            Ok(CallFuture(Called::Succeeded(result))) => Poll::Ready(named(entry, result)),
-            caught => {
-                let started = started(entry, caught);
-                finished(entry, context, self.name, started, state, cx)
-            }
-        }
-    }
-
-    /// [`Call::begin`] of this call.
-    #[inline(always)]
-    fn general(self, state: &mut State<'a>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-        general(
-            self.registry,
-            self.context,
-            self.name,
-            self.arguments,
-            state,
-            cx,
-        )
-    }
-}
-
-/// [`Call::begin`] of a [`TextCall`], given its parts one by one (in registers, not
-/// copied through memory).
-#[cold]
-#[inline(never)]
-fn general<'a>(
-    registry: &'a Registry,
-    context: &'a ToolContext,
-    name: &'a str,
-    arguments: &'a str,
-    state: &mut State<'a>,
-    cx: &mut Context<'_>,
-) -> Poll<ToolResult> {
-    let call = Call {
-        registry,
-        context,
-        name: Cow::Borrowed(name),
-        arguments: Arguments::Text(arguments),
-        call_id: None,
-    };
-    call.begin(state, cx)
-}
-
-/// The rest of a call on [`TextCall::run`]'s path that did not finish there
-/// ([`proceeded`], out of line).
-#[cold]
-#[inline(never)]
-fn finished<'a>(
-    entry: &'a Entry,
-    context: &'a ToolContext,
-    name: &'a str,
-    started: Result<Started<'a>, ToolError>,
-    state: &mut State<'a>,
-    cx: &mut Context<'_>,
-) -> Poll<ToolResult> {
-    let name = Cow::Borrowed(name);
-    proceeded(entry, context, started, None, None, name, state, cx)
-}
-
-/// Polls the rest of a call that had to wait.
-fn poll_running(state: &mut State<'_>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-    match state {
-        State::Running(future) => {
-            let result = std::task::ready!(future.as_mut().poll(cx));
-            *state = State::Done;
-            Poll::Ready(result)
-        }
-        // As an `async fn`'s future does.
-        _ => panic!("`Dispatch` polled after it returned its result"),
-    }
-}
-
-/// The boxed rest of a call that has to wait.
-type Running<'a> = Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>;
-
-impl<'a> Call<'a> {
-    /// Runs the call as far as it goes without waiting: to its result or, when it has
-    /// to wait (an async handler, a call under a time limit), puts the future of what
-    /// is left in `state` and polls it. Inlined into its one caller, `poll`, which
-    /// saves a move of the result.
-    #[inline(always)]
-    fn begin(self, state: &mut State<'a>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-        let Call {
-            registry,
-            context,
-            name,
-            arguments,
-            call_id,
-        } = self;
-        let observed = context.observer().map(|observer| Observed {
-            observer,
-            input_json: match &arguments {
-                // The input is parsed by reference, but it is serialized first all
-                // the same, so the observer sees it as sent.
-                Arguments::Value(value) => Cow::Owned(json_text::write(value)),
-                Arguments::Text(text) | Arguments::Written(_, text) => Cow::Borrowed(*text),
-            },
-            started_at: SystemTime::now(),
-            started: Instant::now(),
-        });
-        let entry = match registry.resolve(context, &name) {
-            Ok(entry) => entry,
-            Err(error) => {
-                arguments.dispose();
-                // A name that is not a tool is echoed, but never a huge one whole.
-                let result = ToolResult::from_error(shorten(&name).into_owned(), error);
-                return Poll::Ready(ended(result, call_id, observed.as_ref(), &name));
-            }
-        };
-        // Under a time limit the handler gets a cancellation of its own, which the
-        // dispatcher fires at the limit (it also fires with the caller's): that
-        // context lives in the boxed future, with the handler that borrows it.
-        if let Some(limit) = context.timeout().or(entry.timeout) {
-            *state = State::Running(Box::pin(async move {
-                let limited = context
-                    .clone()
-                    .with_cancellation(context.cancellation().child());
-                let arguments = arguments.written(observed.as_ref());
-                let outcome = match registry.start(entry, &limited, arguments) {
-                    Ok(Started::Running(future)) => {
-                        waited(entry, future, limited.cancellation(), Some(limit)).await
-                    }
-                    Ok(Started::Finished(result)) => Ok(result),
-                    Err(error) => Err(error),
-                };
-                concluded(entry, outcome, call_id, observed.as_ref(), &name)
-            }));
-            return poll_running(state, cx);
-        }
-        let arguments = arguments.written(observed.as_ref());
-        let started = registry.start(entry, context, arguments);
-        proceeded(entry, context, started, call_id, observed, name, state, cx)
-    }
-}
-
-/// The rest of a call without a time limit, from its handler's first step: the
-/// envelope, or the handler's future, polled in `state`.
-#[inline(always)]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the parts of a call its two callers hold apart, passed as they are"
-)]
-fn proceeded<'a>(
-    entry: &'a Entry,
-    context: &'a ToolContext,
-    started: Result<Started<'a>, ToolError>,
-    call_id: Option<String>,
-    observed: Option<Observed<'a>>,
-    name: Cow<'a, str>,
-    state: &mut State<'a>,
-    cx: &mut Context<'_>,
-) -> Poll<ToolResult> {
-    let outcome = match started {
-        Ok(Started::Running(future)) => {
-            *state = State::Running(Box::pin(async move {
-                let outcome = waited(entry, future, context.cancellation(), None).await;
-                concluded(entry, outcome, call_id, observed.as_ref(), &name)
-            }));
-            return poll_running(state, cx);
-        }
-        Ok(Started::Finished(result)) => Ok(result),
-        Err(error) => Err(error),
-    };
-    Poll::Ready(concluded(entry, outcome, call_id, observed.as_ref(), &name))
-}
-
-/// The envelope of a call that reached its tool, [`ended`].
-#[inline(always)]
-fn concluded(
+/// The caller's cancellation, then shape, schema constraints, the typed parse and
+/// the handler, to its end.
+async fn call_tool(
     entry: &Entry,
-    outcome: Result<ToolResult, ToolError>,
-    call_id: Option<String>,
-    observed: Option<&Observed<'_>>,
-    requested_name: &str,
-) -> ToolResult {
-    ended(envelope(entry, outcome), call_id, observed, requested_name)
-}
-
-/// The last step of every call: its id, and the observer.
-#[inline(always)]
-fn ended(
-    mut result: ToolResult,
-    call_id: Option<String>,
-    observed: Option<&Observed<'_>>,
-    requested_name: &str,
-) -> ToolResult {
-    result.call_id = call_id;
-    if let Some(observed) = observed {
-        recorded(&result, observed, requested_name);
+    context: &ToolContext,
+    arguments: Arguments<'_>,
+    limit: Option<Duration>,
+) -> Result<ToolOutput, ToolError> {
+    if context.cancellation().is_cancelled() {
+        arguments.dispose();
+        return Err(ToolError::cancelled());
     }
-    result
-}
-
-/// Shows a finished call to the observer. Out of line, and by reference, so that a
-/// call without one builds its result where it is returned.
-#[inline(never)]
-fn recorded(result: &ToolResult, observed: &Observed<'_>, requested_name: &str) {
-    observed.observer.record(&Execution {
-        requested_name,
-        input_json: &observed.input_json,
-        result,
-        started_at: observed.started_at,
-        elapsed: observed.started.elapsed(),
-    });
-}
-
-/// The envelope of a call that reached its tool.
-#[inline(always)]
-fn envelope(entry: &Entry, outcome: Result<ToolResult, ToolError>) -> ToolResult {
-    match outcome {
-        Ok(result) => named(entry, result),
-        Err(error) => ToolResult::from_error(entry.name, error),
-    }
+    let mut prepared = prepare(entry, arguments).map_err(|error| enrich(entry, error))?;
+    let input = prepared.tool_input(entry);
+    let handler =
+        catch_unwind(AssertUnwindSafe(|| entry.tool.call(context, input))).map_err(panicked)?;
+    finish(handler, context.cancellation(), limit)
+        .await
+        .map_err(|error| enrich(entry, error))
 }
 
 /// Everything [`Registry::check`] runs after the lookup: shape, constraints, typed parse.
@@ -638,8 +336,7 @@ pub(crate) fn check_prepared_input(entry: &Entry, input: Value) -> Result<(), To
 /// parsed into a `Value` only when the tool needs one: for its constraints, or
 /// because a map or any-value field would keep the last of repeated keys. The tool
 /// parses text: a `Value` is written as text once checked. Text the tool's typed
-/// parse checks fully is handed over as it is, inline; the rest is [`checked`].
-#[inline(always)]
+/// parse checks fully is handed over as it is; the rest is [`checked`].
 fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
     match arguments {
         Arguments::Text(text) if entry.text_fast_path && opens_object(text) => {
@@ -693,26 +390,13 @@ fn constraints(entry: &Entry, value: &Value) -> Result<(), ToolError> {
     }
 }
 
-/// How a handler came back from its first step.
-enum Started<'a> {
-    /// A synchronous handler, done: its envelope (the tool's name still to be set).
-    Finished(ToolResult),
-    /// An async handler, still to be polled.
-    Running(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
-}
-
-/// The envelope of a successful call, made where the handler returned, under its
-/// tool's name (of a failed one, when a debug build finds that the result does not
-/// fit the tool's result schema).
-#[inline(always)]
-fn named(entry: &Entry, mut result: ToolResult) -> ToolResult {
-    if let Some(structured) = &result.structured
-        && let Err(error) = check_result(entry, structured)
-    {
-        return ToolResult::from_error(entry.name, error);
+/// The envelope of a tool's output, under its name (of an error, when a debug build
+/// finds that the result does not fit the tool's result schema).
+fn succeeded(entry: &Entry, output: ToolOutput) -> ToolResult {
+    match check_result(entry, &output.value) {
+        Ok(()) => ToolResult::of_output(entry.name, output),
+        Err(error) => ToolResult::from_error(entry.name, error),
     }
-    result.tool_name = Cow::Borrowed(entry.name);
-    result
 }
 
 /// Checks the input's shape: an object no deeper than [`MAX_INPUT_DEPTH`] (the
@@ -775,19 +459,24 @@ fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
     .with_hint("this is a bug in the tool, not in the call; try another approach or report it")
 }
 
-/// Runs an async handler to its end, its cancellation, or its time limit, whichever
-/// comes first. Cancelled or out of time, the handler's future is dropped (which stops
-/// what it owns: a command's process group, a connection) and its cancellation fires
+/// Runs a handler to its end, its cancellation, or its time limit, whichever comes
+/// first. Cancelled or out of time, the handler's future is dropped (which stops what
+/// it owns: a command's process group, a connection) and its cancellation fires
 /// (which stops what it spawned).
 async fn finish(
-    future: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + '_>>,
+    handler: CallFuture<'_>,
     cancellation: &Cancellation,
     limit: Option<Duration>,
 ) -> Result<ToolOutput, ToolError> {
+    let mut handler = CatchUnwind(handler);
+    // A handler that finishes on its first poll (every synchronous one) needs no
+    // timer: it runs under a time limit outside a Tokio runtime too.
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut handler).poll(cx))).await;
+    if let Poll::Ready(outcome) = first {
+        return outcome.unwrap_or_else(|payload| Err(panicked(payload)));
+    }
     let mut deadline = limit.map(start_timer).transpose()?;
-    let mut handler = CatchUnwind { future };
-    let cancelled = cancellation.cancelled();
-    let mut cancelled = std::pin::pin!(cancelled);
+    let mut cancelled = std::pin::pin!(cancellation.cancelled());
     let ended = std::future::poll_fn(|cx| {
         if cancellation.is_cancelled() {
             return Poll::Ready(Ended::Cancelled);
@@ -806,39 +495,22 @@ async fn finish(
         Poll::Pending
     })
     .await;
+    drop(handler);
     match ended {
         Ended::Returned(Ok(outcome)) => outcome,
         Ended::Returned(Err(payload)) => Err(panicked(payload)),
-        Ended::Cancelled => {
-            drop(handler);
-            Err(ToolError::cancelled())
-        }
+        Ended::Cancelled => Err(ToolError::cancelled()),
         Ended::OutOfTime => {
-            drop(handler);
             cancellation.cancel();
             Err(ToolError::timed_out(limit.unwrap_or_default()))
         }
     }
 }
 
-/// [`finish`]: a success in its envelope, a failure's problems enriched from the
-/// tool's schema.
-async fn waited(
-    entry: &Entry,
-    future: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + '_>>,
-    cancellation: &Cancellation,
-    limit: Option<Duration>,
-) -> Result<ToolResult, ToolError> {
-    finish(future, cancellation, limit)
-        .await
-        .map(ToolResult::unnamed)
-        .map_err(|error| enrich(entry, error))
-}
-
 /// How [`finish`] ended.
 enum Ended {
     /// The handler returned (or panicked).
-    Returned(Result<Result<ToolOutput, ToolError>, Box<dyn Any + Send>>),
+    Returned(std::thread::Result<Result<ToolOutput, ToolError>>),
     /// The caller cancelled the call.
     Cancelled,
     /// The time limit passed.
@@ -857,17 +529,14 @@ fn start_timer(limit: Duration) -> Result<Pin<Box<tokio::time::Sleep>>, ToolErro
     })
 }
 
-/// Polls an async handler and turns a panic inside it into an error value.
-struct CatchUnwind<'a> {
-    future: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>,
-}
+/// Polls a handler's future and turns a panic inside it into an error value.
+struct CatchUnwind<'a>(CallFuture<'a>);
 
 impl Future for CatchUnwind<'_> {
-    type Output = Result<Result<ToolOutput, ToolError>, Box<dyn Any + Send>>;
+    type Output = std::thread::Result<Result<ToolOutput, ToolError>>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let future = &mut self.get_mut().future;
-        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
             Err(payload) => Poll::Ready(Err(payload)),

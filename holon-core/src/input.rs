@@ -65,7 +65,6 @@ impl<'a> JsonArguments<'a> {
     /// Only the typed parse is generic, and it is one function, called at most twice:
     /// every tool's argument type instantiates this, so the rest of a failure's
     /// handling is shared code (`Retry`).
-    #[inline]
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
         if let Ok(parsed) = serde_json::from_str(self.text) {
             return Ok(parsed);
@@ -81,7 +80,6 @@ impl<'a> JsonArguments<'a> {
     /// The slow path, for an input the typed parse refused: the text to parse again
     /// (each whole float, `3.0`, read as the integer it is, as JSON Schema's `integer`
     /// takes it and serde's integers do not), or the error when it is not even JSON.
-    #[cold]
     fn retry(&self) -> Result<Retry, ToolError> {
         let parsed = match json_text::parse(self.text) {
             Ok(parsed) => parsed,
@@ -119,7 +117,6 @@ impl Retry {
     }
 
     /// Every problem of the input, with the second typed parse's error.
-    #[cold]
     fn report(self, arguments: &JsonArguments<'_>, serde: Option<serde_json::Error>) -> ToolError {
         let serde = serde.map(|error| {
             let located = locate(self.text(arguments.text), &error);

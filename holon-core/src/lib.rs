@@ -117,7 +117,6 @@ mod registry;
 mod request;
 mod result;
 mod result_check;
-mod result_json;
 pub mod schema;
 mod schema_problems;
 mod spec;
@@ -135,7 +134,6 @@ pub use client::{
 pub use closed::ClosedInput;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
 pub use depth::MAX_INPUT_DEPTH;
-pub use dispatch::Dispatch;
 pub use error::{ToolError, ToolErrorKind, error_chain};
 pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
@@ -191,7 +189,7 @@ pub mod __private {
 
     use schemars::{Schema, SchemaGenerator};
 
-    use crate::{CallFuture, ToolError, ToolOutput};
+    use crate::{ToolError, ToolOutput};
 
     // Each `assert_*` helper is the one place where the code `#[holon_tool]` generates
     // requires a bound of a user's type; the macro spans the call at that type in the
@@ -234,19 +232,19 @@ pub mod __private {
         note = "add `Serialize` to the result type's derives: `#[derive(Serialize, JsonSchema)]`; the structured result is its JSON (for a `ToolOutput<T>`, derive it on `T`)"
     )]
     pub trait ToolResultSerialize<M>: Sized {
-        /// The finished call of a handler that returned `self`.
-        fn ready(self) -> CallFuture<'static>;
+        /// The output of a handler that returned `self`.
+        fn output(self) -> Result<ToolOutput, ToolError>;
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Checked> for T {
-        fn ready(self) -> CallFuture<'static> {
-            CallFuture::finished(crate::output::plain_output(&self))
+        fn output(self) -> Result<ToolOutput, ToolError> {
+            crate::output::plain_output(&self)
         }
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Wrapped> for ToolOutput<T> {
-        fn ready(self) -> CallFuture<'static> {
-            CallFuture::finished(crate::output::wrapped_output(self))
+        fn output(self) -> Result<ToolOutput, ToolError> {
+            crate::output::wrapped_output(self)
         }
     }
 

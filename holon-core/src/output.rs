@@ -82,17 +82,14 @@ pub trait IntoToolOutput {
     fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
 }
 
-/// The structured result of `value`.
+/// The structured result of `value`: its JSON.
 fn to_structured<T: Serialize>(value: &T) -> Result<Structured, ToolError> {
-    Structured::new(value).map_err(not_serialized)
-}
-
-#[cold]
-fn not_serialized(error: serde_json::Error) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::new("invalid_tool_result"),
-        format!("the tool's result could not be serialized: {error}"),
-    )
+    Structured::new(value).map_err(|error| {
+        ToolError::new(
+            ToolErrorKind::new("invalid_tool_result"),
+            format!("the tool's result could not be serialized: {error}"),
+        )
+    })
 }
 
 /// The schema of a result of type `T`.
@@ -100,26 +97,13 @@ pub(crate) fn result_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> S
     generator.root_schema_for::<T>()
 }
 
-/// A plain success value, as the erased output of a finished call (whose error is
-/// boxed, see [`CallFuture`](crate::CallFuture)).
-pub(crate) fn plain_output<T: Serialize>(value: &T) -> Result<ToolOutput, Box<ToolError>> {
-    output_of(Structured::new(value))
+/// A plain success value, as the output of a call.
+pub(crate) fn plain_output<T: Serialize>(value: &T) -> Result<ToolOutput, ToolError> {
+    to_structured(value).map(ToolOutput::new)
 }
 
-/// The output of a serialized result (not generic: compiled once).
-#[inline]
-fn output_of(
-    structured: Result<Structured, serde_json::Error>,
-) -> Result<ToolOutput, Box<ToolError>> {
-    structured
-        .map(ToolOutput::new)
-        .map_err(|error| Box::new(not_serialized(error)))
-}
-
-/// A `ToolOutput<T>`, as the erased output of a finished call.
-pub(crate) fn wrapped_output<T: Serialize>(
-    output: ToolOutput<T>,
-) -> Result<ToolOutput, Box<ToolError>> {
+/// A `ToolOutput<T>`, as the output of a call.
+pub(crate) fn wrapped_output<T: Serialize>(output: ToolOutput<T>) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput {
         value: to_structured(&output.value)?,
         extras: output.extras,
@@ -132,7 +116,7 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for T {
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        plain_output(&self).map_err(|error| *error)
+        plain_output(&self)
     }
 }
 
@@ -142,6 +126,6 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for ToolOutput<T> {
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        wrapped_output(self).map_err(|error| *error)
+        wrapped_output(self)
     }
 }

@@ -175,31 +175,20 @@ impl ToolResult {
         }
     }
 
-    /// The envelope of a handler's output, its tool's name left empty (the
-    /// dispatcher sets it): `deferred` when the output has a directive.
-    #[inline]
-    pub(crate) fn unnamed(output: crate::ToolOutput) -> Self {
+    /// The envelope of `tool_name`'s output: `deferred` when the output has a
+    /// directive.
+    pub(crate) fn of_output(tool_name: &'static str, output: crate::ToolOutput) -> Self {
         let status = match output.extras.as_deref() {
             Some(extras) if extras.directive.is_some() => ToolStatus::Deferred,
             _ => ToolStatus::Success,
         };
         Self {
-            tool_name: Cow::Borrowed(""),
+            tool_name: Cow::Borrowed(tool_name),
             call_id: None,
             status,
             structured: Some(output.value),
             error: None,
             extras: output.extras,
-        }
-    }
-
-    /// The output of an envelope made by [`ToolResult::unnamed`].
-    pub(crate) fn into_output(self) -> crate::ToolOutput {
-        crate::ToolOutput {
-            value: self
-                .structured
-                .unwrap_or_else(|| Structured::from(Value::Null)),
-            extras: self.extras,
         }
     }
 

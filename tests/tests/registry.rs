@@ -39,8 +39,10 @@ impl Tool for HandTool {
         Schema::try_from((self.result)()).expect("an object schema")
     }
 
-    fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput) -> CallFuture<'a> {
-        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }).into())))
+    fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput<'a>) -> CallFuture<'a> {
+        Box::pin(std::future::ready(Ok(ToolOutput::new(
+            json!({ "ok": true }).into(),
+        ))))
     }
 }
 
@@ -472,8 +474,10 @@ impl Tool for NestedOpen {
         Schema::try_from(ok_result()).expect("an object schema")
     }
 
-    fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput) -> CallFuture<'a> {
-        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }).into())))
+    fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput<'a>) -> CallFuture<'a> {
+        Box::pin(std::future::ready(Ok(ToolOutput::new(
+            json!({ "ok": true }).into(),
+        ))))
     }
 }
 
