@@ -5,7 +5,7 @@ use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::task::Poll;
 
-use holon_core::{Dispatch, Registry, ToolCall, ToolContext, ToolResult};
+use holon_core::{Registry, ToolCall, ToolContext, ToolResult};
 
 use crate::call::{CallInput, ProviderCall};
 
@@ -52,26 +52,28 @@ pub async fn dispatch_calls(
     results
 }
 
+/// One call's dispatch, boxed: text and parsed input go through different entry points.
+type Dispatching<'a> = Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>;
+
 fn start<'a>(
     registry: &'a Registry,
     context: &'a ToolContext,
     call: &'a ProviderCall,
-) -> Dispatch<'a> {
+) -> Dispatching<'a> {
     match &call.input {
-        CallInput::JsonText(text) => registry.dispatch_text(context, &call.name, text),
-        CallInput::Freeform(text) => registry.dispatch(
+        CallInput::JsonText(text) => Box::pin(registry.dispatch_text(context, &call.name, text)),
+        CallInput::Freeform(text) => Box::pin(registry.dispatch(
             context,
             ToolCall::freeform(call.name.as_str(), text.as_str()),
-        ),
+        )),
         CallInput::Object(input) => {
-            registry.dispatch(context, ToolCall::new(call.name.as_str(), input.clone()))
+            Box::pin(registry.dispatch(context, ToolCall::new(call.name.as_str(), input.clone())))
         }
     }
 }
 
 /// Polls every dispatch until all are done; the results in the dispatches' order.
-async fn concurrently(dispatches: Vec<Dispatch<'_>>) -> Vec<ToolResult> {
-    let mut running: Vec<Pin<Box<Dispatch<'_>>>> = dispatches.into_iter().map(Box::pin).collect();
+async fn concurrently(mut running: Vec<Dispatching<'_>>) -> Vec<ToolResult> {
     let mut done: Vec<Option<ToolResult>> = running.iter().map(|_| None).collect();
     poll_fn(|cx| {
         let mut pending = false;
