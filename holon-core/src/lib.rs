@@ -107,7 +107,6 @@ mod hints;
 mod input;
 mod json_text;
 mod meta;
-mod misnamed;
 mod output;
 mod params;
 mod problems;

@@ -17,6 +17,8 @@ use crate::depth::MAX_INPUT_DEPTH;
 use crate::error::{ToolError, ToolErrorKind, cut_bytes};
 use crate::hints::closest;
 
+mod misnamed;
+
 /// The fixing order: a model fixes names before values, values before additions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Category {
@@ -111,7 +113,7 @@ pub(crate) fn combine(problems: impl Into<Problems>) -> ToolError {
         omitted,
         ..
     } = problems.into();
-    crate::misnamed::pair_with_missing(&mut problems);
+    misnamed::pair_with_missing(&mut problems);
     problems.sort_by_key(|problem| problem.category);
     let omitted = omitted + problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
     problems.truncate(MAX_LISTED_PROBLEMS);
