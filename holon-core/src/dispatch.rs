@@ -290,11 +290,15 @@ async fn limited(
 ) -> Result<ToolOutput, ToolError> {
     match context.timeout().or(entry.timeout) {
         None => call_tool(entry, context, arguments, None).await,
+        // Boxed, so that the common call's future does not carry the limited context.
         Some(limit) => {
-            let limited = context
-                .clone()
-                .with_cancellation(context.cancellation().child());
-            call_tool(entry, &limited, arguments, Some(limit)).await
+            Box::pin(async move {
+                let limited = context
+                    .clone()
+                    .with_cancellation(context.cancellation().child());
+                call_tool(entry, &limited, arguments, Some(limit)).await
+            })
+            .await
         }
     }
 }
@@ -315,9 +319,13 @@ async fn call_tool(
     let input = prepared.tool_input(entry);
     let handler =
         catch_unwind(AssertUnwindSafe(|| entry.tool.call(context, input))).map_err(panicked)?;
-    finish(handler, context.cancellation(), limit)
-        .await
-        .map_err(|error| enrich(entry, error))
+    let outcome = match handler {
+        // A synchronous handler has finished: there is nothing to wait for.
+        CallFuture::Ready(ready) => ready.into_inner(),
+        // Boxed, so that the common call's future does not carry the waiting's state.
+        handler => Box::pin(finish(handler, context.cancellation(), limit)).await,
+    };
+    outcome.map_err(|error| enrich(entry, error))
 }
 
 /// Everything [`Registry::check`] runs after the lookup: shape, constraints, typed parse.
@@ -469,8 +477,8 @@ async fn finish(
     limit: Option<Duration>,
 ) -> Result<ToolOutput, ToolError> {
     let mut handler = CatchUnwind(handler);
-    // A handler that finishes on its first poll (every synchronous one) needs no
-    // timer: it runs under a time limit outside a Tokio runtime too.
+    // A handler that finishes on its first poll needs no timer: it runs under a time
+    // limit outside a Tokio runtime too.
     let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut handler).poll(cx))).await;
     if let Poll::Ready(outcome) = first {
         return outcome.unwrap_or_else(|payload| Err(panicked(payload)));
@@ -536,7 +544,7 @@ impl Future for CatchUnwind<'_> {
     type Output = std::thread::Result<Result<ToolOutput, ToolError>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut self.0).poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
             Err(payload) => Poll::Ready(Err(payload)),

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
@@ -38,7 +39,36 @@ pub trait FromFreeform: Sized {
 }
 
 /// The future of one call of a tool: the handler's output, or why the call failed.
-pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+/// A synchronous handler's call has finished when it is returned, and is not boxed.
+pub enum CallFuture<'a> {
+    /// The call has finished.
+    Ready(std::future::Ready<Result<ToolOutput, ToolError>>),
+    /// The call is still running.
+    Boxed(Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>),
+}
+
+impl<'a> CallFuture<'a> {
+    /// A call that has finished with `result`.
+    pub fn ready(result: Result<ToolOutput, ToolError>) -> Self {
+        Self::Ready(std::future::ready(result))
+    }
+
+    /// A call that finishes with `future`.
+    pub fn boxed(future: impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a) -> Self {
+        Self::Boxed(Box::pin(future))
+    }
+}
+
+impl Future for CallFuture<'_> {
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Self::Ready(ready) => Pin::new(ready).poll(cx),
+            Self::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
 
 /// A tool, type-erased. `#[holon_tool]` declares a tool as data (a hidden `static`
 /// that one impl of this trait serves for every declared tool); it can

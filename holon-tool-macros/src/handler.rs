@@ -426,6 +426,17 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
         quote!(#output_of(returned))
     };
 
+    // A synchronous handler runs in the call, which returns its finished result.
+    let body = quote! {
+        #extractions
+        let returned = #fn_ident(#(#bindings),*) #awaited;
+        #output
+    };
+    let call = match function.sig.asyncness {
+        Some(_) => quote!(#core::CallFuture::boxed(async move { #body })),
+        None => quote!(#core::CallFuture::ready((move || { #body })())),
+    };
+
     let timeout = match options.timeout_ms {
         Some(millis) => quote! {
             ::core::option::Option::Some(::core::time::Duration::from_millis(#millis))
@@ -468,11 +479,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
                 context: &'a #core::ToolContext,
                 input: #core::ToolInput<'a>,
             ) -> #core::CallFuture<'a> {
-                ::std::boxed::Box::pin(async move {
-                    #extractions
-                    let returned = #fn_ident(#(#bindings),*) #awaited;
-                    #output
-                })
+                #call
             }
 
             // Data, not a type with a `Tool` impl of its own: one impl serves every

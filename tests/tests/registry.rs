@@ -40,9 +40,7 @@ impl Tool for HandTool {
     }
 
     fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput<'a>) -> CallFuture<'a> {
-        Box::pin(std::future::ready(Ok(ToolOutput::new(
-            json!({ "ok": true }).into(),
-        ))))
+        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }).into())))
     }
 }
 
@@ -475,9 +473,7 @@ impl Tool for NestedOpen {
     }
 
     fn call<'a>(&'a self, _: &'a ToolContext, _: ToolInput<'a>) -> CallFuture<'a> {
-        Box::pin(std::future::ready(Ok(ToolOutput::new(
-            json!({ "ok": true }).into(),
-        ))))
+        CallFuture::ready(Ok(ToolOutput::new(json!({ "ok": true }).into())))
     }
 }
 
