@@ -1,6 +1,6 @@
 //! One tool, declared once, as each model API wants it: OpenAI (Chat Completions and
-//! Responses, strict), Anthropic and Gemini. Each printout is the value of that API's
-//! `tools` field, ready to send.
+//! Responses, strict), Anthropic, Gemini and MCP. Each printout is the value of that
+//! API's `tools` field (for MCP, the `tools/list` result), ready to send.
 //!
 //! ```sh
 //! cargo run --example exports
@@ -61,6 +61,7 @@ fn main() -> std::process::ExitCode {
         ("OpenAI Responses, strict", Provider::OpenAiResponses, true),
         ("Anthropic Messages", Provider::Anthropic, false),
         ("Gemini", Provider::Gemini, false),
+        ("MCP tools/list", Provider::Mcp, false),
     ];
     for (title, provider, strict) in forms {
         let options = ExportOptions::new(FamilyPolicy::all()).with_strict(strict);
