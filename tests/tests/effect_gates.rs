@@ -118,6 +118,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ),
     ("holon-mcp/src/http.rs", "the MCP server's listening socket"),
     (
+        "examples/agent/src/endpoint.rs",
+        "the example agent's HTTP client to the model API it is pointed at (a host, not a tool)",
+    ),
+    (
         "holon-tool-macros/src/examples.rs",
         "compile-time reads of a tool author's example files",
     ),
