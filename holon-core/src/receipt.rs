@@ -36,8 +36,10 @@ impl ToolResult {
 
 /// Renders the default receipt of `result`.
 fn render(result: &ToolResult) -> String {
-    let mut out = String::new();
-    out.push_str(&result.summary());
+    // Room for the summary and the result's fields, so that the text rarely grows.
+    let structured = result.structured.as_ref().map_or(0, |s| s.as_str().len());
+    let mut out = String::with_capacity(result.tool_name.len() + 32 + structured * 2);
+    result.write_summary(&mut out);
     out.push('\n');
     if let Some(directive) = result.directive() {
         let _ = writeln!(out, "waiting for: {directive}");

@@ -226,15 +226,26 @@ impl ToolResult {
 
     /// The one-line summary: the tool's own, or one made from the status.
     pub fn summary(&self) -> String {
+        let mut summary = String::new();
+        self.write_summary(&mut summary);
+        summary
+    }
+
+    /// Appends [`summary`](Self::summary) to `out`, piece by piece: a receipt is
+    /// rendered per call, and `format!` costs several times the pushes.
+    pub(crate) fn write_summary(&self, out: &mut String) {
         if let Some(summary) = self.extras.as_deref().and_then(|e| e.summary.as_ref()) {
-            return summary.clone();
+            out.push_str(summary);
+            return;
         }
+        out.push_str(&self.tool_name);
         match (&self.status, self.error.as_deref()) {
             (ToolStatus::Error, Some(error)) => {
-                format!("{} failed: {}", self.tool_name, error.kind)
+                out.push_str(" failed: ");
+                out.push_str(error.kind.as_str());
             }
-            (ToolStatus::Deferred, _) => format!("{} deferred", self.tool_name),
-            _ => format!("{} succeeded", self.tool_name),
+            (ToolStatus::Deferred, _) => out.push_str(" deferred"),
+            _ => out.push_str(" succeeded"),
         }
     }
 }

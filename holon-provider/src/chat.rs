@@ -7,12 +7,12 @@
 //! tool message (<https://platform.openai.com/docs/api-reference/chat/object>).
 
 use holon_core::ToolResult;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::call::{CallInput, ProviderCall};
 use crate::content::{Carries, Part, parts};
 use crate::error::ResponseError;
-use crate::read::{At, without_nulls};
+use crate::read::{At, drop_nulls};
 
 const CARRIES: Carries = Carries {
     provider: "openai-chat",
@@ -46,8 +46,7 @@ pub(crate) fn calls(body: &Value) -> Result<Vec<ProviderCall>, ResponseError> {
 
 fn read_call(call: At<'_>) -> Result<ProviderCall, ResponseError> {
     let id = call.string("id")?;
-    let kind = call.field("type", |kind| kind.str().map(str::to_string))?;
-    match kind.as_str() {
+    call.field("type", |kind| match kind.str()? {
         "function" => call.field("function", |function| {
             Ok(ProviderCall {
                 id: Some(id),
@@ -62,34 +61,36 @@ fn read_call(call: At<'_>) -> Result<ProviderCall, ResponseError> {
                 input: CallInput::Freeform(custom.string("input")?),
             })
         }),
-        _ => call.field("type", |kind| Err(kind.wrong("`function` or `custom`"))),
-    }
+        _ => Err(kind.wrong("`function` or `custom`")),
+    })
 }
 
 /// The assistant message to append: the response's message in the request's form
 /// (the response-only fields, `annotations` and `audio`, left out).
 pub(crate) fn model_items(body: &Value) -> Result<Vec<Value>, ResponseError> {
     message(body, |message| {
-        let map = message.object()?;
-        let mut out = Map::new();
-        out.insert("role".into(), json!("assistant"));
-        for key in ["content", "refusal", "name", "tool_calls"] {
-            if let Some(value) = map.get(key).filter(|value| !value.is_null()) {
-                out.insert(key.into(), without_nulls(value));
-            }
+        // The message cloned whole and pruned: cheaper than building it key by key.
+        let mut out = message.object()?.clone();
+        out.retain(|key, value| REQUEST_FIELDS.contains(&key.as_str()) && !value.is_null());
+        out.values_mut().for_each(drop_nulls);
+        if out.get("role").and_then(Value::as_str) != Some("assistant") {
+            out.insert("role".into(), json!("assistant"));
         }
         Ok(vec![Value::Object(out)])
     })
 }
+
+/// The fields of a response's message that an assistant message of a request takes.
+const REQUEST_FIELDS: [&str; 5] = ["role", "content", "refusal", "name", "tool_calls"];
 
 pub(crate) fn result_items(calls: &[ProviderCall], results: &[ToolResult]) -> Vec<Value> {
     calls
         .iter()
         .zip(results)
         .map(|(call, result)| {
-            let parts = parts(result, &CARRIES);
-            let content = match parts.as_slice() {
-                [Part::Text(text)] => json!(text),
+            let mut parts = parts(result, &CARRIES);
+            let content = match parts.as_mut_slice() {
+                [Part::Text(text)] => Value::String(std::mem::take(text)),
                 _ => Value::Array(
                     parts
                         .iter()

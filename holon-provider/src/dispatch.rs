@@ -35,14 +35,15 @@ pub async fn dispatch_calls(
         concurrently(
             calls
                 .iter()
-                .map(|call| start(registry, context, call))
+                .map(|call| Box::pin(dispatch_one(registry, context, call)) as Dispatching<'_>)
                 .collect(),
         )
         .await
     } else {
+        // Awaited in place, unboxed: one call at a time needs no common future type.
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
-            results.push(start(registry, context, call).await);
+            results.push(dispatch_one(registry, context, call).await);
         }
         results
     };
@@ -52,22 +53,24 @@ pub async fn dispatch_calls(
     results
 }
 
-/// One call's dispatch, boxed: text and parsed input go through different entry points.
+/// One call's dispatch, boxed, so that the calls of a batch poll side by side.
 type Dispatching<'a> = Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>;
 
-fn start<'a>(
-    registry: &'a Registry,
-    context: &'a ToolContext,
-    call: &'a ProviderCall,
-) -> Dispatching<'a> {
+/// One call through the registry's entry point for its input's form.
+async fn dispatch_one(
+    registry: &Registry,
+    context: &ToolContext,
+    call: &ProviderCall,
+) -> ToolResult {
     match &call.input {
-        CallInput::JsonText(text) => Box::pin(registry.dispatch_text(context, &call.name, text)),
-        CallInput::Freeform(text) => Box::pin(registry.dispatch(
-            context,
-            ToolCall::freeform(call.name.as_str(), text.as_str()),
-        )),
+        CallInput::JsonText(text) => registry.dispatch_text(context, &call.name, text).await,
+        CallInput::Freeform(text) => {
+            let call = ToolCall::freeform(call.name.as_str(), text.as_str());
+            registry.dispatch(context, call).await
+        }
         CallInput::Object(input) => {
-            Box::pin(registry.dispatch(context, ToolCall::new(call.name.as_str(), input.clone())))
+            let call = ToolCall::new(call.name.as_str(), input.clone());
+            registry.dispatch(context, call).await
         }
     }
 }

@@ -157,17 +157,24 @@ impl<'a> At<'a> {
     }
 }
 
-/// A copy of `value`'s object with the `null`-valued keys left out: the providers'
-/// SDKs dump unset optional fields as `null`, which some request types refuse.
+/// A copy of `value` with the `null`-valued keys of its objects left out: the
+/// providers' SDKs dump unset optional fields as `null`, which some request types
+/// refuse. Cloned whole, then pruned in place: a clone copies each object's hash table
+/// as it is, where rebuilding the objects key by key would hash every key again.
 pub(crate) fn without_nulls(value: &Value) -> Value {
+    let mut copy = value.clone();
+    drop_nulls(&mut copy);
+    copy
+}
+
+/// Removes the `null`-valued keys of every object in `value`, in place.
+pub(crate) fn drop_nulls(value: &mut Value) {
     match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, value)| !value.is_null())
-                .map(|(key, value)| (key.clone(), without_nulls(value)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
-        other => other.clone(),
+        Value::Object(map) => {
+            map.retain(|_, value| !value.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
     }
 }

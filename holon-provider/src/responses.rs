@@ -54,9 +54,9 @@ pub(crate) fn result_items(calls: &[ProviderCall], results: &[ToolResult]) -> Ve
         .iter()
         .zip(results)
         .map(|(call, result)| {
-            let parts = parts(result, &CARRIES);
-            let output = match parts.as_slice() {
-                [Part::Text(text)] => json!(text),
+            let mut parts = parts(result, &CARRIES);
+            let output = match parts.as_mut_slice() {
+                [Part::Text(text)] => Value::String(std::mem::take(text)),
                 _ => Value::Array(parts.iter().map(part).collect()),
             };
             let kind = if call.is_freeform() {
