@@ -10,7 +10,7 @@ use holon_core::ToolResult;
 use serde_json::{Value, json};
 
 use crate::call::{CallInput, ProviderCall};
-use crate::content::{Carries, Part, parts};
+use crate::content::{Carries, Part, parts, receipt_only};
 use crate::error::ResponseError;
 use crate::read::{At, drop_nulls};
 
@@ -88,11 +88,10 @@ pub(crate) fn result_items(calls: &[ProviderCall], results: &[ToolResult]) -> Ve
         .iter()
         .zip(results)
         .map(|(call, result)| {
-            let mut parts = parts(result, &CARRIES);
-            let content = match parts.as_mut_slice() {
-                [Part::Text(text)] => Value::String(std::mem::take(text)),
-                _ => Value::Array(
-                    parts
+            let content = match receipt_only(result) {
+                Some(receipt) => Value::String(receipt),
+                None => Value::Array(
+                    parts(result, &CARRIES)
                         .iter()
                         .filter_map(|part| match part {
                             Part::Text(text) => Some(json!({ "type": "text", "text": text })),

@@ -29,6 +29,12 @@ pub(crate) fn parts(result: &ToolResult, carries: &Carries) -> Vec<Part> {
     parts
 }
 
+/// The receipt alone, when the result has no content block (the common case): a
+/// provider taking a string then gets it without the parts being built.
+pub(crate) fn receipt_only(result: &ToolResult) -> Option<String> {
+    result.content().is_empty().then(|| result.receipt())
+}
+
 fn part(block: &ContentBlock, carries: &Carries) -> Part {
     let note = |what: String| {
         Part::Text(format!(

@@ -11,7 +11,7 @@ use holon_core::ToolResult;
 use serde_json::{Value, json};
 
 use crate::call::{CallInput, ProviderCall};
-use crate::content::{Carries, Part, parts};
+use crate::content::{Carries, Part, parts, receipt_only};
 use crate::error::ResponseError;
 use crate::read::{At, without_nulls};
 
@@ -54,10 +54,9 @@ pub(crate) fn result_items(calls: &[ProviderCall], results: &[ToolResult]) -> Ve
         .iter()
         .zip(results)
         .map(|(call, result)| {
-            let mut parts = parts(result, &CARRIES);
-            let output = match parts.as_mut_slice() {
-                [Part::Text(text)] => Value::String(std::mem::take(text)),
-                _ => Value::Array(parts.iter().map(part).collect()),
+            let output = match receipt_only(result) {
+                Some(receipt) => Value::String(receipt),
+                None => Value::Array(parts(result, &CARRIES).iter().map(part).collect()),
             };
             let kind = if call.is_freeform() {
                 "custom_tool_call_output"
