@@ -321,7 +321,7 @@ impl CommandCgroup {
         }
     }
 
-    /// Sends SIGKILL to every process in it, until none is left or [`REMOVE_WAIT`]
+    /// Sends SIGKILL to every process in it, until none is left or 2 s
     /// passed (a process forking meanwhile is found on the next round); whether it
     /// is empty.
     pub fn kill_all(&self) -> bool {
@@ -444,10 +444,22 @@ fn own_dir(mount: &Mount, path: &str) -> Option<PathBuf> {
     Some(mount.point.join(relative))
 }
 
+/// How old a directory must be before a sweep removes it: a runtime in another pid
+/// namespace (whose pid this one cannot see) may have just made it.
+const SWEEP_AGE: Duration = Duration::from_secs(60);
+
 /// Removes what runtimes that are gone (killed, so they could not) left in
 /// `parent`: each `holon-<pid>-<n>` whose pid runs no process, with its commands'
-/// cgroups that are empty. A cgroup with processes left cannot be removed, and stays.
+/// cgroups that are empty, when older than [`SWEEP_AGE`]. A cgroup with processes
+/// left cannot be removed, and stays.
 fn sweep_stale(parent: &Path) {
+    let old = |path: &Path| {
+        std::fs::metadata(path)
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|age| age > SWEEP_AGE)
+    };
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -460,17 +472,17 @@ fn sweep_stale(parent: &Path) {
         else {
             continue;
         };
-        if pid.is_empty() || Path::new("/proc").join(pid).exists() {
+        let dir = entry.path();
+        if pid.is_empty() || Path::new("/proc").join(pid).exists() || !old(&dir) {
             continue;
         }
-        let dir = entry.path();
         if let Ok(commands) = std::fs::read_dir(&dir) {
             for command in commands.filter_map(Result::ok) {
-                if command
+                let is_command = command
                     .file_name()
                     .to_str()
-                    .is_some_and(|n| n.starts_with("cmd-"))
-                {
+                    .is_some_and(|n| n.starts_with("cmd-"));
+                if is_command && old(&command.path()) {
                     let _ = std::fs::remove_dir(command.path());
                 }
             }
