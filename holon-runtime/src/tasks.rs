@@ -94,7 +94,9 @@ impl TaskManager {
         }
         Ok(Self {
             store,
-            launcher: Launcher::new(launcher).with_tmp_dir(command_tmp.path().to_path_buf()),
+            launcher: Launcher::new(launcher)
+                .with_tmp_dir(command_tmp.path().to_path_buf())
+                .with_cgroups(),
             logs_root,
             _scratch: scratch,
             _command_tmp: command_tmp,

@@ -22,6 +22,10 @@ pub const LIMITS_HELPER_ARG: &str = "__holon-limits";
 /// limits and `--`.
 pub const CONFINE_ARG: &str = "--confine";
 
+/// The helper's argument before a `cgroup.procs` file it joins (one per hierarchy),
+/// between the limits and `--`.
+pub const CGROUP_ARG: &str = "--cgroup";
+
 /// The default headroom of `RLIMIT_NPROC`: processes (threads) a command may add to
 /// those its user runs when it starts. The kernel counts every process of the user,
 /// so a fixed number would fail on a busy desktop and be loose on an idle server.
@@ -43,11 +47,15 @@ pub struct ResourceLimits {
     pub address_space_bytes: Option<u64>,
     /// `RLIMIT_CPU`: the most CPU time of one process, in seconds.
     pub cpu_seconds: Option<u64>,
+    /// The `pids` cap of the command's cgroup: its processes and threads together.
+    pub pids_max: Option<u64>,
+    /// The `memory` cap of the command's cgroup: its processes together, in bytes.
+    pub memory_bytes: Option<u64>,
 }
 
 impl Default for ResourceLimits {
     /// 1024 processes of headroom, files up to 4 GiB, no core dumps; address space and
-    /// CPU time as the runtime has them.
+    /// CPU time as the runtime has them; a cgroup of at most 1024 processes and 8 GiB.
     fn default() -> Self {
         Self {
             process_headroom: Some(DEFAULT_PROCESS_HEADROOM),
@@ -55,6 +63,8 @@ impl Default for ResourceLimits {
             core_bytes: Some(0),
             address_space_bytes: None,
             cpu_seconds: None,
+            pids_max: Some(super::cgroup::DEFAULT_PIDS_MAX),
+            memory_bytes: Some(super::cgroup::DEFAULT_MEMORY_BYTES),
         }
     }
 }
@@ -62,7 +72,7 @@ impl Default for ResourceLimits {
 /// A limits list that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "the command limits `{text}` cannot be read: {problem}; write them as a comma-separated list of key=value with keys nproc, fsize, core, as, cpu and values a number (sizes may end in K, M or G) or `none`, e.g. `nproc=1024,fsize=4G,core=0,as=none,cpu=none`"
+    "the command limits `{text}` cannot be read: {problem}; write them as a comma-separated list of key=value with keys nproc, fsize, core, as, cpu, pids, mem and values a number (sizes may end in K, M or G) or `none`, e.g. `nproc=1024,fsize=4G,core=0,as=none,cpu=none,pids=1024,mem=8G`"
 )]
 pub struct LimitsError {
     /// The text as given.
@@ -71,7 +81,7 @@ pub struct LimitsError {
     pub problem: String,
 }
 
-const KEYS: [&str; 5] = ["nproc", "fsize", "core", "as", "cpu"];
+const KEYS: [&str; 7] = ["nproc", "fsize", "core", "as", "cpu", "pids", "mem"];
 
 impl ResourceLimits {
     fn slot(&mut self, key: &str) -> Option<&mut Option<u64>> {
@@ -81,6 +91,8 @@ impl ResourceLimits {
             "core" => &mut self.core_bytes,
             "as" => &mut self.address_space_bytes,
             "cpu" => &mut self.cpu_seconds,
+            "pids" => &mut self.pids_max,
+            "mem" => &mut self.memory_bytes,
             _ => return None,
         })
     }
@@ -91,7 +103,17 @@ impl ResourceLimits {
             "fsize" => self.file_size_bytes,
             "core" => self.core_bytes,
             "as" => self.address_space_bytes,
+            "pids" => self.pids_max,
+            "mem" => self.memory_bytes,
             _ => self.cpu_seconds,
+        }
+    }
+
+    /// The caps of the command's cgroup.
+    pub fn cgroup_caps(&self) -> super::cgroup::CgroupCaps {
+        super::cgroup::CgroupCaps {
+            pids: self.pids_max,
+            memory_bytes: self.memory_bytes,
         }
     }
 
@@ -130,7 +152,8 @@ impl ResourceLimits {
             .join(",")
     }
 
-    /// Sets the limits on this process (and so on what it execs). A limit above the
+    /// Sets the rlimits on this process (and so on what it execs; the cgroup caps are
+    /// the launcher's). A limit above the
     /// hard limit the process has is lowered to it: a limit can only tighten.
     pub fn apply_to_self(&self) -> std::io::Result<()> {
         let settings = [
@@ -216,33 +239,52 @@ pub fn helper_main() -> Option<ExitCode> {
 /// Exit status of the helper when it cannot run the command (as a shell's 126).
 const HELPER_FAILED: u8 = 126;
 
-/// `<limits> [--confine <confinement>] -- <program> <args>...`: sets the limits,
-/// confines itself, then execs the program.
+/// `<limits> [--cgroup <cgroup.procs>]... [--confine <confinement>] -- <program>
+/// <args>...`: joins the command's cgroups, sets the limits, confines itself, then
+/// execs the program.
 fn run_helper(args: Vec<OsString>) -> ExitCode {
     let fail = |message: String| {
         eprintln!("holon-tools {LIMITS_HELPER_ARG}: {message}");
         ExitCode::from(HELPER_FAILED)
     };
-    let (confinement, args) = match args.as_slice() {
-        [limits, flag, confinement, rest @ ..] if flag == CONFINE_ARG => {
-            let parsed = match confinement.to_str().map(super::Confinement::parse) {
-                Some(Ok(parsed)) => parsed,
-                Some(Err(error)) => return fail(error.to_string()),
-                None => return fail("the confinement is not UTF-8".to_string()),
-            };
-            let mut args = vec![limits.clone()];
-            args.extend(rest.iter().cloned());
-            (Some(parsed), args)
+    let usage = || {
+        format!(
+            "expected `<limits> [{CGROUP_ARG} <cgroup.procs>]... [{CONFINE_ARG} <confinement>] -- <program> [<args>...]`"
+        )
+    };
+    let Some((limits, mut rest)) = args.split_first() else {
+        return fail(usage());
+    };
+    let mut cgroups = Vec::new();
+    let mut confinement = None;
+    let (program, rest) = loop {
+        match rest {
+            [flag, value, more @ ..] if flag == CGROUP_ARG => {
+                cgroups.push(value.clone());
+                rest = more;
+            }
+            [flag, value, more @ ..] if flag == CONFINE_ARG => {
+                confinement = Some(match value.to_str().map(super::Confinement::parse) {
+                    Some(Ok(parsed)) => parsed,
+                    Some(Err(error)) => return fail(error.to_string()),
+                    None => return fail("the confinement is not UTF-8".to_string()),
+                });
+                rest = more;
+            }
+            [separator, program, more @ ..] if separator == "--" => break (program, more),
+            _ => return fail(usage()),
         }
-        _ => (None, args),
     };
-    let [limits, separator, program, rest @ ..] = args.as_slice() else {
-        return fail(
-            "expected `<limits> [--confine <confinement>] -- <program> [<args>...]`".to_string(),
-        );
-    };
-    if separator != "--" {
-        return fail("expected `--` after the limits".to_string());
+    // First of all, before anything can fork: the command's processes are counted
+    // from this one on.
+    let own_pid = std::process::id().to_string();
+    for procs in &cgroups {
+        if let Err(error) = std::fs::write(procs, &own_pid) {
+            return fail(format!(
+                "cannot join the cgroup {}: {error}",
+                std::path::Path::new(procs).display()
+            ));
+        }
     }
     let limits = match limits.to_str().map(ResourceLimits::parse) {
         Some(Ok(limits)) => limits,
@@ -276,6 +318,8 @@ mod tests {
         assert_eq!(limits.address_space_bytes, None);
         assert_eq!(limits.process_headroom, Some(64 << 10));
         assert_eq!(limits.core_bytes, Some(0), "a default kept");
+        let caps = ResourceLimits::parse("pids=64,mem=none").unwrap();
+        assert_eq!((caps.pids_max, caps.memory_bytes), (Some(64), None));
         assert_eq!(ResourceLimits::parse(&limits.to_arg()).unwrap(), limits);
         assert_eq!(
             ResourceLimits::parse("").unwrap(),
@@ -287,6 +331,7 @@ mod tests {
             "cpu=ten",
             "fsize=99999999999999G",
             "core=-1",
+            "pids=many",
         ] {
             let error = ResourceLimits::parse(bad).unwrap_err();
             assert!(error.to_string().contains("nproc, fsize"), "{error}");

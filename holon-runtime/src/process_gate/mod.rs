@@ -6,6 +6,8 @@
 //! - resource limits (`RLIMIT_NPROC`, `RLIMIT_FSIZE`, `RLIMIT_CORE`, optional
 //!   `RLIMIT_AS` and `RLIMIT_CPU`, see [`ResourceLimits`]), set by a helper mode of our
 //!   own binary that execs the command ([`limits`]),
+//! - for the commands of the model, a cgroup of their own with a pids and a memory
+//!   cap ([`cgroup`]), joined by the same helper before anything else,
 //! - its own process group (a new session under a terminal), whose members are read
 //!   back from `/proc` (`group`),
 //! - log files of bounded size ([`CappedLog`]: head and tail kept, the cut noted),
@@ -21,6 +23,7 @@
 // The process gate: the one launcher of commands, its log files and /proc reads.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+pub mod cgroup;
 mod environment;
 pub(crate) mod group;
 pub mod limits;
@@ -32,7 +35,21 @@ mod working_dir;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
+/// Prints `message` on stderr once per process.
+fn report_once(message: &str) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !said.iter().any(|old| old == message) {
+        eprintln!("holon-tools: {message}");
+        said.push(message.to_string());
+    }
+}
+
+pub use cgroup::{CgroupCaps, CgroupRoot, CommandCgroup, LimitHit};
 pub use environment::{
     AllowedEnv, AllowedEnvError, DEFAULT_ALLOWED_ENV, HiddenEnv, parse_env_names,
 };
@@ -127,6 +144,8 @@ pub struct Launcher {
     config: LauncherConfig,
     /// The private temporary directory of confined commands (their `TMPDIR`).
     tmp_dir: Option<PathBuf>,
+    /// The runtime's cgroup, beneath which each confined command gets one.
+    cgroups: Option<Arc<CgroupRoot>>,
 }
 
 impl Launcher {
@@ -135,7 +154,43 @@ impl Launcher {
         Self {
             config,
             tmp_dir: None,
+            cgroups: None,
         }
+    }
+
+    /// The launcher whose confined commands each get a cgroup with the caps of its
+    /// limits (`pids`, `mem`), where the runtime may make one and has the helper
+    /// that joins it. Says once on stderr when there is none, and why.
+    pub fn with_cgroups(mut self) -> Self {
+        if self.config.limiter.is_none() {
+            return self;
+        }
+        match CgroupRoot::create(self.config.limits.cgroup_caps()) {
+            Ok(root) => {
+                for missing in root.missing() {
+                    report_once(&format!("commands get only some cgroup caps: {missing}"));
+                }
+                self.cgroups = Some(root);
+            }
+            Err(why) => report_once(&format!(
+                "commands get no cgroup, so no pids or memory cap beyond the rlimits (RLIMIT_NPROC does not bind root): {why}"
+            )),
+        }
+        self
+    }
+
+    /// The runtime's cgroup, when commands get one.
+    pub fn cgroups(&self) -> Option<&Arc<CgroupRoot>> {
+        self.cgroups.as_ref()
+    }
+
+    /// A new cgroup for one confined command, with the caps of the limits; none
+    /// where commands get none.
+    pub fn command_cgroup(&self) -> std::io::Result<Option<CommandCgroup>> {
+        self.cgroups
+            .as_ref()
+            .map(|root| root.command(self.config.limits.cgroup_caps()))
+            .transpose()
     }
 
     /// The launcher whose confined commands write their temporary files in `dir`
@@ -197,6 +252,7 @@ impl Launcher {
         args: &[&str],
         environment: &[(OsString, OsString)],
         confinement: Option<&Confinement>,
+        cgroup: Option<&CommandCgroup>,
     ) -> std::io::Result<(OsString, Vec<OsString>)> {
         let Some(limiter) = &self.config.limiter else {
             return Ok((
@@ -218,6 +274,10 @@ impl Launcher {
             OsString::from(LIMITS_HELPER_ARG),
             OsString::from(self.config.limits.to_arg()),
         ];
+        for procs in cgroup.iter().flat_map(|cgroup| cgroup.procs_files()) {
+            argv.push(OsString::from(limits::CGROUP_ARG));
+            argv.push(procs.into_os_string());
+        }
         if let Some(confinement) = confinement {
             argv.push(OsString::from(limits::CONFINE_ARG));
             argv.push(OsString::from(self.complete(confinement).to_arg()));
@@ -237,20 +297,22 @@ impl Launcher {
         args: &[&str],
         workdir: &WorkingDir,
     ) -> std::io::Result<Command> {
-        self.build_command(program, args, workdir, None)
+        self.build_command(program, args, workdir, None, None)
     }
 
     /// [`Launcher::command`] for a command of the model: confined by `confinement`
     /// (completed by the launcher's temporary directory, hidden paths and network
-    /// rule) when the launcher has its helper.
+    /// rule) when the launcher has its helper, and in `cgroup` (from
+    /// [`Launcher::command_cgroup`]) when there is one.
     pub fn confined_command(
         &self,
         program: &str,
         args: &[&str],
         workdir: &WorkingDir,
         confinement: &Confinement,
+        cgroup: Option<&CommandCgroup>,
     ) -> std::io::Result<Command> {
-        self.build_command(program, args, workdir, Some(confinement))
+        self.build_command(program, args, workdir, Some(confinement), cgroup)
     }
 
     fn build_command(
@@ -259,13 +321,14 @@ impl Launcher {
         args: &[&str],
         workdir: &WorkingDir,
         confinement: Option<&Confinement>,
+        cgroup: Option<&CommandCgroup>,
     ) -> std::io::Result<Command> {
         use std::os::unix::process::CommandExt;
         let environment = match confinement {
             Some(_) => self.confined_environment(),
             None => self.environment(),
         };
-        let (program, argv) = self.argv(program, args, &environment, confinement)?;
+        let (program, argv) = self.argv(program, args, &environment, confinement, cgroup)?;
         let mut command = Command::new(program);
         command
             .args(argv)
@@ -285,9 +348,10 @@ impl Launcher {
         args: &[&str],
         workdir: &WorkingDir,
         confinement: &Confinement,
+        cgroup: Option<&CommandCgroup>,
     ) -> std::io::Result<portable_pty::CommandBuilder> {
         let environment = self.confined_environment();
-        let (program, argv) = self.argv(program, args, &environment, Some(confinement))?;
+        let (program, argv) = self.argv(program, args, &environment, Some(confinement), cgroup)?;
         let mut builder = portable_pty::CommandBuilder::new(program);
         builder.args(argv);
         builder.cwd(workdir.for_child()?);

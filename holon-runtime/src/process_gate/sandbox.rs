@@ -13,7 +13,8 @@
 //! - Signals and abstract unix sockets (ABI 6): only within the command's own
 //!   domain, so the runtime cannot be signalled.
 //! - ptrace and `/proc/<pid>/environ`, `mem` of a process outside the domain are
-//!   refused by Landlock at every ABI.
+//!   refused by Landlock at every ABI; the command also loses `CAP_SYS_PTRACE`,
+//!   `CAP_PERFMON` and `CAP_SYS_ADMIN`, with which the kernel reads `environ` past it.
 //!
 //! On a kernel with an older ABI the rights it does not know are left out (Landlock's
 //! best effort); [`probe`] says which are enforced.
@@ -158,19 +159,25 @@ impl Confinement {
             created = created.add_rule(PathBeneath::new(fd, access))?;
         }
         let status = created.restrict_self()?;
-        drop_trace_capability();
+        drop_trace_capabilities();
         Ok(status)
     }
 }
 
-/// Takes `CAP_SYS_PTRACE` out of this process's bounding set, so that a command run
-/// as root does not get it back at exec: with the runtime non-dumpable, its
-/// memory is then closed to the command by the kernel's own checks too. Without the right to drop it (not root) there is nothing
-/// to drop.
-fn drop_trace_capability() {
-    let _ = rustix::thread::remove_capability_from_bounding_set(
+/// Takes the capabilities that open the runtime's memory and `/proc` files out of
+/// this process's bounding set, so that a command run as root does not get them back
+/// at exec: `CAP_SYS_PTRACE` (ptrace, `/proc/<pid>/mem` of a non-dumpable process),
+/// and `CAP_PERFMON` and `CAP_SYS_ADMIN`, with either of which the kernel (6.x) lets
+/// `/proc/<pid>/environ` and `maps` be read past the ptrace checks, Landlock's
+/// included. Without the right to drop them (not root) there is nothing to drop.
+fn drop_trace_capabilities() {
+    for capability in [
         rustix::thread::CapabilitySet::SYS_PTRACE,
-    );
+        rustix::thread::CapabilitySet::PERFMON,
+        rustix::thread::CapabilitySet::SYS_ADMIN,
+    ] {
+        let _ = rustix::thread::remove_capability_from_bounding_set(capability);
+    }
 }
 
 /// The canonical forms of `paths` that exist.

@@ -16,7 +16,7 @@ use portable_pty::{MasterPty, PtySize, native_pty_system};
 use super::{ExitDetails, LaunchSpec, TaskError};
 use crate::Store;
 use crate::process_gate::group::{self, Member};
-use crate::process_gate::{CappedLog, Launcher};
+use crate::process_gate::{CappedLog, CommandCgroup, Launcher};
 
 /// The signal number of SIGKILL.
 pub(super) const SIGKILL: i32 = 9;
@@ -40,6 +40,8 @@ pub(super) struct Spawned {
     pub(super) outputs: Vec<Box<dyn Read + Send>>,
     pub(super) input: Option<Box<dyn Write + Send>>,
     pub(super) terminal: Option<Box<dyn MasterPty + Send>>,
+    /// The command's cgroup, where commands get one.
+    pub(super) cgroup: Option<CommandCgroup>,
 }
 
 /// A signal sent to a process group.
@@ -101,19 +103,28 @@ pub(super) fn spawn(launcher: &Launcher, spec: &LaunchSpec) -> Result<Spawned, T
         program: spec.shell.clone(),
         source,
     };
+    let cgroup = launcher.command_cgroup().map_err(|source| TaskError::Io {
+        doing: "creating the command's cgroup".to_string(),
+        source,
+    })?;
     if spec.tty {
-        spawn_terminal(launcher, spec).map_err(spawn_error)
+        spawn_terminal(launcher, spec, cgroup).map_err(spawn_error)
     } else {
-        spawn_pipes(launcher, spec).map_err(spawn_error)
+        spawn_pipes(launcher, spec, cgroup).map_err(spawn_error)
     }
 }
 
-fn spawn_pipes(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned> {
+fn spawn_pipes(
+    launcher: &Launcher,
+    spec: &LaunchSpec,
+    cgroup: Option<CommandCgroup>,
+) -> io::Result<Spawned> {
     let mut command = launcher.confined_command(
         &spec.shell,
         &shell_args(spec),
         &spec.workdir,
         &spec.confinement,
+        cgroup.as_ref(),
     )?;
     command
         .stdin(if spec.accepts_input {
@@ -138,10 +149,15 @@ fn spawn_pipes(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned> {
         outputs: vec![Box::new(stdout), Box::new(stderr)],
         input,
         terminal: None,
+        cgroup,
     })
 }
 
-fn spawn_terminal(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned> {
+fn spawn_terminal(
+    launcher: &Launcher,
+    spec: &LaunchSpec,
+    cgroup: Option<CommandCgroup>,
+) -> io::Result<Spawned> {
     let pair = native_pty_system()
         .openpty(TERMINAL_SIZE)
         .map_err(into_io)?;
@@ -150,6 +166,7 @@ fn spawn_terminal(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned>
         &shell_args(spec),
         &spec.workdir,
         &spec.confinement,
+        cgroup.as_ref(),
     )?;
     let child = pair.slave.spawn_command(builder).map_err(into_io)?;
     // Only the child may hold the terminal's slave side: the output reaches its end
@@ -172,6 +189,7 @@ fn spawn_terminal(launcher: &Launcher, spec: &LaunchSpec) -> io::Result<Spawned>
         outputs: vec![output],
         input,
         terminal: Some(pair.master),
+        cgroup,
     })
 }
 

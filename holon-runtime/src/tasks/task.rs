@@ -17,7 +17,7 @@ use super::{
 };
 use crate::Store;
 use crate::process_gate::group::Member;
-use crate::process_gate::{CappedLog, Launcher};
+use crate::process_gate::{CappedLog, CommandCgroup, Launcher, LimitHit};
 
 mod control;
 
@@ -72,6 +72,8 @@ struct Live {
     ended_at_ms: Option<u64>,
     ran_for: Option<Duration>,
     reason: Option<String>,
+    /// The cap of its cgroup it ran into, read when the leader was reaped.
+    limit_hit: Option<LimitHit>,
 }
 
 /// A task this runtime started.
@@ -86,6 +88,9 @@ pub struct Task {
     input: Mutex<Option<Box<dyn Write + Send>>>,
     /// The terminal's master side, kept open while the process runs.
     terminal: Mutex<Option<Box<dyn MasterPty + Send>>>,
+    /// Its cgroup, where commands get one: what is left in it is killed, and it is
+    /// removed, when the task is dropped.
+    cgroup: Option<CommandCgroup>,
 }
 
 impl Task {
@@ -105,6 +110,7 @@ impl Task {
             outputs,
             input,
             terminal,
+            cgroup,
         } = spawned;
         let task = Arc::new(Self {
             identity,
@@ -122,10 +128,12 @@ impl Task {
                 ended_at_ms: None,
                 ran_for: None,
                 reason: None,
+                limit_hit: None,
             }),
             changed: watch::channel(0).0,
             input: Mutex::new(input),
             terminal: Mutex::new(terminal),
+            cgroup,
         });
         // A worker only goes away by receiving its job, so these sends succeed.
         for ((output, file), pump) in outputs.into_iter().zip(files).zip(workers.pumps) {
@@ -169,6 +177,16 @@ impl Task {
     /// How its process ended, once it did.
     pub fn exit(&self) -> Option<ExitDetails> {
         lock(&self.live).exit
+    }
+
+    /// The cap of its cgroup it ran into, once it ended.
+    pub fn limit_hit(&self) -> Option<LimitHit> {
+        lock(&self.live).limit_hit
+    }
+
+    /// Its cgroup, where commands get one.
+    pub(super) fn cgroup(&self) -> Option<&CommandCgroup> {
+        self.cgroup.as_ref()
     }
 
     /// How long it ran, or has been running.
@@ -290,6 +308,10 @@ impl ProcessEvents for Task {
     /// Called by the reaper once the process is reaped.
     fn finish(&self, exit: ExitDetails, store: &Store) {
         let ended_at_ms = now_ms();
+        let limit = self
+            .cgroup
+            .as_ref()
+            .and_then(|cgroup| Some((cgroup.limit_hit()?, cgroup.caps())));
         let (state, reason) = {
             let mut live = lock(&self.live);
             let (state, reason) = match live.stop {
@@ -311,13 +333,19 @@ impl ProcessEvents for Task {
                 Some(StopCause::Shutdown) => {
                     (TaskState::Interrupted, Some(SHUTDOWN_REASON.to_string()))
                 }
-                None if exit.code == Some(0) => (TaskState::Completed, None),
+                None if exit.code == Some(0) => (
+                    TaskState::Completed,
+                    limit.map(|(hit, caps)| hit.explain(caps)),
+                ),
                 None => (
                     TaskState::Failed,
-                    exit.signal
-                        .map(|signal| format!("killed by signal {signal}")),
+                    limit.map(|(hit, caps)| hit.explain(caps)).or_else(|| {
+                        exit.signal
+                            .map(|signal| format!("killed by signal {signal}"))
+                    }),
                 ),
             };
+            live.limit_hit = limit.map(|(hit, _)| hit);
             live.state = state;
             live.exit = Some(exit);
             live.ended_at_ms = Some(ended_at_ms);
@@ -343,6 +371,10 @@ impl ProcessEvents for Task {
             eprintln!("holon-tools: task {}: {error}", self.identity.id);
         }
         lock(&self.live).recorded = true;
+        // Nothing of the command left: its cgroup goes now (else when the task does).
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.remove_if_empty();
+        }
         self.bump();
     }
 }

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use holon_runtime::process_gate::sandbox::{self, LandlockSupport};
-use holon_runtime::process_gate::{AllowedEnv, CommandNetwork};
+use holon_runtime::process_gate::{AllowedEnv, CgroupRoot, CommandNetwork};
 use serde::Serialize;
 
 use super::Cli;
@@ -32,8 +32,43 @@ struct ProcessReport {
 struct CgroupReport {
     /// Whether commands get a pids and memory cap from a cgroup.
     enforced: bool,
-    /// Why not.
+    /// What caps them and where, or why nothing does.
     reason: String,
+}
+
+/// Whether the runtime could give each command a cgroup, by making the runtime's
+/// cgroup as it would (and removing it again).
+fn cgroup_report(cli: &Cli) -> CgroupReport {
+    let limits = cli.command_limits.unwrap_or_default();
+    let caps = limits.cgroup_caps();
+    match CgroupRoot::create(caps) {
+        Ok(root) => {
+            let mut reason = format!(
+                "pids={} mem={} per command, in {}",
+                limits
+                    .pids_max
+                    .map_or("none".to_string(), |v| v.to_string()),
+                limits
+                    .memory_bytes
+                    .map_or("none".to_string(), |v| v.to_string()),
+                root.describe()
+            );
+            for missing in root.missing() {
+                reason.push_str(&format!("; not: {missing}"));
+            }
+            CgroupReport {
+                enforced: true,
+                reason,
+            }
+        }
+        Err(why) => CgroupReport {
+            enforced: false,
+            reason: format!(
+                "commands get no cgroup, so no pids or memory cap beyond the rlimits \
+                 (RLIMIT_NPROC does not bind root): {why}"
+            ),
+        },
+    }
 }
 
 /// Prints the report, as text or (`json`) as one JSON document.
@@ -57,12 +92,7 @@ pub(crate) fn doctor(cli: &Cli, json: bool) -> ExitCode {
         process: ProcessReport {
             dumpable: undumpable.is_err() || sandbox::is_dumpable(),
         },
-        cgroups: CgroupReport {
-            enforced: false,
-            reason: "commands are not put in a cgroup: no pids or memory cap beyond the \
-                     rlimits (RLIMIT_NPROC does not bind root)"
-                .to_string(),
-        },
+        cgroups: cgroup_report(cli),
         environment: environment.entries(),
         rlimits: cli.command_limits.unwrap_or_default().to_arg(),
     };

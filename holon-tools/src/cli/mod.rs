@@ -71,8 +71,10 @@ pub struct Cli {
     /// The resource limits of the commands ExecCommand and ExecCommandBatch run, as
     /// key=value pairs changing the defaults: nproc (processes a command may add to
     /// those of its user), fsize (largest file written), core (core dump size), as
-    /// (address space of a process), cpu (CPU seconds of a process); a number, sizes
-    /// with K, M or G, or `none` [default: nproc=1024,fsize=4G,core=0,as=none,cpu=none].
+    /// (address space of a process), cpu (CPU seconds of a process), pids (processes
+    /// and threads of a command's cgroup), mem (memory of a command's cgroup); a
+    /// number, sizes with K, M or G, or `none`
+    /// [default: nproc=1024,fsize=4G,core=0,as=none,cpu=none,pids=1024,mem=8G].
     #[arg(long, value_name = "LIST", env = "HOLON_COMMAND_LIMITS", value_parser = parse_limits)]
     pub command_limits: Option<ResourceLimits>,
 

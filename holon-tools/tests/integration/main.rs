@@ -39,6 +39,7 @@ mod respond;
 mod sandbox;
 mod serve;
 mod serve_cancel;
+mod server_attacks;
 mod task_control_cli;
 mod task_tools;
 mod tools;

@@ -221,3 +221,95 @@ fn git_hooks_run_without_the_runtimes_credentials() {
         );
     }
 }
+
+/// Whether this machine lets a process make a cgroup with the pids controller: root,
+/// with cgroup v1's `pids` hierarchy or cgroup v2 offering `pids` where it is mounted.
+fn machine_has_pids_cgroups() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(2) == Some("0"));
+    let v1 = std::path::Path::new("/sys/fs/cgroup/pids/cgroup.procs").exists();
+    let v2 = [
+        "/sys/fs/cgroup/cgroup.controllers",
+        "/sys/fs/cgroup/unified/cgroup.controllers",
+    ]
+    .iter()
+    .any(|path| {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .split_whitespace()
+            .any(|name| name == "pids")
+    });
+    root && (v1 || v2)
+}
+
+/// Whether the runtime gives commands a cgroup here (as `doctor` finds, making one as
+/// the runtime would); says why the test does not run when not. On a machine that
+/// has them (as root) they must be enforced.
+fn cgroups_enforced(flags: &[&str]) -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon_command(dir.path())
+        .args(flags)
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    if report["cgroups"]["enforced"] != true {
+        assert!(
+            !machine_has_pids_cgroups(),
+            "this machine has pids cgroups, yet commands get none: {report}"
+        );
+        eprintln!(
+            "skipped: commands get no cgroup here: {}",
+            report["cgroups"]["reason"]
+        );
+        return false;
+    }
+    true
+}
+
+/// A command tries 1,500 forks (each child sleeps): as root, `RLIMIT_NPROC` does not
+/// bind, so only the pids cap of the command's cgroup stops it. The count is the
+/// forks that succeeded, as the command saw them.
+#[test]
+fn a_fork_bomb_gets_at_most_the_process_cap() {
+    let flags = ["--command-limits", "pids=64"];
+    if !cgroups_enforced(&flags) {
+        return;
+    }
+    let result = exec_through_cli(
+        &flags,
+        &[],
+        json!({"cmd": "exec perl -e 'my @kids; for (1..1500) { my $p = fork(); next unless defined $p; if ($p == 0) { sleep 60; exit 0 } push @kids, $p } print scalar(@kids), \"\\n\"; kill 9, @kids; waitpid($_, 0) for @kids'"}),
+    );
+    let stdout = text(&result["output_preview"]["stdout"]);
+    let forked: u64 = stdout.trim().parse().unwrap_or_else(|_| panic!("{result}"));
+    assert!(forked > 0 && forked < 64, "{forked} forks: {result}");
+    assert_eq!(result["limit_hit"], "process_cap", "{result}");
+    assert!(text(&result["hint"]).contains("pids="), "{result}");
+}
+
+/// A command that allocates far past the memory cap is killed by the kernel, and the
+/// result says which cap it ran into and what to do.
+#[test]
+fn a_memory_hog_is_killed_at_the_memory_cap_and_told_why() {
+    let flags = ["--command-limits", "mem=64M"];
+    if !cgroups_enforced(&flags) {
+        return;
+    }
+    let result = exec_through_cli(
+        &flags,
+        &[],
+        json!({"cmd": "perl -e '$x = \"a\" x (1024 * 1024 * 1024); print length($x), \"\\n\"'"}),
+    );
+    assert_eq!(result["status"], "failed", "{result}");
+    assert_eq!(result["limit_hit"], "memory_cap", "{result}");
+    assert!(text(&result["hint"]).contains("memory cap"), "{result}");
+    assert!(text(&result["hint"]).contains("67108864"), "{result}");
+    assert!(
+        !text(&result["output_preview"]["stdout"]).contains("1073741824"),
+        "{result}"
+    );
+}

@@ -286,7 +286,7 @@ pub(crate) fn serve_http(
 }
 
 /// A server process, killed when the test is done with it, failed assertions included.
-pub(crate) struct Server(Child);
+pub(crate) struct Server(pub(crate) Child);
 
 impl Drop for Server {
     fn drop(&mut self) {

@@ -192,3 +192,83 @@ async fn search_results_are_marked_in_the_structured_result_too() {
     );
     only_inside(envelope["receipt"].as_str().unwrap(), "the receipt");
 }
+
+/// The receipt and summary (what a model reads) of `envelope` carry `INJECTION`
+/// nowhere outside the markers, while the structured `field` holds it as data.
+fn field_kept_and_wrapped(envelope: &Value, field: &str) {
+    let value = envelope["structured"][field].to_string();
+    assert!(
+        value.contains(INJECTION),
+        "{field} holds the server's text: {envelope}"
+    );
+    for (what, text) in texts(envelope) {
+        assert!(
+            !outside(&text).contains(INJECTION),
+            "{field} in the {what}: {text}"
+        );
+    }
+}
+
+/// Each structured field of WebFetch the server chooses: its `Content-Type` on a page
+/// it serves, the URL it redirects to (`final_url`) and each redirect (`redirects`).
+#[tokio::test]
+async fn each_server_chosen_field_of_webfetch_stays_out_of_the_receipt() {
+    let content_type = format!("text/plain; charset=utf-8; note={INJECTION}");
+    let server = serve(move |seen, _| match seen.path() {
+        "/typed" => Reply::new(200, &content_type, "plain words"),
+        "/start" => Reply::redirect(302, &format!("/{INJECTION}/hop")),
+        path if path.ends_with("/hop") => Reply::redirect(302, &format!("/{INJECTION}/page")),
+        path if path.ends_with("/page") => Reply::html("<p>arrived</p>"),
+        _ => Reply::new(404, "text/plain", "no"),
+    })
+    .await;
+    let (_dir, runtime) = runtime(WebConfig::default());
+    let typed = call(&runtime, "WebFetch", json!({ "url": server.url("/typed") })).await;
+    assert_eq!(typed["status"], "success", "{typed}");
+    field_kept_and_wrapped(&typed, "content_type");
+    let redirected = call(&runtime, "WebFetch", json!({ "url": server.url("/start") })).await;
+    assert_eq!(redirected["status"], "success", "{redirected}");
+    assert_eq!(
+        redirected["structured"]["redirects"]
+            .as_array()
+            .map(Vec::len),
+        Some(2),
+        "{redirected}"
+    );
+    for field in ["final_url", "redirects"] {
+        field_kept_and_wrapped(&redirected, field);
+    }
+}
+
+/// Each text field of a WebSearch result, one at a time (the others plain), reaches
+/// the receipt only inside the markers; a result URL is written as parsed.
+#[tokio::test]
+async fn each_field_of_a_search_result_stays_out_of_the_receipt() {
+    for field in ["title", "content", "engine", "publishedDate", "url"] {
+        let server = serve(move |_, _| {
+            let mut hit = json!({
+                "url": "https://example.org/page",
+                "title": "a title",
+                "content": "a snippet",
+                "engine": "an engine",
+                "publishedDate": "2026-01-01",
+            });
+            hit[field] = match field {
+                "url" => json!(format!("https://example.org/{INJECTION}")),
+                _ => json!(format!("text {INJECTION}")),
+            };
+            Reply::json(200, &json!({ "results": [hit] }))
+        })
+        .await;
+        let (_dir, runtime) = runtime(WebConfig {
+            search_providers: vec![SearchProvider {
+                name: "searx".into(),
+                url: server.url("/search"),
+            }],
+            ..WebConfig::default()
+        });
+        let envelope = call(&runtime, "WebSearch", json!({ "query": "x" })).await;
+        assert_eq!(envelope["status"], "success", "{field}: {envelope}");
+        field_kept_and_wrapped(&envelope, "results");
+    }
+}

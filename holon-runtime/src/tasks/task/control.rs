@@ -112,6 +112,10 @@ impl Task {
             self.wait_exit(KILL_WAIT).await;
         }
         process::signal_group(self.pid, Signal::Kill);
+        // What left the group (`setsid`) is still in the command's cgroup.
+        if let Some(cgroup) = self.cgroup() {
+            cgroup.kill_all();
+        }
         true
     }
 
@@ -123,8 +127,9 @@ impl Task {
     }
 
     /// Whether the leader has ended but processes it started (background jobs of the
-    /// shell) still run in its process group: holding its output open, or among the
-    /// members recorded when it exited (jobs that redirected their output).
+    /// shell) still run: holding its output open, or still in the command's cgroup
+    /// (the kernel's count, a job that left the process group included), or, without
+    /// a cgroup, among the members of its process group recorded when it exited.
     pub fn has_leftovers(&self) -> bool {
         let leftovers = {
             let live = lock(&self.live);
@@ -136,7 +141,10 @@ impl Task {
             }
             live.leftovers.clone()
         };
-        group::still_running(self.pid, &leftovers)
+        match self.cgroup() {
+            Some(cgroup) => !cgroup.is_empty(),
+            None => group::still_running(self.pid, &leftovers),
+        }
     }
 
     /// Kills what the ended leader left running in its process group; whether there
@@ -146,10 +154,13 @@ impl Task {
             return false;
         }
         process::signal_group(self.pid, Signal::Kill);
+        if let Some(cgroup) = self.cgroup() {
+            cgroup.kill_all();
+        }
         self.wait_drained(KILL_WAIT).await;
         let leftovers = lock(&self.live).leftovers.clone();
         let deadline = tokio::time::Instant::now() + KILL_WAIT;
-        while group::still_running(self.pid, &leftovers) && tokio::time::Instant::now() < deadline {
+        while self.has_leftovers_of(&leftovers) && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         true
@@ -169,6 +180,23 @@ impl Task {
         };
         if running || self.has_leftovers() {
             process::signal_group(self.pid, Signal::Kill);
+            self.signal_cgroup();
+        }
+    }
+
+    /// Whether processes of the command are still there: in its cgroup, or else
+    /// among `recorded` in its group.
+    fn has_leftovers_of(&self, recorded: &[group::Member]) -> bool {
+        match self.cgroup() {
+            Some(cgroup) => !cgroup.is_empty(),
+            None => group::still_running(self.pid, recorded),
+        }
+    }
+
+    /// Sends SIGKILL once to every process in its cgroup, without waiting.
+    fn signal_cgroup(&self) {
+        if let Some(cgroup) = self.cgroup() {
+            cgroup.signal_all();
         }
     }
 
@@ -186,10 +214,12 @@ impl Task {
         if ended {
             if self.has_leftovers() {
                 process::signal_group(self.pid, Signal::Kill);
+                self.signal_cgroup();
             }
             return;
         }
         process::signal_group(self.pid, Signal::Kill);
+        self.signal_cgroup();
         let record = records::Ending {
             state: TaskState::Interrupted,
             exit: ExitDetails {

@@ -14,6 +14,7 @@ use super::fields::{
 use super::{output_progress, receipt};
 use holon_runtime::Runtime;
 use holon_runtime::agency::ROOT_AGENT_ID;
+use holon_runtime::process_gate::LimitHit;
 use holon_runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, Task, TaskKind, TaskState};
 
 /// How long ExecCommand waits for a command when `yield_time_ms` is not given.
@@ -129,6 +130,10 @@ pub struct ExecCommandResult {
     pub exit_status: Option<i32>,
     /// The signal that killed it, if one did.
     pub signal: Option<i32>,
+    /// The cap of the command's cgroup it ran into, once it ended: `memory_cap` (the
+    /// kernel killed a process of it for using too much memory) or `process_cap` (a
+    /// fork was refused); `hint` says what to do.
+    pub limit_hit: Option<LimitHit>,
     /// Its stdout and stderr, cut to `max_output_tokens`, when it completed.
     pub output_preview: Option<OutputPreview>,
     /// The background task, when it was promoted or already running, or when the
@@ -229,6 +234,7 @@ fn base(task: &Task, disposition: Disposition) -> ExecCommandResult {
         status: task.state(),
         exit_status: exit.map(|exit| exit.exit_status()),
         signal: exit.and_then(|exit| exit.signal),
+        limit_hit: task.limit_hit(),
         output_preview: None,
         task_handle: None,
         initial_output_preview: None,
@@ -258,14 +264,21 @@ fn output(result: ExecCommandResult, summary: String) -> ToolOutput<ExecCommandR
 fn completed(task: &Task, budget: usize) -> ToolOutput<ExecCommandResult> {
     let mut result = base(task, Disposition::Completed);
     result.output_preview = Some(task.preview(budget));
+    if result.limit_hit.is_some() {
+        result.hint = task.info().reason;
+    }
     if task.has_leftovers() {
         result.task_handle = Some(TaskHandle::of(task));
-        result.hint = Some(format!(
-            "the command exited but left processes running in its process group \
-             (background jobs); they belong to task {id}: TaskStop with this id ends them, \
-             and they end with the runtime (start a job with `setsid` to keep it apart)",
+        let leftovers = format!(
+            "the command exited but left processes running (background jobs); they \
+             belong to task {id}: TaskStop with this id ends them, and they end with the \
+             runtime",
             id = task.id()
-        ));
+        );
+        result.hint = Some(match result.hint.take() {
+            Some(limit) => format!("{limit}; {leftovers}"),
+            None => leftovers,
+        });
     }
     let summary = match result.exit_status {
         Some(status) => format!("exit code {status}"),
