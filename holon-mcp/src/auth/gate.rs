@@ -1,7 +1,6 @@
 //! What the HTTP server checks before it serves a request: the static bearer token
 //! (see [`http_guard`](crate::http_guard)), or OAuth access tokens (feature `oauth`).
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 
@@ -68,15 +67,17 @@ impl Gate {
                 None
             };
             // Each tool under its name and its aliases, as `tools/call` finds it.
-            let families: HashMap<String, holon_core::ToolCapabilityFamily> = server
-                .registry()
-                .definitions()
-                .filter(|tool| tool.is_model_facing())
-                .flat_map(|tool| {
-                    let names = std::iter::once(tool.name()).chain(tool.aliases.iter().copied());
-                    names.map(move |name| (name.to_string(), tool.family))
-                })
-                .collect();
+            let families: std::collections::HashMap<String, holon_core::ToolCapabilityFamily> =
+                server
+                    .registry()
+                    .definitions()
+                    .filter(|tool| tool.is_model_facing())
+                    .flat_map(|tool| {
+                        let names =
+                            std::iter::once(tool.name()).chain(tool.aliases.iter().copied());
+                        names.map(move |name| (name.to_string(), tool.family))
+                    })
+                    .collect();
             let name = server.info().name().to_string();
             let resource_server = super::resource_server::ResourceServer::start(
                 config.clone(),
@@ -91,7 +92,7 @@ impl Gate {
         }
         #[cfg(not(feature = "oauth"))]
         {
-            let _ = (config, server, max_body, HashMap::<(), ()>::new());
+            let _ = (config, server, max_body);
             Err("this build of holon-mcp cannot check OAuth tokens: build it with its `oauth` feature".to_string())
         }
     }

@@ -293,3 +293,60 @@ async fn fetch_jwks(client: &reqwest::Client, url: &str) -> Result<Vec<u8>, Stri
     }
     Ok(body)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsonwebtoken::EncodingKey;
+    use jsonwebtoken::jwk::Jwk;
+    use p256::elliptic_curve::Generate;
+    use p256::pkcs8::EncodePrivateKey;
+    use serde_json::{Value, json};
+
+    fn ec_jwk(kid: Option<&str>) -> Value {
+        let der = p256::SecretKey::generate().to_pkcs8_der().unwrap();
+        let key = EncodingKey::from_ec_der(der.as_bytes());
+        let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
+        jwk.common.key_id = kid.map(str::to_string);
+        serde_json::to_value(jwk).unwrap()
+    }
+
+    fn parse(keys: Vec<Value>) -> Result<Vec<Arc<Key>>, String> {
+        parse_jwks(json!({ "keys": keys }).to_string().as_bytes())
+    }
+
+    #[test]
+    fn symmetric_and_encryption_keys_are_never_verification_keys() {
+        let secret = json!({ "kty": "oct", "k": "c2VjcmV0LXNlY3JldC1zZWNyZXQ", "kid": "hs", "alg": "HS256" });
+        let mut encryption = ec_jwk(Some("enc"));
+        encryption["use"] = json!("enc");
+        let keys = parse(vec![secret.clone(), encryption, ec_jwk(Some("sig"))]).unwrap();
+        assert_eq!(keys.len(), 1);
+        assert_eq!(keys[0].kid.as_deref(), Some("sig"));
+        let error = parse(vec![secret]).err().unwrap();
+        assert!(error.contains("no public signing key"), "{error}");
+        let error = parse_jwks(b"[]").err().unwrap();
+        assert!(error.contains("not a JWKS"), "{error}");
+    }
+
+    #[test]
+    fn a_key_is_chosen_by_kid_and_algorithm_family() {
+        let keys = parse(vec![ec_jwk(Some("a")), ec_jwk(Some("b"))]).unwrap();
+        let chosen = select(&keys, Some("b"), Algorithm::ES256).map(|key| key.kid.clone());
+        assert_eq!(chosen, Ok(Some("b".to_string())));
+        assert_eq!(
+            select(&keys, Some("c"), Algorithm::ES256).err(),
+            Some(NoKey::UnknownKid)
+        );
+        // An EC key pinned to ES256 verifies neither RS256 nor ES384.
+        for alg in [Algorithm::RS256, Algorithm::ES384] {
+            assert_eq!(select(&keys, Some("a"), alg).err(), Some(NoKey::UnknownKid));
+        }
+        assert_eq!(
+            select(&keys, None, Algorithm::ES256).err(),
+            Some(NoKey::Ambiguous)
+        );
+        let single = parse(vec![ec_jwk(None)]).unwrap();
+        assert!(select(&single, None, Algorithm::ES256).is_ok());
+    }
+}
