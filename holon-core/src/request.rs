@@ -112,6 +112,7 @@ impl Headers {
 pub struct Principal {
     id: Arc<str>,
     scopes: Arc<[Box<str>]>,
+    client_id: Option<Arc<str>>,
 }
 
 impl Principal {
@@ -123,7 +124,20 @@ impl Principal {
         Self {
             id: id.into(),
             scopes: scopes.into_iter().map(Into::into).collect(),
+            client_id: None,
         }
+    }
+
+    /// The same principal, acting through the OAuth client `client_id` (a token's
+    /// `client_id` or `azp` claim).
+    pub fn with_client_id(mut self, client_id: impl Into<Arc<str>>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// The OAuth client the principal acts through, when the credential names one.
+    pub fn client_id(&self) -> Option<&str> {
+        self.client_id.as_deref()
     }
 
     /// Its id (a token's subject, or the name of a static credential).

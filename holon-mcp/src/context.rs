@@ -9,6 +9,7 @@ use hyper::http::request::Parts;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
+use crate::auth::GrantedFamilies;
 use crate::client::{McpClient, SessionLogLevel};
 
 /// The `_meta` key a stateless (2026-07-28) request names its revision under.
@@ -66,6 +67,11 @@ pub(crate) fn call_context(
         context = context.with_state(Headers::new(headers));
         if let Some(principal) = parts.extensions.get::<Principal>() {
             context = context.with_state(principal.clone());
+        }
+        // An access token grants some families: the family gate allows no others.
+        if let Some(grant) = parts.extensions.get::<GrantedFamilies>() {
+            let policy = grant.narrow(context.policy());
+            context = context.with_policy(policy);
         }
     }
     context

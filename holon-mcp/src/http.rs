@@ -14,12 +14,12 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::Semaphore;
 
-use crate::TOKEN_ENV;
-use crate::http_guard::{self, Access};
+use crate::auth::{Gate, OAuthConfig};
+use crate::http_guard;
 use crate::http_limits::{self, AcceptBackoff, HttpLimits};
 use crate::server::McpServer;
 use crate::signal::shutdown_signal;
@@ -34,13 +34,17 @@ pub struct HttpOptions {
     pub addr: SocketAddr,
     /// No bearer token (loopback only).
     pub no_auth: bool,
-    /// The bearer token's file (else [`TOKEN_ENV`], else one generated at start).
+    /// The bearer token's file (else [`TOKEN_ENV`](crate::TOKEN_ENV), else one generated at start).
     pub token_file: Option<PathBuf>,
     /// Browser origins allowed besides the server's own (see
     /// [`http_guard::parse_origin`]).
     pub allow_origins: Vec<String>,
     /// What one client may hold of the server.
     pub limits: HttpLimits,
+    /// OAuth access tokens instead of the generated bearer token (a token of
+    /// `token_file` or [`TOKEN_ENV`](crate::TOKEN_ENV) stays accepted too); needs the
+    /// `oauth` feature.
+    pub oauth: Option<OAuthConfig>,
 }
 
 impl HttpOptions {
@@ -52,7 +56,14 @@ impl HttpOptions {
             token_file: None,
             allow_origins: Vec::new(),
             limits: HttpLimits::default(),
+            oauth: None,
         }
+    }
+
+    /// Checks OAuth access tokens as `config` says (see [`OAuthConfig`]).
+    pub fn with_oauth(mut self, config: OAuthConfig) -> Self {
+        self.oauth = Some(config);
+        self
     }
 }
 
@@ -67,13 +78,9 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let addr = options.addr;
-    let access = match Access::resolve(
-        addr,
-        options.no_auth,
-        options.token_file.as_deref(),
-        std::env::var_os(TOKEN_ENV),
-    ) {
-        Ok(access) => Arc::new(access),
+    let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
+    let gate = match Gate::resolve(addr, &options, &server, max_body).await {
+        Ok(gate) => Arc::new(gate),
         Err(error) => {
             note!("{name}: {error}");
             return ExitCode::FAILURE;
@@ -101,7 +108,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     // then the one about the token (the token itself when it was generated).
     note!(
         "{name}: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}\n{}",
-        access.announcement(&name)
+        gate.announcement(&name)
     );
     if !local.ip().is_loopback() {
         note!(
@@ -138,32 +145,33 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
         let _ = stream.set_nodelay(true);
         let service = service.clone();
-        let access = access.clone();
+        let gate = gate.clone();
         let origins = origins.clone();
         let name = name.clone();
         let sessions = sessions.clone();
         tokio::spawn(async move {
-            let handler = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+            let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
-                let access = access.clone();
+                let gate = gate.clone();
                 let origins = origins.clone();
                 let name = name.clone();
                 let sessions = sessions.clone();
                 async move {
+                    if let Some(answer) = gate.public_response(&request) {
+                        return Ok::<_, Infallible>(answer);
+                    }
                     if request.uri().path() != HTTP_PATH {
                         return Ok::<_, Infallible>(not_found());
                     }
                     if let Err(refused) = http_guard::check_origin(&origins, request.headers()) {
                         return Ok(refused);
                     }
-                    match access.check(&name, request.headers()) {
-                        // The transport hands the request's extensions to each call.
-                        Ok(Some(principal)) => {
-                            request.extensions_mut().insert(principal);
-                        }
-                        Ok(None) => {}
+                    // The transport hands the request's extensions (the principal, the
+                    // families a token grants) to each call.
+                    let request = match gate.admit(&name, request).await {
+                        Ok(request) => request,
                         Err(refused) => return Ok(refused),
-                    }
+                    };
                     if let Err(refused) =
                         http_limits::check_sessions(&request, &sessions, limits.max_sessions).await
                     {

@@ -168,7 +168,7 @@ impl Access {
 
 /// The token of an `Authorization: Bearer <token>` header (scheme case-insensitive,
 /// RFC 6750), or `None` when there is no such header.
-fn presented_token(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn presented_token(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.trim().split_once(' ')?;
     scheme

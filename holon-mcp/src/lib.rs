@@ -34,6 +34,7 @@ macro_rules! note {
     }};
 }
 
+pub mod auth;
 mod client;
 mod content;
 mod context;
@@ -48,6 +49,7 @@ mod signal;
 mod stdio;
 mod stdio_lines;
 
+pub use auth::{KeySource, OAuthConfig, ScopeMap};
 pub use http::{HTTP_PATH, HttpOptions, serve_http};
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;

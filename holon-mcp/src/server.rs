@@ -121,6 +121,11 @@ impl McpServer {
         &self.info
     }
 
+    /// The registry it serves.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
     /// `Ok` when every served tool has an MCP form rmcp takes; the servers check it
     /// before they accept a client.
     pub fn check(&self) -> Result<(), String> {

@@ -393,6 +393,7 @@ async fn main() -> ExitCode {
         token_file: cli.token_file,
         allow_origins: Vec::new(),
         limits: holon_mcp::HttpLimits::default(),
+        oauth: None,
     };
     serve_http(server, options).await
 }

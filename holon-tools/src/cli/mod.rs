@@ -11,6 +11,7 @@ mod list;
 mod output;
 mod respond;
 mod serve;
+mod serve_oauth;
 mod services;
 
 use std::net::SocketAddr;
@@ -222,6 +223,10 @@ pub enum Command {
         /// The capability families clients may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
+        /// OAuth access tokens instead of the generated token (boxed: the other
+        /// commands are small).
+        #[command(flatten)]
+        oauth: Box<serve_oauth::OAuthArgs>,
     },
     /// Print what confines the commands of the model on this machine: Landlock ABI
     /// and rights, network rule, signal scoping, non-dumpable runtime, cgroup limits,
@@ -359,16 +364,28 @@ pub fn run(cli: Cli) -> ExitCode {
             no_auth,
             allow_origins,
             families,
-        } => with_runtime(&cli, async |runtime| {
-            let options = serve::ServeOptions {
-                http: *http,
-                token_file: token_file.clone(),
-                no_auth: *no_auth,
-                allow_origins: allow_origins.clone(),
-                families: *families,
+            oauth,
+        } => {
+            // Settings that do not fit are refused before the runtime starts.
+            let oauth = match oauth.config() {
+                Ok(oauth) => oauth,
+                Err(error) => {
+                    eprintln!("holon-tools serve: {error}");
+                    return ExitCode::from(2);
+                }
             };
-            serve::serve(registry, runtime, options).await
-        }),
+            with_runtime(&cli, async |runtime| {
+                let options = serve::ServeOptions {
+                    http: *http,
+                    token_file: token_file.clone(),
+                    no_auth: *no_auth,
+                    allow_origins: allow_origins.clone(),
+                    families: *families,
+                    oauth,
+                };
+                serve::serve(registry, runtime, options).await
+            })
+        }
     }
 }
 

@@ -13,7 +13,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry};
-use holon_mcp::{HttpLimits, HttpOptions, McpServer, ServerInfo, serve_http, serve_stdio};
+use holon_mcp::{
+    HttpLimits, HttpOptions, McpServer, OAuthConfig, ServerInfo, serve_http, serve_stdio,
+};
 use holon_runtime::Runtime;
 
 // The variable the server takes its token from is the one the runtime hides from
@@ -55,6 +57,8 @@ pub(super) struct ServeOptions {
     pub(super) allow_origins: Vec<String>,
     /// `--families`.
     pub(super) families: FamilyPolicy,
+    /// `--oauth-*`: OAuth access tokens, when `--oauth-resource` is given.
+    pub(super) oauth: Option<OAuthConfig>,
 }
 
 /// Serves `registry`'s tools that `options.families` allows, dispatching on `runtime`.
@@ -77,6 +81,7 @@ pub(super) async fn serve(
                 token_file: options.token_file,
                 allow_origins: options.allow_origins,
                 limits: HttpLimits::default(),
+                oauth: options.oauth,
             };
             serve_http(server, http).await
         }
