@@ -37,11 +37,13 @@ macro_rules! note {
 mod client;
 mod content;
 mod context;
+mod extras;
 mod http;
 pub mod http_guard;
 mod http_limits;
 mod info;
 mod progress;
+mod rounds;
 mod run;
 mod server;
 mod signal;
@@ -53,7 +55,7 @@ pub use http_limits::HttpLimits;
 pub use info::ServerInfo;
 pub use rmcp;
 pub use run::{run_http, run_stdio};
-pub use server::{McpServer, ServedRegistry};
+pub use server::{ListCaching, McpServer, ServedRegistry};
 pub use stdio::{serve_stdio, serve_stdio_bounded};
 pub use stdio_lines::DEFAULT_MAX_LINE_BYTES;
 
