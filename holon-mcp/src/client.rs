@@ -366,6 +366,32 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_elicitation_capability_is_form_mode_and_a_url_only_one_is_not() {
+        let declared = |capabilities: Value| {
+            let capabilities: ClientCapabilities =
+                serde_json::from_value(capabilities).expect("capabilities");
+            declares(Some(&capabilities), ClientCapability::Elicitation)
+        };
+        assert!(declared(json!({ "elicitation": {} })));
+        assert!(declared(
+            json!({ "elicitation": { "form": {}, "url": {} } })
+        ));
+        assert!(!declared(json!({ "elicitation": { "url": {} } })));
+        assert!(!declared(json!({ "sampling": {} })));
+        assert!(!declares(None, ClientCapability::Sampling));
+    }
+
+    #[test]
+    fn an_answer_without_an_action_is_no_elicitation_answer() {
+        assert!(elicitation_response(&json!(12345)).is_err());
+        assert!(elicitation_response(&json!({ "content": {} })).is_err());
+        assert_eq!(
+            elicitation_response(&json!({ "action": "decline" })).expect("an answer"),
+            ElicitationResponse::Decline
+        );
+    }
+
+    #[test]
     fn sampling_params_are_what_rmcp_accepts() {
         let mut request = SamplingRequest::user_text("hello", 100);
         request.system_prompt = Some("be brief".into());
