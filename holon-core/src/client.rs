@@ -1,5 +1,6 @@
 //! Handles on the client a call came from: log to it ([`ClientLog`]), ask it to sample
-//! a completion from its model ([`Sampling`]) or to ask its user ([`Elicitation`]).
+//! a completion from its model ([`Sampling`]), to ask its user ([`Elicitation`]) or for
+//! its roots ([`Roots`]).
 //!
 //! A handler takes them as parameters, as it takes `&ToolContext`:
 //!
@@ -20,8 +21,14 @@
 //! [`ClientPeer`] over its protocol (the MCP server does, over rmcp's peer). Taking a
 //! handle fails before the handler runs, with a typed error: `client_unavailable` when
 //! the host has no client (the CLI, an embedding runtime), `client_capability_missing`
-//! when the client did not declare `sampling` or `elicitation`. A request the client
-//! answers with an error is `client_request_failed`.
+//! when the client did not declare `sampling`, `elicitation` or `roots`. A handler that
+//! can do without takes `Option<Sampling>` (and so on): `None` then. A request the
+//! client answers with an error is `client_request_failed`.
+//!
+//! How a request reaches the client is the host's business: over MCP 2025-11-25 it is a
+//! request of the server to the client; over MCP 2026-07-28 the call ends with the
+//! requests and runs again with the client's answers (see `holon-mcp`). A request's
+//! `key` names it within its call; the host numbers the requests that have none.
 
 use std::fmt;
 use std::future::Future;
@@ -52,6 +59,17 @@ pub trait ClientPeer: Send + Sync {
 
     /// Asks the client to ask its user for input of a schema.
     fn elicit(&self, request: ElicitationRequest) -> ClientFuture<'_, ElicitationResponse>;
+
+    /// Asks the client for its roots (MCP `roots/list`). A host that cannot refuses.
+    fn list_roots(&self, request: RootsRequest) -> ClientFuture<'_, Vec<Root>> {
+        let _ = request;
+        Box::pin(async {
+            Err(ToolError::new(
+                ToolErrorKind::CLIENT_CAPABILITY_MISSING,
+                "this tool asks the client for its roots, and its host cannot ask for them",
+            ))
+        })
+    }
 }
 
 /// A capability a client declares when it connects.
@@ -61,6 +79,8 @@ pub enum ClientCapability {
     Sampling,
     /// `elicitation`: the server may ask it to ask its user.
     Elicitation,
+    /// `roots`: the server may ask it for its roots.
+    Roots,
 }
 
 impl ClientCapability {
@@ -69,6 +89,7 @@ impl ClientCapability {
         match self {
             Self::Sampling => "sampling",
             Self::Elicitation => "elicitation",
+            Self::Roots => "roots",
         }
     }
 }
@@ -125,6 +146,8 @@ pub struct SamplingRequest {
     pub temperature: Option<f64>,
     /// Sequences that end the reply.
     pub stop_sequences: Vec<String>,
+    /// The request's name within its call (see [`ElicitationRequest::key`]).
+    pub key: Option<String>,
 }
 
 impl SamplingRequest {
@@ -139,7 +162,14 @@ impl SamplingRequest {
             system_prompt: None,
             temperature: None,
             stop_sequences: Vec::new(),
+            key: None,
         }
+    }
+
+    /// Names the request within its call (see [`ElicitationRequest::key`]).
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
     }
 }
 
@@ -194,6 +224,44 @@ pub struct ElicitationRequest {
     /// integers, booleans or enums (single- or multi-select), with defaults, as MCP
     /// restricts it. A client gets it as given; a host refuses one it cannot send.
     pub requested_schema: Map<String, Value>,
+    /// The request's name within its call, unique in it: under MCP 2026-07-28, the key
+    /// of its entry in the call's `inputRequests`. `None`: the host numbers it
+    /// (`elicitation-1`, `elicitation-2`, ... in the order the handler asks).
+    pub key: Option<String>,
+}
+
+impl ElicitationRequest {
+    /// Asks `message`, the answer to follow `requested_schema`.
+    pub fn new(message: impl Into<String>, requested_schema: Map<String, Value>) -> Self {
+        Self {
+            message: message.into(),
+            requested_schema,
+            key: None,
+        }
+    }
+
+    /// Names the request within its call (see [`Self::key`]).
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+/// A request for the client's roots.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RootsRequest {
+    /// The request's name within its call (see [`ElicitationRequest::key`]).
+    pub key: Option<String>,
+}
+
+/// One of the client's roots: a directory or file it lets servers work in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// Its URI (`file://...`).
+    pub uri: String,
+    /// Its name, when the client gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// The user's answer to an elicitation.
@@ -256,7 +324,8 @@ impl ToolContext {
             )
             .with_hint(format!(
                 "use a client that supports {capability}, or a tool that does not need it"
-            )));
+            ))
+            .with_details(serde_json::json!({ "capability": capability.as_str() })));
         }
         Ok(client.clone())
     }
@@ -356,6 +425,12 @@ impl<'a> FromToolContext<'a> for Sampling {
     }
 }
 
+impl<'a> FromToolContext<'a> for Option<Sampling> {
+    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(Sampling::from_context(context).ok())
+    }
+}
+
 /// Asks the client to ask its user (MCP `elicitation/create`, form mode).
 #[derive(Clone)]
 pub struct Elicitation {
@@ -371,11 +446,16 @@ impl Elicitation {
         requested_schema: Map<String, Value>,
     ) -> Result<ElicitationResponse, ToolError> {
         self.client
-            .elicit(ElicitationRequest {
-                message: message.into(),
-                requested_schema,
-            })
+            .elicit(ElicitationRequest::new(message, requested_schema))
             .await
+    }
+
+    /// Sends `request` (a named one, say) and waits for the user.
+    pub async fn request(
+        &self,
+        request: ElicitationRequest,
+    ) -> Result<ElicitationResponse, ToolError> {
+        self.client.elicit(request).await
     }
 }
 
@@ -390,5 +470,52 @@ impl<'a> FromToolContext<'a> for Elicitation {
         Ok(Self {
             client: context.client_with("Elicitation", ClientCapability::Elicitation)?,
         })
+    }
+}
+
+impl<'a> FromToolContext<'a> for Option<Elicitation> {
+    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(Elicitation::from_context(context).ok())
+    }
+}
+
+/// Asks the client for its roots (MCP `roots/list`).
+#[derive(Clone)]
+pub struct Roots {
+    client: Arc<dyn ClientPeer>,
+}
+
+impl Roots {
+    /// The client's roots.
+    pub async fn list(&self) -> Result<Vec<Root>, ToolError> {
+        self.client.list_roots(RootsRequest::default()).await
+    }
+
+    /// The client's roots, asked under a name (see [`ElicitationRequest::key`]).
+    pub async fn list_as(&self, key: impl Into<String>) -> Result<Vec<Root>, ToolError> {
+        let request = RootsRequest {
+            key: Some(key.into()),
+        };
+        self.client.list_roots(request).await
+    }
+}
+
+impl fmt::Debug for Roots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Roots").finish_non_exhaustive()
+    }
+}
+
+impl<'a> FromToolContext<'a> for Roots {
+    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(Self {
+            client: context.client_with("Roots", ClientCapability::Roots)?,
+        })
+    }
+}
+
+impl<'a> FromToolContext<'a> for Option<Roots> {
+    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(Roots::from_context(context).ok())
     }
 }

@@ -127,8 +127,8 @@ mod type_hints;
 pub use cancel::Cancellation;
 pub use client::{
     ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,
-    ElicitationResponse, LogLevel, LogMessage, Role, Sampling, SamplingMessage, SamplingRequest,
-    SamplingResponse,
+    ElicitationResponse, LogLevel, LogMessage, Role, Root, Roots, RootsRequest, Sampling,
+    SamplingMessage, SamplingRequest, SamplingResponse,
 };
 pub use closed::ClosedInput;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};

@@ -1,5 +1,6 @@
 //! The MCP client as holon-core's [`ClientPeer`]: what a handler's `ClientLog`,
-//! `Sampling` and `Elicitation` handles reach, over rmcp's peer of the session.
+//! `Sampling`, `Elicitation` and `Roots` handles reach, over rmcp's peer of the session
+//! (MCP 2025-11-25; under 2026-07-28 the requests go through [`crate::rounds`]).
 //!
 //! Requests and replies go through MCP's wire form (serde) rather than rmcp's
 //! constructors: the wire form is what the specification fixes, and rmcp's types
@@ -15,15 +16,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use holon_core::{
     ClientCapability, ClientFuture, ClientPeer, ContentBlock, ElicitationRequest,
-    ElicitationResponse, LogLevel, LogMessage, Role, SamplingRequest, SamplingResponse, ToolError,
-    ToolErrorKind,
+    ElicitationResponse, LogLevel, LogMessage, Role, Root, RootsRequest, SamplingRequest,
+    SamplingResponse, ToolError, ToolErrorKind,
 };
 use holon_export::mcp;
 use rmcp::model::{
-    CreateMessageRequestParams, ElicitRequestParams, ElicitationAction, LoggingLevel,
+    ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams, LoggingLevel,
     LoggingMessageNotificationParam,
 };
-use rmcp::service::ElicitationMode;
 use rmcp::{Peer, RoleServer};
 use serde_json::{Map, Value, json};
 
@@ -47,34 +47,81 @@ fn rank(level: LogLevel) -> u8 {
     level as u8
 }
 
-fn level_of(level: LoggingLevel) -> LogLevel {
+pub(crate) fn level_of(level: LoggingLevel) -> LogLevel {
     // Both name the eight syslog levels in lowercase on the wire.
     serde_json::to_value(level)
         .and_then(serde_json::from_value)
         .unwrap_or(LogLevel::Debug)
 }
 
-/// The client of one MCP session, as handlers reach it.
-pub(crate) struct McpClient {
-    peer: Peer<RoleServer>,
-    log_level: Arc<SessionLogLevel>,
+/// Which log messages a call sends its client.
+pub(crate) enum LogGate {
+    /// The session's level (`logging/setLevel`, MCP 2025-11-25).
+    Session(Arc<SessionLogLevel>),
+    /// The request's `_meta` level (MCP 2026-07-28): none there, no messages.
+    Request(Option<LogLevel>),
 }
 
-impl McpClient {
-    /// The client behind `peer`, whose session's log level is `log_level`.
-    pub(crate) fn new(peer: Peer<RoleServer>, log_level: Arc<SessionLogLevel>) -> Self {
-        Self { peer, log_level }
+impl LogGate {
+    fn admits(&self, level: LogLevel) -> bool {
+        match self {
+            Self::Session(session) => session.admits(level),
+            Self::Request(least) => least.is_some_and(|least| rank(level) >= rank(least)),
+        }
     }
 }
 
-fn request_failed(what: &str, error: impl std::fmt::Display) -> ToolError {
+/// The client of one MCP request, as handlers reach it.
+pub(crate) struct McpClient {
+    peer: Peer<RoleServer>,
+    log: LogGate,
+    /// What the client declared: per request under 2026-07-28, at `initialize` before.
+    capabilities: Option<ClientCapabilities>,
+}
+
+impl McpClient {
+    /// The client behind `peer`, which declared `capabilities`, sent the messages
+    /// `log` admits.
+    pub(crate) fn new(
+        peer: Peer<RoleServer>,
+        log: LogGate,
+        capabilities: Option<ClientCapabilities>,
+    ) -> Self {
+        Self {
+            peer,
+            log,
+            capabilities,
+        }
+    }
+}
+
+/// Whether `capabilities` declare `capability` (elicitation: its form mode, which an
+/// empty `elicitation` object means).
+pub(crate) fn declares(
+    capabilities: Option<&ClientCapabilities>,
+    capability: ClientCapability,
+) -> bool {
+    let Some(capabilities) = capabilities else {
+        return false;
+    };
+    match capability {
+        ClientCapability::Sampling => capabilities.sampling.is_some(),
+        ClientCapability::Roots => capabilities.roots.is_some(),
+        ClientCapability::Elicitation => capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none()),
+    }
+}
+
+pub(crate) fn request_failed(what: &str, error: impl std::fmt::Display) -> ToolError {
     ToolError::new(
         ToolErrorKind::CLIENT_REQUEST_FAILED,
         format!("the client did not answer the {what} request: {error}"),
     )
 }
 
-fn unsendable(what: &str, error: impl std::fmt::Display) -> ToolError {
+pub(crate) fn unsendable(what: &str, error: impl std::fmt::Display) -> ToolError {
     ToolError::new(
         ToolErrorKind::INTERNAL_ERROR,
         format!("the tool's {what} request is not one MCP can carry: {error}"),
@@ -83,21 +130,12 @@ fn unsendable(what: &str, error: impl std::fmt::Display) -> ToolError {
 
 impl ClientPeer for McpClient {
     fn supports(&self, capability: ClientCapability) -> bool {
-        match capability {
-            ClientCapability::Sampling => self
-                .peer
-                .peer_info()
-                .is_some_and(|info| info.capabilities.sampling.is_some()),
-            ClientCapability::Elicitation => self
-                .peer
-                .supported_elicitation_modes()
-                .contains(&ElicitationMode::Form),
-        }
+        declares(self.capabilities.as_ref(), capability)
     }
 
     fn log(&self, message: LogMessage) -> ClientFuture<'_, ()> {
         Box::pin(async move {
-            if !self.log_level.admits(message.level) {
+            if !self.log.admits(message.level) {
                 return Ok(());
             }
             let params: LoggingMessageNotificationParam = serde_json::from_value(json!({
@@ -131,38 +169,78 @@ impl ClientPeer for McpClient {
 
     fn elicit(&self, request: ElicitationRequest) -> ClientFuture<'_, ElicitationResponse> {
         Box::pin(async move {
-            let params: ElicitRequestParams = serde_json::from_value(json!({
-                "mode": "form",
-                "message": request.message,
-                "requestedSchema": request.requested_schema,
-            }))
-            .map_err(|error| unsendable("elicitation", error))?;
+            let params: ElicitRequestParams = serde_json::from_value(elicitation_params(&request))
+                .map_err(|error| unsendable("elicitation", error))?;
             let result = self
                 .peer
                 .create_elicitation(params)
                 .await
                 .map_err(|error| request_failed("elicitation", error))?;
-            Ok(match result.action {
-                ElicitationAction::Accept => match result.content {
-                    Some(Value::Object(content)) => ElicitationResponse::Accept(content),
-                    None => ElicitationResponse::Accept(Map::new()),
-                    Some(other) => {
-                        return Err(request_failed(
-                            "elicitation",
-                            format!("its content is {other}, not an object"),
-                        ));
-                    }
-                },
-                ElicitationAction::Decline => ElicitationResponse::Decline,
-                // Cancel, or an action of a later protocol: nothing was accepted.
-                _ => ElicitationResponse::Cancel,
-            })
+            let wire = serde_json::to_value(&result)
+                .map_err(|error| request_failed("elicitation", error))?;
+            elicitation_response(&wire)
+        })
+    }
+
+    fn list_roots(&self, _request: RootsRequest) -> ClientFuture<'_, Vec<Root>> {
+        Box::pin(async move {
+            let result = self
+                .peer
+                .list_roots()
+                .await
+                .map_err(|error| request_failed("roots", error))?;
+            let wire =
+                serde_json::to_value(&result).map_err(|error| request_failed("roots", error))?;
+            roots_response(&wire)
         })
     }
 }
 
+/// `elicitation/create` params in MCP's wire form (form mode).
+pub(crate) fn elicitation_params(request: &ElicitationRequest) -> Value {
+    json!({
+        "mode": "form",
+        "message": request.message,
+        "requestedSchema": request.requested_schema,
+    })
+}
+
+/// An `elicitation/create` result in MCP's wire form, as holon's response.
+pub(crate) fn elicitation_response(wire: &Value) -> Result<ElicitationResponse, ToolError> {
+    let action = wire.get("action").and_then(Value::as_str);
+    Ok(match action {
+        Some("accept") => match wire.get("content") {
+            Some(Value::Object(content)) => ElicitationResponse::Accept(content.clone()),
+            None | Some(Value::Null) => ElicitationResponse::Accept(Map::new()),
+            Some(other) => {
+                return Err(request_failed(
+                    "elicitation",
+                    format!("its content is {other}, not an object"),
+                ));
+            }
+        },
+        Some("decline") => ElicitationResponse::Decline,
+        // Cancel, or an action of a later protocol: nothing was accepted.
+        Some(_) => ElicitationResponse::Cancel,
+        None => {
+            return Err(request_failed(
+                "elicitation",
+                "its answer has no action (accept, decline or cancel)",
+            ));
+        }
+    })
+}
+
+/// A `roots/list` result in MCP's wire form, as holon's roots.
+pub(crate) fn roots_response(wire: &Value) -> Result<Vec<Root>, ToolError> {
+    let roots = wire
+        .get("roots")
+        .ok_or_else(|| request_failed("roots", "its answer has no `roots`"))?;
+    serde_json::from_value(roots.clone()).map_err(|error| request_failed("roots", error))
+}
+
 /// `sampling/createMessage` params in MCP's wire form.
-fn sampling_params(request: &SamplingRequest) -> Result<Value, ToolError> {
+pub(crate) fn sampling_params(request: &SamplingRequest) -> Result<Value, ToolError> {
     let messages = request
         .messages
         .iter()
@@ -194,7 +272,7 @@ fn sampling_params(request: &SamplingRequest) -> Result<Value, ToolError> {
 }
 
 /// A `sampling/createMessage` result in MCP's wire form, as holon's response.
-fn sampling_response(wire: &Value) -> Result<SamplingResponse, ToolError> {
+pub(crate) fn sampling_response(wire: &Value) -> Result<SamplingResponse, ToolError> {
     let text = |key: &str| wire.get(key).and_then(Value::as_str);
     let role = match text("role") {
         Some("user") => Role::User,
@@ -285,6 +363,32 @@ mod tests {
             "content": { "type": "tool_use", "id": "1", "name": "x", "input": {} } }))
         .expect_err("not a reply a tool can read");
         assert_eq!(error.kind, ToolErrorKind::CLIENT_REQUEST_FAILED);
+    }
+
+    #[test]
+    fn an_empty_elicitation_capability_is_form_mode_and_a_url_only_one_is_not() {
+        let declared = |capabilities: Value| {
+            let capabilities: ClientCapabilities =
+                serde_json::from_value(capabilities).expect("capabilities");
+            declares(Some(&capabilities), ClientCapability::Elicitation)
+        };
+        assert!(declared(json!({ "elicitation": {} })));
+        assert!(declared(
+            json!({ "elicitation": { "form": {}, "url": {} } })
+        ));
+        assert!(!declared(json!({ "elicitation": { "url": {} } })));
+        assert!(!declared(json!({ "sampling": {} })));
+        assert!(!declares(None, ClientCapability::Sampling));
+    }
+
+    #[test]
+    fn an_answer_without_an_action_is_no_elicitation_answer() {
+        assert!(elicitation_response(&json!(12345)).is_err());
+        assert!(elicitation_response(&json!({ "content": {} })).is_err());
+        assert_eq!(
+            elicitation_response(&json!({ "action": "decline" })).expect("an answer"),
+            ElicitationResponse::Decline
+        );
     }
 
     #[test]

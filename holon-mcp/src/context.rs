@@ -2,15 +2,13 @@
 //! the request (its `_meta`, HTTP headers, principal, protocol revision, session) and
 //! the client it came from.
 
-use std::sync::Arc;
-
 use holon_core::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId, ToolContext};
 use hyper::http::request::Parts;
 use rmcp::RoleServer;
+use rmcp::model::ProtocolVersion as McpVersion;
 use rmcp::service::RequestContext;
 
 use crate::auth::GrantedFamilies;
-use crate::client::{McpClient, SessionLogLevel};
 
 /// The `_meta` key a stateless (2026-07-28) request names its revision under.
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -21,16 +19,29 @@ const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 /// The header a streamable HTTP request names its session in.
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// The context `base` for the call `request`.
+/// Whether `request` is of the stateless revision (2026-07-28 or later): it names its
+/// revision and client in its `_meta`, and the server sends the client no request.
+pub(crate) fn is_stateless(request: &RequestContext<RoleServer>) -> bool {
+    request
+        .protocol_version()
+        .is_some_and(|version| version >= McpVersion::V_2026_07_28)
+}
+
+/// The principal who made `request`, when its host authenticated it.
+pub(crate) fn principal(request: &RequestContext<RoleServer>) -> Option<&Principal> {
+    request
+        .extensions
+        .get::<Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+}
+
+/// The context `base` for the call `request` (the client is the caller's to attach).
 pub(crate) fn call_context(
     base: &ToolContext,
     request: &RequestContext<RoleServer>,
-    log_level: &Arc<SessionLogLevel>,
 ) -> ToolContext {
-    let client = McpClient::new(request.peer.clone(), log_level.clone());
     let mut context = base
         .clone()
-        .with_client(Arc::new(client))
         .with_cancellation(request.ct.clone())
         .with_state(RequestMeta::new(request.meta.0.0.clone()));
     let parts = request.extensions.get::<Parts>();

@@ -12,28 +12,63 @@
 //! Each call is cancelled by the client's `notifications/cancelled` for its request
 //! (the dispatcher drops it), and reports its progress as `notifications/progress`
 //! when the request has `_meta.progressToken`.
+//!
+//! A request of MCP 2026-07-28 (stateless: its `_meta` names the revision and the
+//! client's capabilities) reaches the client through [`crate::rounds`]; one of
+//! 2025-11-25 through the session's peer. Resources, prompts and completion are the
+//! host's own handler's ([`McpServer::with_handler`]). List results carry the caching
+//! hints of [`ListCaching`].
 
 use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use holon_core::{FamilyPolicy, Registry, ToolCall, ToolContext, closest};
-use holon_export::{self as export, ExportOptions, Provider};
-#[allow(deprecated)] // logging: see client
-use rmcp::model::SetLevelRequestParams;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+use holon_core::{
+    ClientPeer, FamilyPolicy, Registry, ToolCall, ToolContext, ToolErrorKind, ToolResult, closest,
 };
+use holon_export::{self as export, ExportOptions, Provider};
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ResultType, ServerCapabilities, ServerConfig, Tool,
+};
+#[allow(deprecated)] // logging and resource subscriptions: see client, extras
+use rmcp::model::{SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use crate::client::SessionLogLevel;
+use crate::client::{LogGate, McpClient, SessionLogLevel, level_of};
 use crate::content;
-use crate::context::call_context;
+use crate::context::{call_context, is_stateless, principal};
+use crate::extras::Extras;
 use crate::info::ServerInfo;
 use crate::progress::CallProgress;
+use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
+
+/// The caching hints list results carry (SEP-2549, MCP 2026-07-28): how long a client
+/// may reuse a `tools/list` (and the host handler's lists and reads, when it sets
+/// none), and whether a shared cache may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListCaching {
+    /// How long, in milliseconds (0: not at all).
+    pub ttl_ms: u64,
+    /// Who may reuse it: `Private` (this client only) or `Public` (any).
+    pub scope: CacheScope,
+}
+
+impl Default for ListCaching {
+    /// Five minutes, this client only: the tools of a server change when it restarts,
+    /// and which of them a client sees may depend on who it is (its token's families).
+    fn default() -> Self {
+        Self {
+            ttl_ms: 5 * 60 * 1000,
+            scope: CacheScope::Private,
+        }
+    }
+}
 
 /// The registry a server serves: the program's global one, or one it owns.
 #[derive(Clone)]
@@ -86,6 +121,12 @@ pub struct McpServer {
     workspace: Option<PathBuf>,
     /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
     log_level: Arc<SessionLogLevel>,
+    /// The seal on the `requestState` of a 2026-07-28 call's rounds.
+    seal: StateSeal,
+    /// The caching hints of list results.
+    caching: ListCaching,
+    /// The host's handler of resources, prompts and completion.
+    extras: Option<Arc<dyn Extras>>,
 }
 
 impl McpServer {
@@ -99,7 +140,33 @@ impl McpServer {
             tools: Arc::default(),
             workspace: None,
             log_level: Arc::default(),
+            seal: StateSeal::random(),
+            caching: ListCaching::default(),
+            extras: None,
         }
+    }
+
+    /// Serves `handler`'s resources, prompts and completions beside the tools: the
+    /// server declares the capabilities `handler.get_info()` declares of them, and
+    /// hands it `resources/*`, `prompts/*` and `completion/complete`. Its tools and
+    /// everything else are not asked.
+    pub fn with_handler(mut self, handler: impl ServerHandler + 'static) -> Self {
+        self.extras = Some(Arc::new(handler));
+        self
+    }
+
+    /// The caching hints of list results (default: [`ListCaching::default`]).
+    pub fn with_list_caching(mut self, caching: ListCaching) -> Self {
+        self.caching = caching;
+        self
+    }
+
+    /// Seals the `requestState` of 2026-07-28 rounds with `key` (at least 32 bytes),
+    /// so that every replica of a server opens what any of them sealed. By default
+    /// the key is drawn at start: a round's answer must come back to this process.
+    pub fn with_request_state_key(mut self, key: &[u8]) -> Result<Self, String> {
+        self.seal = StateSeal::with_key(key)?;
+        Ok(self)
     }
 
     /// Dispatches each call in `context` (plus what the request brings), and lists
@@ -136,12 +203,15 @@ impl McpServer {
     fn tools(&self) -> Result<&[Tool], String> {
         let tools = self.tools.get_or_init(|| {
             let options = ExportOptions::new(self.context.policy());
-            export::export(&self.registry, Provider::Mcp, options)
+            let tools = export::export(&self.registry, Provider::Mcp, options)
                 .tools
                 .into_iter()
                 .map(|tool| serde_json::from_value::<Tool>(tool.wire))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|error| format!("a tool cannot be listed over MCP: {error}"))
+                .map_err(|error| format!("a tool cannot be listed over MCP: {error}"))?;
+            // The export lists them by name (the registry holds them so): a client,
+            // or a cache, sees the same tools/list every time.
+            Ok(tools)
         });
         tools.as_deref().map_err(Clone::clone)
     }
@@ -152,6 +222,28 @@ impl McpServer {
             log_level: Arc::default(),
             ..self.clone()
         }
+    }
+
+    /// The client of the request `context`: its peer, its capabilities and its log
+    /// level (the request's own under 2026-07-28, the session's before).
+    fn request_client(&self, context: &RequestContext<RoleServer>, stateless: bool) -> McpClient {
+        let log = if stateless {
+            LogGate::Request(context.meta.log_level().map(level_of))
+        } else {
+            LogGate::Session(self.log_level.clone())
+        };
+        McpClient::new(context.peer.clone(), log, context.client_capabilities())
+    }
+
+    /// The host's handler, or method-not-found for a server without one.
+    fn extras(&self) -> Result<&dyn Extras, ErrorData> {
+        self.extras.as_deref().ok_or_else(|| {
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "this server serves tools only: no resources, prompts or completions",
+                None,
+            )
+        })
     }
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
@@ -171,10 +263,16 @@ impl McpServer {
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: see client
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
             .build();
+        if let Some(extras) = &self.extras {
+            let theirs = extras.capabilities();
+            capabilities.resources = theirs.resources;
+            capabilities.prompts = theirs.prompts;
+            capabilities.completions = theirs.completions;
+        }
         let config = ServerConfig::new(capabilities).with_server_info(self.info.implementation());
         match self.info.instructions() {
             Some(instructions) => config.with_instructions(instructions),
@@ -190,7 +288,9 @@ impl ServerHandler for McpServer {
         let tools = self
             .tools()
             .map_err(|error| ErrorData::internal_error(error, None))?;
-        Ok(ListToolsResult::with_all_items(tools.to_vec()))
+        Ok(ListToolsResult::with_all_items(tools.to_vec())
+            .with_ttl_ms(self.caching.ttl_ms)
+            .with_cache_scope(self.caching.scope))
     }
 
     /// The client's least level of the log messages its tools send it.
@@ -220,9 +320,11 @@ impl ServerHandler for McpServer {
         // rmcp delivers the arguments already parsed: a key the client repeated has
         // been collapsed to its last value here, so the `Value` entry point it is.
         let input = Value::Object(request.arguments.unwrap_or_default());
+        let stateless = is_stateless(&context);
+        let client = self.request_client(&context, stateless);
         // rmcp cancels the request's token on `notifications/cancelled` (and when the
         // session ends); the dispatch then stops the call's work.
-        let mut call_context = call_context(&self.context, &context, &self.log_level);
+        let mut call_context = call_context(&self.context, &context);
         let progress = context
             .meta
             .get_progress_token()
@@ -230,15 +332,139 @@ impl ServerHandler for McpServer {
         if let Some(progress) = &progress {
             call_context = call_context.with_progress(progress.sink());
         }
-        let result = self
-            .registry
-            .dispatch(&call_context, ToolCall::new(name, input))
-            .await;
+        let result = if stateless {
+            let binding = rounds::binding(name, &input, principal(&context).map(|p| p.id()));
+            let rounds = InputRounds::open(
+                client,
+                &self.seal,
+                &binding,
+                request.request_state.as_deref(),
+                request.input_responses,
+            )
+            .map_err(|BadState(message)| {
+                ErrorData::invalid_params(message, Some(json!({ "kind": "invalid_request_state" })))
+            })?;
+            let rounds = Arc::new(rounds);
+            let call_context = call_context.with_client(rounds.clone() as Arc<dyn ClientPeer>);
+            let call = self
+                .registry
+                .dispatch(&call_context, ToolCall::new(name, input.clone()));
+            match rounds.run(call, &self.seal, &binding).await {
+                Outcome::Done(result) => result,
+                Outcome::InputRequired(asked) => {
+                    if let Some(progress) = progress {
+                        progress.flush().await;
+                    }
+                    return Ok(CallToolResponse::InputRequired(asked));
+                }
+            }
+        } else {
+            let call_context = call_context.with_client(Arc::new(client));
+            self.registry
+                .dispatch(&call_context, ToolCall::new(name, input))
+                .await
+        };
         if let Some(progress) = progress {
             progress.flush().await;
         }
+        if stateless && let Some(missing) = missing_capability(&result) {
+            return Err(missing);
+        }
         let result = content::call_result(definition, result, self.workspace.as_deref())?;
         Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut result = self.extras()?.list_resources(request, context).await?;
+        result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+        result.cache_scope.get_or_insert(self.caching.scope);
+        result.result_type.get_or_insert(ResultType::COMPLETE);
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let mut result = self
+            .extras()?
+            .list_resource_templates(request, context)
+            .await?;
+        result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+        result.cache_scope.get_or_insert(self.caching.scope);
+        result.result_type.get_or_insert(ResultType::COMPLETE);
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let mut response = self.extras()?.read_resource(request, context).await?;
+        if let ReadResourceResponse::Complete(result) = &mut response {
+            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+            result.cache_scope.get_or_insert(self.caching.scope);
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+        }
+        Ok(response)
+    }
+
+    #[allow(deprecated)] // resource subscriptions: see extras
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.extras()?.subscribe(request, context).await
+    }
+
+    #[allow(deprecated)] // resource subscriptions: see extras
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.extras()?.unsubscribe(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut result = self.extras()?.list_prompts(request, context).await?;
+        result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+        result.cache_scope.get_or_insert(self.caching.scope);
+        result.result_type.get_or_insert(ResultType::COMPLETE);
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let mut response = self.extras()?.get_prompt(request, context).await?;
+        if let GetPromptResponse::Complete(result) = &mut response {
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+        }
+        Ok(response)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let mut result = self.extras()?.complete(request, context).await?;
+        result.result_type.get_or_insert(ResultType::COMPLETE);
+        Ok(result)
     }
 
     /// rmcp hands a request whose params do not parse (a `tools/call` without `name`,
@@ -262,6 +488,18 @@ impl ServerHandler for McpServer {
             None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
         })
     }
+}
+
+/// Under 2026-07-28, a call that needed a capability the request's `_meta` does not
+/// declare is the protocol's error (-32021, naming the capability), not a tool's.
+fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
+    let error = result.error.as_deref()?;
+    if error.kind != ToolErrorKind::CLIENT_CAPABILITY_MISSING {
+        return None;
+    }
+    let capability = error.details.as_ref()?.get("capability")?.as_str()?;
+    let required: ClientCapabilities = serde_json::from_value(json!({ capability: {} })).ok()?;
+    Some(ErrorData::missing_required_client_capability(required))
 }
 
 /// Why `params` do not parse as `T` (the path of the offending field, `None` for the

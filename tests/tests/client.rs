@@ -1,13 +1,13 @@
 //! The client handles a handler takes as parameters (`ClientLog`, `Sampling`,
-//! `Elicitation`): what reaches the host's `ClientPeer`, and the typed errors of a
-//! host without a client or a client without the capability.
+//! `Elicitation`, `Roots`): what reaches the host's `ClientPeer`, and the typed errors
+//! of a host without a client or a client without the capability.
 
 use std::sync::{Arc, Mutex};
 
 use holon_core::prelude::*;
 use holon_core::{
     ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,
-    ElicitationResponse, FamilyPolicy, LogLevel, LogMessage, Registry, Role, Sampling,
+    ElicitationResponse, FamilyPolicy, LogLevel, LogMessage, Registry, Role, Roots, Sampling,
     SamplingRequest, SamplingResponse, ToolCall, ToolResult,
 };
 use serde_json::{Map, Value, json};
@@ -47,6 +47,32 @@ async fn ask_colour(elicitation: Elicitation) -> Result<String, ToolError> {
         ElicitationResponse::Accept(content) => format!("accepted {}", Value::Object(content)),
         other => other.action().to_string(),
     })
+}
+
+/// Names the client's roots.
+#[holon_tool(family = CoreAgent)]
+async fn name_roots(roots: Roots) -> Result<String, ToolError> {
+    let roots = roots.list_as("client_roots").await?;
+    Ok(roots
+        .iter()
+        .map(|root| root.uri.as_str())
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// Says which of the client's handles it got.
+#[holon_tool(family = CoreAgent)]
+fn which_handles(
+    sampling: Option<Sampling>,
+    elicitation: Option<Elicitation>,
+    roots: Option<Roots>,
+) -> String {
+    format!(
+        "sampling {}, elicitation {}, roots {}",
+        sampling.is_some(),
+        elicitation.is_some(),
+        roots.is_some()
+    )
 }
 
 /// A client that records what it is sent and answers from a script.
@@ -216,4 +242,33 @@ async fn a_failed_client_request_is_the_tools_typed_error() {
     });
     let result = call("AskColour", Some(client)).await;
     assert_eq!(result.error_kind(), Some("client_request_failed"));
+}
+
+#[tokio::test]
+async fn optional_handles_are_none_where_a_client_or_its_capability_is_missing() {
+    let result = call("WhichHandles", None).await;
+    assert_eq!(
+        result.structured.as_deref(),
+        Some(&json!("sampling false, elicitation false, roots false"))
+    );
+    let client = capable(vec![ClientCapability::Elicitation, ClientCapability::Roots]);
+    let result = call("WhichHandles", Some(client)).await;
+    assert_eq!(
+        result.structured.as_deref(),
+        Some(&json!("sampling false, elicitation true, roots true"))
+    );
+}
+
+#[tokio::test]
+async fn roots_need_the_capability_and_a_host_that_can_ask_for_them() {
+    let result = call("NameRoots", Some(capable(vec![]))).await;
+    assert_eq!(result.error_kind(), Some("client_capability_missing"));
+    let details = result
+        .error
+        .as_ref()
+        .and_then(|error| error.details.as_deref());
+    assert_eq!(details, Some(&json!({ "capability": "roots" })));
+    // A host whose peer does not implement `list_roots` refuses, typed.
+    let result = call("NameRoots", Some(capable(vec![ClientCapability::Roots]))).await;
+    assert_eq!(result.error_kind(), Some("client_capability_missing"));
 }

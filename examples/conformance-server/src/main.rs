@@ -18,10 +18,13 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use clap::Parser;
 use holon_core::prelude::*;
 use holon_core::{
-    ClientLog, Elicitation, ElicitationResponse, Registry, Sampling, SamplingRequest,
+    ClientLog, Elicitation, ElicitationRequest, ElicitationResponse, Registry, Roots, Sampling,
+    SamplingRequest,
 };
 use holon_mcp::{HttpOptions, McpServer, serve_http, serve_stdio};
 use serde_json::{Map, Value, json};
+
+mod extras;
 
 /// The text `test_simple_text` answers with.
 const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
@@ -225,8 +228,9 @@ async fn test_elicitation_sep1330_enums(elicitation: Elicitation) -> Result<Stri
 }
 
 /// Arguments of `json_schema_2020_12_tool`, whose schema is written out by hand in
-/// JSON Schema 2020-12 (with `$schema`, `$defs` and a `$ref`), as an author may: the
-/// framework and the MCP export pass it on as written.
+/// JSON Schema 2020-12 (with `$schema`, `$defs`, an `$anchor`, a `$ref`, `allOf`/`anyOf`
+/// and `if`/`then`/`else`), as an author may: the framework and the MCP export pass it
+/// on as written.
 #[derive(Debug, Deserialize, ToolArgs)]
 #[serde(deny_unknown_fields)]
 pub struct JsonSchemaArgs {
@@ -236,6 +240,15 @@ pub struct JsonSchemaArgs {
     /// An address.
     #[serde(default)]
     pub address: Option<Address>,
+    /// How to reach the person: `phone` or `email`.
+    #[serde(default, rename = "contactMethod")]
+    pub contact_method: Option<String>,
+    /// A phone number.
+    #[serde(default)]
+    pub phone: Option<String>,
+    /// An email address.
+    #[serde(default)]
+    pub email: Option<String>,
 }
 
 /// An address of `json_schema_2020_12_tool`.
@@ -261,6 +274,7 @@ impl JsonSchema for JsonSchemaArgs {
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {
                         "street": { "type": "string" },
@@ -271,8 +285,18 @@ impl JsonSchema for JsonSchemaArgs {
             },
             "properties": {
                 "name": { "type": "string" },
-                "address": { "$ref": "#/$defs/address" }
+                "address": { "$ref": "#/$defs/address" },
+                "contactMethod": { "type": "string", "enum": ["phone", "email"] },
+                "phone": { "type": "string" },
+                "email": { "type": "string" }
             },
+            "allOf": [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+            "if": {
+                "properties": { "contactMethod": { "const": "phone" } },
+                "required": ["contactMethod"]
+            },
+            "then": { "required": ["phone"] },
+            "else": { "required": ["email"] },
             "additionalProperties": false
         })
     }
@@ -282,10 +306,15 @@ impl JsonSchema for JsonSchemaArgs {
 #[holon_tool(family = CoreAgent, name = "json_schema_2020_12_tool")]
 fn json_schema_2020_12_tool(args: JsonSchemaArgs) -> String {
     let city = args.address.and_then(|address| address.city);
+    let contact = match args.contact_method.as_deref() {
+        Some("phone") => args.phone,
+        _ => args.email.or(args.phone),
+    };
     format!(
-        "name {}, city {}",
+        "name {}, city {}, contact {}",
         args.name.as_deref().unwrap_or("(none)"),
-        city.as_deref().unwrap_or("(none)")
+        city.as_deref().unwrap_or("(none)"),
+        contact.as_deref().unwrap_or("(none)")
     )
 }
 
@@ -295,6 +324,192 @@ fn json_schema_2020_12_tool(args: JsonSchemaArgs) -> String {
 async fn test_reconnection() -> String {
     tokio::time::sleep(Duration::from_millis(100)).await;
     "Reconnection test completed successfully".to_string()
+}
+
+/// An elicitation schema of one property `name` of `kind` (`string`, `boolean`),
+/// required.
+fn one_field_schema(name: &str, kind: &str) -> Map<String, Value> {
+    object_schema(json!({
+        "type": "object",
+        "properties": { name: { "type": kind } },
+        "required": [name]
+    }))
+}
+
+/// The accepted answer's `field` as text, or what the user did instead.
+fn answer_field(response: &ElicitationResponse, field: &str) -> String {
+    match response {
+        ElicitationResponse::Accept(content) => match content.get(field) {
+            Some(Value::String(text)) => text.clone(),
+            Some(other) => other.to_string(),
+            None => "(no answer)".to_string(),
+        },
+        other => format!("(the user chose {})", other.action()),
+    }
+}
+
+/// Asks the user's name (as the request `user_name`) and greets them.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_elicitation")]
+async fn test_input_required_result_elicitation(
+    elicitation: Elicitation,
+) -> Result<String, ToolError> {
+    let request = ElicitationRequest::new("What is your name?", one_field_schema("name", "string"))
+        .with_key("user_name");
+    let response = elicitation.request(request).await?;
+    Ok(format!("Hello, {}!", answer_field(&response, "name")))
+}
+
+/// Asks the client's model the capital of France.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_sampling")]
+async fn test_input_required_result_sampling(sampling: Sampling) -> Result<String, ToolError> {
+    let request = SamplingRequest::user_text("What is the capital of France?", 100)
+        .with_key("capital_question");
+    let reply = sampling.create_message(request).await?;
+    Ok(format!(
+        "The model says: {}",
+        reply.text().unwrap_or("(a reply that is not text)")
+    ))
+}
+
+/// Asks the client for its roots and names them.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_list_roots")]
+async fn test_input_required_result_list_roots(roots: Roots) -> Result<String, ToolError> {
+    let roots = roots.list_as("client_roots").await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("The client's roots: {}", uris.join(", ")))
+}
+
+/// Asks the user to confirm; its answer comes back with the sealed request state.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_request_state")]
+async fn test_input_required_result_request_state(
+    elicitation: Elicitation,
+) -> Result<String, ToolError> {
+    let request = ElicitationRequest::new("Please confirm", one_field_schema("ok", "boolean"))
+        .with_key("confirm");
+    let response = elicitation.request(request).await?;
+    Ok(format!(
+        "state-ok: confirmed {}",
+        answer_field(&response, "ok")
+    ))
+}
+
+/// Asks the user, the client's model and the client's roots at once.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_multiple_inputs")]
+async fn test_input_required_result_multiple_inputs(
+    elicitation: Elicitation,
+    sampling: Sampling,
+    roots: Roots,
+) -> Result<String, ToolError> {
+    let name = elicitation.request(
+        ElicitationRequest::new("What is your name?", one_field_schema("name", "string"))
+            .with_key("user_name"),
+    );
+    let greeting = sampling
+        .create_message(SamplingRequest::user_text("Generate a greeting", 50).with_key("greeting"));
+    let roots = roots.list_as("client_roots");
+    let (name, greeting, roots) = tokio::join!(name, greeting, roots);
+    let (name, greeting, roots) = (name?, greeting?, roots?);
+    Ok(format!(
+        "{} {} ({} roots)",
+        greeting.text().unwrap_or("Hello"),
+        answer_field(&name, "name"),
+        roots.len()
+    ))
+}
+
+/// Asks the user two questions, one after the other.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_multi_round")]
+async fn test_input_required_result_multi_round(
+    elicitation: Elicitation,
+) -> Result<String, ToolError> {
+    let name = elicitation
+        .request(
+            ElicitationRequest::new(
+                "Step 1: What is your name?",
+                one_field_schema("name", "string"),
+            )
+            .with_key("step1"),
+        )
+        .await?;
+    let color = elicitation
+        .request(
+            ElicitationRequest::new(
+                "Step 2: What is your favorite color?",
+                one_field_schema("color", "string"),
+            )
+            .with_key("step2"),
+        )
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        answer_field(&name, "name"),
+        answer_field(&color, "color")
+    ))
+}
+
+/// Asks the user to confirm; a request state that does not come back as sealed is
+/// refused before the tool runs again.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_tampered_state")]
+async fn test_input_required_result_tampered_state(
+    elicitation: Elicitation,
+) -> Result<String, ToolError> {
+    let request = ElicitationRequest::new("Please confirm", one_field_schema("ok", "boolean"));
+    let response = elicitation.request(request).await?;
+    Ok(format!("confirmed {}", answer_field(&response, "ok")))
+}
+
+/// Asks what the client can answer: its model if it samples, its user if it elicits.
+#[holon_tool(family = CoreAgent, name = "test_input_required_result_capabilities")]
+async fn test_input_required_result_capabilities(
+    sampling: Option<Sampling>,
+    elicitation: Option<Elicitation>,
+) -> Result<String, ToolError> {
+    let mut answers = Vec::new();
+    if let Some(sampling) = sampling {
+        let reply = sampling
+            .create_message(SamplingRequest::user_text("Say hello", 20))
+            .await?;
+        answers.push(format!("model: {}", reply.text().unwrap_or("(not text)")));
+    }
+    if let Some(elicitation) = elicitation {
+        let response = elicitation
+            .ask("What is your name?", one_field_schema("name", "string"))
+            .await?;
+        answers.push(format!("user: {}", answer_field(&response, "name")));
+    }
+    Ok(if answers.is_empty() {
+        "the client can answer nothing".to_string()
+    } else {
+        answers.join("; ")
+    })
+}
+
+/// Needs the client's model: a client that does not declare sampling cannot call it.
+#[holon_tool(family = CoreAgent, name = "test_missing_capability")]
+async fn test_missing_capability(sampling: Sampling) -> Result<String, ToolError> {
+    let reply = sampling
+        .create_message(SamplingRequest::user_text("Say hello", 20))
+        .await?;
+    Ok(reply.text().unwrap_or("(not text)").to_string())
+}
+
+/// Asks the user while the call runs (under 2026-07-28: in a round of its own, never
+/// as a request on the call's stream).
+#[holon_tool(family = CoreAgent, name = "test_streaming_elicitation")]
+async fn test_streaming_elicitation(elicitation: Elicitation) -> Result<String, ToolError> {
+    let response = elicitation
+        .ask("What is your name?", one_field_schema("name", "string"))
+        .await?;
+    Ok(format!("Hello, {}!", answer_field(&response, "name")))
+}
+
+/// Logs one message at `info` (sent only when the client asked for logs).
+#[holon_tool(family = CoreAgent, name = "test_logging_tool")]
+async fn test_logging_tool(log: ClientLog) -> String {
+    log.with_logger("test_logging_tool")
+        .info("a log message")
+        .await;
+    "logged one message".to_string()
 }
 
 /// A JSON object literal of this file as a schema map.
@@ -383,7 +598,12 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = McpServer::new(registry, holon_mcp::server_info!());
+    let red_pixel_png = match red_pixel() {
+        Ok(ContentBlock::Image { data, .. }) => data,
+        _ => String::new(),
+    };
+    let server = McpServer::new(registry, holon_mcp::server_info!())
+        .with_handler(extras::TestExtras { red_pixel_png });
     if cli.stdio {
         return serve_stdio(server).await;
     }
