@@ -38,6 +38,7 @@ mod openai;
 pub mod portable;
 mod restore;
 pub mod rules;
+pub mod search;
 pub mod strict;
 mod subset;
 pub mod testing;
