@@ -30,6 +30,7 @@
 //! ```
 
 mod anthropic;
+pub mod discovery;
 mod fallback;
 mod gemini;
 mod lower_error;
