@@ -30,6 +30,7 @@
 //! ```
 
 mod anthropic;
+pub mod deferred;
 pub mod discovery;
 mod fallback;
 mod gemini;
@@ -55,6 +56,7 @@ use holon_core::FamilyPolicy;
 use holon_core::Registry;
 use holon_core::ToolDefinition;
 
+pub use deferred::{DeferOptions, DeferredExport, Namespaces, export_deferred};
 pub use fallback::{InputSurface, input_surface};
 
 /// A model API (or MCP) that tools are exported to.
