@@ -50,6 +50,15 @@ pub fn registry(mut keep: impl FnMut(&ToolMeta) -> bool) -> Result<Registry, Reg
     Registry::filtered(|meta| is_meta_tool(meta) || keep(meta))
 }
 
+/// A filter of tool names for an MCP server's `tools/list` (`McpServer::with_listed`):
+/// the meta-tools and the `pinned` tools, while every tool stays callable by name.
+pub fn listed<S: Into<String>>(
+    pinned: impl IntoIterator<Item = S>,
+) -> impl Fn(&str) -> bool + Send + Sync + 'static {
+    let pinned: Vec<String> = pinned.into_iter().map(Into::into).collect();
+    move |name: &str| META_TOOLS.contains(&name) || pinned.iter().any(|p| p == name)
+}
+
 /// A registry of the meta-tools alone.
 pub fn meta_tools() -> Result<Registry, RegistryError> {
     Registry::of_module(MODULE)

@@ -73,6 +73,9 @@ impl From<Arc<Registry>> for ServedRegistry {
     }
 }
 
+/// Which tool names `tools/list` shows (see [`McpServer::with_listed`]).
+type ListedFilter = dyn Fn(&str) -> bool + Send + Sync;
+
 /// The MCP server: the registry behind `tools/list` and `tools/call`, and the
 /// identity it shows clients.
 #[derive(Clone)]
@@ -86,6 +89,8 @@ pub struct McpServer {
     workspace: Option<PathBuf>,
     /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
     log_level: Arc<SessionLogLevel>,
+    /// Which tools `tools/list` shows (all when `None`); every tool stays callable.
+    listed: Option<Arc<ListedFilter>>,
 }
 
 impl McpServer {
@@ -99,7 +104,17 @@ impl McpServer {
             tools: Arc::default(),
             workspace: None,
             log_level: Arc::default(),
+            listed: None,
         }
+    }
+
+    /// Shows in `tools/list` only the tools whose name `listed` accepts, while every
+    /// served tool stays callable by name: with the discovery meta-tools (and any
+    /// pinned tools) listed, a client finds the rest by search. The set is fixed for
+    /// the server's life, so it never sends `notifications/tools/list_changed`.
+    pub fn with_listed(mut self, listed: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        self.listed = Some(Arc::new(listed));
+        self
     }
 
     /// Dispatches each call in `context` (plus what the request brings), and lists
@@ -185,7 +200,12 @@ impl ServerHandler for McpServer {
         let tools = self
             .tools()
             .map_err(|error| ErrorData::internal_error(error, None))?;
-        Ok(ListToolsResult::with_all_items(tools.to_vec()))
+        let listed = tools
+            .iter()
+            .filter(|tool| self.listed.as_ref().is_none_or(|listed| listed(&tool.name)))
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(listed))
     }
 
     /// The client's least level of the log messages its tools send it.
