@@ -5,8 +5,8 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Words shorter than this are not corrected: at one edit, too many short words are
-/// each other's typos.
-const MIN_CORRECTED_LEN: usize = 4;
+/// each other's typos ("spin" and "pin", "vm" and "v").
+const MIN_CORRECTED_LEN: usize = 5;
 
 /// Finds tool names close to what a query wrote.
 pub(crate) struct NameMatcher {
@@ -60,8 +60,11 @@ impl NameMatcher {
             return None;
         }
         let allowed = allowed_edits(len);
+        // A typo seldom changes the first letter; real words that do are other words.
+        let first = word.chars().next();
         self.words
             .iter()
+            .filter(|candidate| candidate.chars().next() == first)
             .filter(|candidate| candidate.len().abs_diff(word.len()) <= allowed)
             .map(|candidate| (candidate, strsim::damerau_levenshtein(word, candidate)))
             .filter(|(_, edits)| *edits <= allowed)
@@ -125,5 +128,8 @@ mod tests {
         assert_eq!(names.correct("serach"), Some("search"));
         assert_eq!(names.correct("xyzzy"), None);
         assert_eq!(names.correct("lst"), None);
+        // Short words and other first letters are other words, not typos.
+        assert_eq!(names.correct("sleap"), Some("sleep"));
+        assert_eq!(names.correct("xearch"), None);
     }
 }
