@@ -8,8 +8,9 @@
 use crate::schema::resolve_local_ref;
 
 use rustc_hash::FxHashMap;
+use std::any::{Any, TypeId};
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -50,12 +51,57 @@ pub struct Registry {
     /// Names and aliases to entries. Keys are the registry's own names, so a fast
     /// non-DoS-resistant hash is fine.
     pub(crate) lookup: FxHashMap<Box<str>, usize>,
+    /// Values other crates derive from the registry once (a search index), by type.
+    derived: Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
 }
 
 impl Registry {
     /// A registry of already validated entries.
     pub(crate) fn new(entries: Vec<Entry>, lookup: FxHashMap<Box<str>, usize>) -> Self {
-        Self { entries, lookup }
+        Self {
+            entries,
+            lookup,
+            derived: Mutex::default(),
+        }
+    }
+
+    /// The value of type `T` derived from this registry: built by `build` on the first
+    /// call for `T`, then shared. A crate caches what it computes from the tools (a
+    /// search index, say) here, so that it lives and dies with the registry.
+    ///
+    /// `build` runs without a lock held, so it may ask for other derived values; when
+    /// two threads build the same `T` at once, the first one stored wins.
+    pub fn derived<T: Any + Send + Sync>(&self, build: impl FnOnce(&Registry) -> T) -> Arc<T> {
+        if let Some(found) = self.find_derived::<T>() {
+            return found;
+        }
+        let built: Arc<dyn Any + Send + Sync> = Arc::new(build(self));
+        let mut derived = self
+            .derived
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let stored = match derived.iter().find(|(id, _)| *id == TypeId::of::<T>()) {
+            Some((_, value)) => value.clone(),
+            None => {
+                derived.push((TypeId::of::<T>(), built.clone()));
+                built
+            }
+        };
+        drop(derived);
+        stored
+            .downcast::<T>()
+            .unwrap_or_else(|_| unreachable!("stored under the TypeId of its own type"))
+    }
+
+    fn find_derived<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        let derived = self
+            .derived
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        derived
+            .iter()
+            .find(|(id, _)| *id == TypeId::of::<T>())
+            .and_then(|(_, value)| value.clone().downcast::<T>().ok())
     }
 }
 

@@ -30,6 +30,8 @@
 //! ```
 
 mod anthropic;
+pub mod deferred;
+pub mod discovery;
 mod fallback;
 mod gemini;
 mod lower_error;
@@ -38,6 +40,7 @@ mod openai;
 pub mod portable;
 mod restore;
 pub mod rules;
+pub mod search;
 pub mod strict;
 mod subset;
 pub mod testing;
@@ -53,6 +56,7 @@ use holon_core::FamilyPolicy;
 use holon_core::Registry;
 use holon_core::ToolDefinition;
 
+pub use deferred::{DeferOptions, DeferredExport, Namespaces, export_deferred};
 pub use fallback::{InputSurface, input_surface};
 
 /// A model API (or MCP) that tools are exported to.

@@ -210,7 +210,7 @@ pub fn check_tool(provider: Provider, tool: &ExportedTool) -> Vec<String> {
             for key in body.keys() {
                 if !matches!(
                     key.as_str(),
-                    "name" | "description" | "input_schema" | "input_examples"
+                    "name" | "description" | "input_schema" | "input_examples" | "defer_loading"
                 ) {
                     problems.push(format!("a client tool has no field `{key}`"));
                 }
@@ -229,6 +229,138 @@ pub fn check_tool(provider: Provider, tool: &ExportedTool) -> Vec<String> {
         }
         Provider::Mcp => check_mcp(body, &mut problems),
         _ => {}
+    }
+    problems
+}
+
+/// Anthropic's tool search tools: each `type` with the `name` it must have.
+pub const ANTHROPIC_TOOL_SEARCH: &[(&str, &str)] = &[
+    ("tool_search_tool_bm25_20251119", "tool_search_tool_bm25"),
+    ("tool_search_tool_bm25", "tool_search_tool_bm25"),
+    ("tool_search_tool_regex_20251119", "tool_search_tool_regex"),
+    ("tool_search_tool_regex", "tool_search_tool_regex"),
+];
+
+/// Every way the `tools` entries of a deferred export (see
+/// [`export_deferred`](crate::export_deferred)) break `provider`'s documented rules:
+/// each tool's own rules, `defer_loading` only where the provider has it and only a
+/// boolean, a search tool whenever a tool is deferred and never deferred itself,
+/// OpenAI namespaces well formed (`defer_loading` on the
+/// functions inside, not on the namespace), and no name twice.
+pub fn check_deferred(provider: Provider, entries: &[Value]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut deferred = 0usize;
+    let mut searches = 0usize;
+    let mut check_one = |wire: &Value, problems: &mut Vec<String>, names: &mut Vec<String>| {
+        let name = wire
+            .get("name")
+            .or_else(|| wire.get("function").and_then(|f| f.get("name")))
+            .or_else(|| wire.get("custom").and_then(|f| f.get("name")))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        match wire.get("defer_loading") {
+            None | Some(Value::Bool(false)) => {}
+            Some(Value::Bool(true)) => deferred += 1,
+            Some(other) => problems.push(format!(
+                "`{name}`: `defer_loading` is {other}, not a boolean"
+            )),
+        }
+        if wire.get("defer_loading").is_some()
+            && !matches!(provider, Provider::Anthropic | Provider::OpenAiResponses)
+        {
+            problems.push(format!("`{name}`: {provider} has no `defer_loading`"));
+        }
+        let mut plain = wire.clone();
+        if let Some(map) = plain.as_object_mut() {
+            map.remove("defer_loading");
+        }
+        let tool = ExportedTool {
+            name: name.as_str().into(),
+            surface: crate::InputSurface::Json,
+            strict: None,
+            wire: plain,
+        };
+        problems.extend(
+            check_tool(provider, &tool)
+                .into_iter()
+                .map(|p| format!("`{name}`: {p}")),
+        );
+        names.push(name);
+    };
+    for entry in entries {
+        let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+        match provider {
+            Provider::Anthropic if kind.starts_with("tool_search_tool_") => {
+                searches += 1;
+                let name = entry.get("name").and_then(Value::as_str).unwrap_or("");
+                if !ANTHROPIC_TOOL_SEARCH.contains(&(kind, name)) {
+                    problems.push(format!(
+                        "the tool search tool `{kind}` must be named as documented, not `{name}`"
+                    ));
+                }
+                if entry.get("defer_loading") == Some(&Value::Bool(true)) {
+                    problems.push("the tool search tool itself must not be deferred".to_string());
+                }
+                names.push(name.to_string());
+            }
+            Provider::OpenAiResponses if kind == "tool_search" => {
+                searches += 1;
+                if let Some(map) = entry.as_object() {
+                    for key in map.keys() {
+                        if !matches!(
+                            key.as_str(),
+                            "type" | "description" | "execution" | "parameters"
+                        ) {
+                            problems.push(format!("the tool search tool has no field `{key}`"));
+                        }
+                    }
+                }
+            }
+            Provider::OpenAiResponses if kind == "namespace" => {
+                let name = entry.get("name").and_then(Value::as_str).unwrap_or("");
+                if !OPENAI_NAME.allows(name) {
+                    problems.push(format!(
+                        "the namespace name `{name}` does not match {}",
+                        OPENAI_NAME.pattern
+                    ));
+                }
+                if entry
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .is_none_or(|text| text.trim().is_empty())
+                {
+                    problems.push(format!("the namespace `{name}` has no description"));
+                }
+                if entry.get("defer_loading").is_some() {
+                    problems.push(format!(
+                        "the namespace `{name}` has `defer_loading`: it goes on the functions inside"
+                    ));
+                }
+                match entry.get("tools").and_then(Value::as_array) {
+                    Some(tools) if !tools.is_empty() => {
+                        for tool in tools {
+                            check_one(tool, &mut problems, &mut names);
+                        }
+                    }
+                    _ => problems.push(format!("the namespace `{name}` has no tools")),
+                }
+                names.push(name.to_string());
+            }
+            _ => check_one(entry, &mut problems, &mut names),
+        }
+    }
+    if deferred > 0 && searches != 1 {
+        problems.push(format!(
+            "{deferred} tools are deferred and the export has {searches} tool search tools, not one"
+        ));
+    }
+    names.sort();
+    for pair in names.windows(2) {
+        if pair[0] == pair[1] {
+            problems.push(format!("the name `{}` is used twice", pair[0]));
+        }
     }
     problems
 }

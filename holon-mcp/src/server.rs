@@ -108,6 +108,9 @@ impl From<Arc<Registry>> for ServedRegistry {
     }
 }
 
+/// Which tool names `tools/list` shows (see [`McpServer::with_listed`]).
+type ListedFilter = dyn Fn(&str) -> bool + Send + Sync;
+
 /// The MCP server: the registry behind `tools/list` and `tools/call`, and the
 /// identity it shows clients.
 #[derive(Clone)]
@@ -127,6 +130,8 @@ pub struct McpServer {
     caching: ListCaching,
     /// The host's handler of resources, prompts and completion.
     extras: Option<Arc<dyn Extras>>,
+    /// Which tools `tools/list` shows (all when `None`); every tool stays callable.
+    listed: Option<Arc<ListedFilter>>,
 }
 
 impl McpServer {
@@ -143,6 +148,7 @@ impl McpServer {
             seal: StateSeal::random(),
             caching: ListCaching::default(),
             extras: None,
+            listed: None,
         }
     }
 
@@ -167,6 +173,15 @@ impl McpServer {
     pub fn with_request_state_key(mut self, key: &[u8]) -> Result<Self, String> {
         self.seal = StateSeal::with_key(key)?;
         Ok(self)
+    }
+
+    /// Shows in `tools/list` only the tools whose name `listed` accepts, while every
+    /// served tool stays callable by name: with the discovery meta-tools (and any
+    /// pinned tools) listed, a client finds the rest by search. The set is fixed for
+    /// the server's life, so it never sends `notifications/tools/list_changed`.
+    pub fn with_listed(mut self, listed: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        self.listed = Some(Arc::new(listed));
+        self
     }
 
     /// Dispatches each call in `context` (plus what the request brings), and lists
@@ -288,7 +303,12 @@ impl ServerHandler for McpServer {
         let tools = self
             .tools()
             .map_err(|error| ErrorData::internal_error(error, None))?;
-        Ok(ListToolsResult::with_all_items(tools.to_vec())
+        let listed = tools
+            .iter()
+            .filter(|tool| self.listed.as_ref().is_none_or(|listed| listed(&tool.name)))
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(listed)
             .with_ttl_ms(self.caching.ttl_ms)
             .with_cache_scope(self.caching.scope))
     }

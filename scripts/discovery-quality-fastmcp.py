@@ -1,0 +1,87 @@
+"""FastMCP's BM25 search transform on the same tools and queries as holon's search:
+recall@1, recall@5 and MRR@5 per query set.
+
+    python scripts/discovery-quality-fastmcp.py TOOLS.json tests/discovery-fixture/data/queries.txt
+
+TOOLS.json is `discovery-quality --dump-tools`: each set's tools in MCP `tools/list`
+form (name, description, inputSchema), exactly what holon's index is built from.
+Each set is served by a FastMCP server with `BM25SearchTransform(max_results=5)`, and
+every query goes through its `search_tools` tool over an in-memory client, as a model
+would call it. Prints one line per set, then a JSON summary.
+"""
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from fastmcp import Client, FastMCP
+from fastmcp.server.transforms.search import BM25SearchTransform
+from fastmcp.tools.base import Tool, ToolResult
+
+
+class CatalogTool(Tool):
+    """A tool known by its definition only; search never runs it."""
+
+    async def run(self, arguments):
+        return ToolResult(content=[])
+
+
+def read_queries(path):
+    sets, current = {}, None
+    for line in Path(path).read_text().splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1]
+        elif line and not line.startswith("#") and "|" in line:
+            expected, text = (part.strip() for part in line.split("|", 1))
+            sets.setdefault(current, []).append((expected, text))
+    return sets
+
+
+def result_names(result):
+    data = result.structured_content
+    if isinstance(data, dict) and "result" in data:
+        data = data["result"]
+    if data is None:
+        data = json.loads(result.content[0].text)
+    return [tool["name"] for tool in data]
+
+
+async def evaluate(tools, queries):
+    server = FastMCP("catalog")
+    for tool in tools:
+        server.add_tool(CatalogTool(
+            name=tool["name"], description=tool.get("description", ""),
+            parameters=tool["inputSchema"]))
+    server.add_transform(BM25SearchTransform(max_results=5))
+    at1 = at5 = 0
+    reciprocal = 0.0
+    async with Client(server) as client:
+        for expected, text in queries:
+            names = result_names(await client.call_tool("search_tools", {"query": text}))
+            if expected in names:
+                rank = names.index(expected)
+                at5 += 1
+                at1 += rank == 0
+                reciprocal += 1 / (rank + 1)
+    n = len(queries)
+    return {"tools": len(tools), "queries": n, "recall_at_1": at1 / n,
+            "recall_at_5": at5 / n, "mrr_at_5": reciprocal / n}
+
+
+async def main(tools_path, queries_path):
+    tools = json.loads(Path(tools_path).read_text())
+    queries = read_queries(queries_path)
+    summary = {}
+    for name in ("builtin", "catalog"):
+        figures = await evaluate(tools[name], queries[name])
+        summary[name] = figures
+        print(f"fastmcp {name:<8} {figures['tools']:>4} tools {figures['queries']:>4} queries  "
+              f"recall@1 {figures['recall_at_1']:.3f}  recall@5 {figures['recall_at_5']:.3f}  "
+              f"MRR@5 {figures['mrr_at_5']:.3f}")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,105 @@
+//! How well SearchTools' ranking finds the right tool: recall@1, recall@5 and the mean
+//! reciprocal rank of the query set (data/queries.txt) over the built-in tools
+//! (holon-tools' registry) and over the catalog (data/catalog.txt).
+//!
+//! `discovery-quality [--misses] [--dump-tools FILE]`: `--misses` lists the queries
+//! whose tool is not first; `--dump-tools` writes both tool sets in MCP `tools/list`
+//! form (what scripts/discovery-quality-fastmcp.py indexes with FastMCP), and a JSON
+//! summary of the figures goes to stdout's last line.
+
+use holon_core::{FamilyPolicy, Registry};
+use holon_discovery_fixture::{Query, queries};
+use holon_export::search::{SearchIndex, SearchScope};
+use holon_export::{ExportOptions, Provider, export};
+use serde_json::json;
+
+holon_core::link!(holon_tools);
+
+/// Recall figures of one query set.
+struct Figures {
+    queries: usize,
+    at1: usize,
+    at5: usize,
+    reciprocal: f64,
+}
+
+fn evaluate(registry: &Registry, queries: &[&Query], show_misses: bool) -> Figures {
+    let index = SearchIndex::of(registry);
+    let scope = SearchScope::model(FamilyPolicy::all());
+    let mut figures = Figures {
+        queries: queries.len(),
+        at1: 0,
+        at5: 0,
+        reciprocal: 0.0,
+    };
+    for query in queries {
+        let hits = index.search(&query.text, 5, scope);
+        let rank = hits.iter().position(|hit| *hit.name == query.expected);
+        match rank {
+            Some(0) => figures.at1 += 1,
+            _ if show_misses => {
+                let found: Vec<&str> = hits.iter().map(|hit| &*hit.name).collect();
+                println!(
+                    "  miss {:>4} {:<22} {:?} -> {:?}",
+                    rank.map_or("-".to_string(), |r| format!("@{}", r + 1)),
+                    query.expected,
+                    query.text,
+                    found
+                );
+            }
+            _ => {}
+        }
+        if let Some(rank) = rank {
+            figures.at5 += 1;
+            figures.reciprocal += 1.0 / (rank as f64 + 1.0);
+        }
+    }
+    figures
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let show_misses = args.iter().any(|a| a == "--misses");
+    let dump = args
+        .iter()
+        .position(|a| a == "--dump-tools")
+        .and_then(|i| args.get(i + 1));
+    let builtin = Registry::of_module("holon_tools").expect("the built-in tools");
+    let catalog =
+        Registry::of_module("holon_discovery_fixture::catalog").expect("the catalog's tools");
+    let all = queries();
+    let mut summary = serde_json::Map::new();
+    for (set, registry) in [("builtin", &builtin), ("catalog", &catalog)] {
+        let tools = registry.model_definitions(FamilyPolicy::all()).count();
+        let set_queries: Vec<&Query> = all.iter().filter(|q| q.set == set).collect();
+        let figures = evaluate(registry, &set_queries, show_misses);
+        let n = figures.queries as f64;
+        println!(
+            "holon {set:<8} {:>4} tools {:>4} queries  recall@1 {:.3}  recall@5 {:.3}  MRR@5 {:.3}",
+            tools,
+            figures.queries,
+            figures.at1 as f64 / n,
+            figures.at5 as f64 / n,
+            figures.reciprocal / n
+        );
+        summary.insert(
+            set.to_string(),
+            json!({
+                "tools": tools,
+                "queries": figures.queries,
+                "recall_at_1": figures.at1 as f64 / n,
+                "recall_at_5": figures.at5 as f64 / n,
+                "mrr_at_5": figures.reciprocal / n,
+            }),
+        );
+    }
+    if let Some(path) = dump {
+        let tools = json!({
+            "builtin": export(&builtin, Provider::Mcp, ExportOptions::default()).payload()["tools"],
+            "catalog": export(&catalog, Provider::Mcp, ExportOptions::default()).payload()["tools"],
+        });
+        #[allow(clippy::disallowed_methods)] // a benchmark's output file, outside any gate
+        std::fs::write(path, tools.to_string()).expect("the dump file is writable");
+    }
+    println!("{}", serde_json::Value::Object(summary));
+}
