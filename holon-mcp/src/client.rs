@@ -162,7 +162,7 @@ impl ClientPeer for McpClient {
 }
 
 /// `sampling/createMessage` params in MCP's wire form.
-fn sampling_params(request: &SamplingRequest) -> Result<Value, ToolError> {
+pub(crate) fn sampling_params(request: &SamplingRequest) -> Result<Value, ToolError> {
     let messages = request
         .messages
         .iter()
@@ -194,7 +194,7 @@ fn sampling_params(request: &SamplingRequest) -> Result<Value, ToolError> {
 }
 
 /// A `sampling/createMessage` result in MCP's wire form, as holon's response.
-fn sampling_response(wire: &Value) -> Result<SamplingResponse, ToolError> {
+pub(crate) fn sampling_response(wire: &Value) -> Result<SamplingResponse, ToolError> {
     let text = |key: &str| wire.get(key).and_then(Value::as_str);
     let role = match text("role") {
         Some("user") => Role::User,

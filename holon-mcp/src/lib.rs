@@ -47,6 +47,7 @@ mod server;
 mod signal;
 mod stdio;
 mod stdio_lines;
+pub mod tasks;
 
 pub use http::{HTTP_PATH, HttpOptions, serve_http};
 pub use http_limits::HttpLimits;

@@ -22,8 +22,9 @@ use holon_export::{self as export, ExportOptions, Provider};
 #[allow(deprecated)] // logging: see client
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest, CustomResult,
+    ErrorCode, GetTaskParams, GetTaskResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -34,6 +35,7 @@ use crate::content;
 use crate::context::call_context;
 use crate::info::ServerInfo;
 use crate::progress::CallProgress;
+use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
 
 /// The registry a server serves: the program's global one, or one it owns.
 #[derive(Clone)]
@@ -86,20 +88,39 @@ pub struct McpServer {
     workspace: Option<PathBuf>,
     /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
     log_level: Arc<SessionLogLevel>,
+    /// The tasks extension (crate::tasks): `None` when no served tool runs as a task
+    /// and the host gave no store.
+    tasks: Option<Arc<Tasks>>,
 }
 
 impl McpServer {
     /// A server of `registry`'s tools (every family), calling itself `info`
     /// (usually [`server_info!()`](crate::server_info): the calling crate's package).
     pub fn new(registry: impl Into<ServedRegistry>, info: ServerInfo) -> Self {
+        let registry = registry.into();
+        // A registry with a tool that may run as a task serves the tasks extension,
+        // its tasks in memory unless the host gives a store.
+        let tasks = registry
+            .definitions()
+            .any(|definition| !definition.task.is_forbidden())
+            .then(|| default_tasks(Arc::new(MemoryTaskStore::new())));
         Self {
-            registry: registry.into(),
+            registry,
             info: Arc::new(info),
             context: ToolContext::new(FamilyPolicy::all()),
             tools: Arc::default(),
             workspace: None,
             log_level: Arc::default(),
+            tasks,
         }
+    }
+
+    /// Keeps the tasks of calls that run as tasks in `store` (such as a
+    /// `tasks::SqliteTaskStore`, feature `sqlite`) rather than in memory, for
+    /// [`tasks::DEFAULT_TASK_TTL_MS`] each; and serves the tasks extension.
+    pub fn with_task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = Some(default_tasks(store));
+        self
     }
 
     /// Dispatches each call in `context` (plus what the request brings), and lists
@@ -114,6 +135,13 @@ impl McpServer {
     pub fn with_workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
         self.workspace = Some(workspace.into());
         self
+    }
+
+    /// The tasks extension's tasks, or the error of a server without it.
+    fn tasks(&self) -> Result<&Arc<Tasks>, ErrorData> {
+        self.tasks
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
     }
 
     /// Who the server says it is.
@@ -166,10 +194,15 @@ impl McpServer {
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: see client
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let builder = ServerCapabilities::builder()
             .enable_tools()
-            .enable_logging()
-            .build();
+            .enable_logging();
+        // Tasks extension (crate::tasks).
+        let builder = match self.tasks {
+            Some(_) => builder.enable_tasks(),
+            None => builder,
+        };
+        let capabilities = builder.build();
         let config = ServerConfig::new(capabilities).with_server_info(self.info.implementation());
         match self.info.instructions() {
             Some(instructions) => config.with_instructions(instructions),
@@ -225,6 +258,20 @@ impl ServerHandler for McpServer {
         if let Some(progress) = &progress {
             call_context = call_context.with_progress(progress.sink());
         }
+        // Tasks extension (crate::tasks): a call that runs as a task is answered
+        // with its handle once the task is stored.
+        if let Some(tasks) = &self.tasks
+            && tasks::run_as_task(definition, &context)?
+        {
+            let call = tasks::TaskCall {
+                registry: self.registry.clone(),
+                definition: definition.clone(),
+                call: ToolCall::new(name, input),
+                context: call_context,
+                workspace: self.workspace.clone(),
+            };
+            return call.start(tasks, &context);
+        }
         let result = self
             .registry
             .dispatch(&call_context, ToolCall::new(name, input))
@@ -234,6 +281,39 @@ impl ServerHandler for McpServer {
         }
         let result = content::call_result(definition, result, self.workspace.as_deref())?;
         Ok(result.into())
+    }
+
+    /// Tasks extension (crate::tasks): `tasks/get`.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks()?
+            .get(&tasks::owner_of(&context), &request.task_id)
+    }
+
+    /// Tasks extension (crate::tasks): `tasks/update`.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?.update(
+            &tasks::owner_of(&context),
+            &request.task_id,
+            request.input_responses,
+        )
+    }
+
+    /// Tasks extension (crate::tasks): `tasks/cancel`.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?
+            .cancel(&tasks::owner_of(&context), &request.task_id)
     }
 
     /// rmcp hands a request whose params do not parse (a `tools/call` without `name`,
@@ -257,6 +337,11 @@ impl ServerHandler for McpServer {
             None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
         })
     }
+}
+
+/// The tasks kept in `store`, each for the default time to live.
+fn default_tasks(store: Arc<dyn TaskStore>) -> Arc<Tasks> {
+    Arc::new(Tasks::new(store, Some(tasks::DEFAULT_TASK_TTL_MS)))
 }
 
 /// Why `params` do not parse as `T` (the path of the offending field, `None` for the

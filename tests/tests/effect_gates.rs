@@ -118,6 +118,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ),
     ("holon-mcp/src/http.rs", "the MCP server's listening socket"),
     (
+        "holon-mcp/src/tasks/sqlite.rs",
+        "the MCP server's task store opens the SQLite file its host names (feature sqlite)",
+    ),
+    (
         "holon-tool-macros/src/examples.rs",
         "compile-time reads of a tool author's example files",
     ),
