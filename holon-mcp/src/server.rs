@@ -251,15 +251,9 @@ impl ServerHandler for McpServer {
         // rmcp cancels the request's token on `notifications/cancelled` (and when the
         // session ends); the dispatch then stops the call's work.
         let mut call_context = call_context(&self.context, &context, &self.log_level);
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| CallProgress::start(context.peer.clone(), token));
-        if let Some(progress) = &progress {
-            call_context = call_context.with_progress(progress.sink());
-        }
         // Tasks extension (crate::tasks): a call that runs as a task is answered
-        // with its handle once the task is stored.
+        // with its handle once the task is stored (it reports no progress: the
+        // request it would report on has ended).
         if let Some(tasks) = &self.tasks
             && tasks::run_as_task(definition, &context)?
         {
@@ -271,6 +265,13 @@ impl ServerHandler for McpServer {
                 workspace: self.workspace.clone(),
             };
             return call.start(tasks, &context);
+        }
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| CallProgress::start(context.peer.clone(), token));
+        if let Some(progress) = &progress {
+            call_context = call_context.with_progress(progress.sink());
         }
         let result = self
             .registry
