@@ -1,8 +1,6 @@
 //! The client as a task's tool reaches it: a request to the client parks the task
 //! as `input_required`, and the client's answer comes back through `tasks/update`.
 
-#![allow(deprecated)] // sampling: see crate::client
-
 use std::sync::Arc;
 
 use holon_core::{
