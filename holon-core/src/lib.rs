@@ -140,7 +140,8 @@ pub use hints::closest;
 pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
 pub use input::{JsonArguments, ToolInput};
 pub use meta::{
-    DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, ToolAnnotations, ToolMeta, Visibility,
+    DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, TaskSupport, ToolAnnotations,
+    ToolMeta, Visibility,
 };
 pub use output::{IntoToolOutput, ToolOutput};
 pub use params::FromToolContext;

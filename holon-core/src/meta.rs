@@ -106,6 +106,39 @@ impl ToolAnnotations {
     }
 }
 
+/// Whether a call of the tool may run as a task (the MCP tasks extension,
+/// `io.modelcontextprotocol/tasks`): the server answers with a task handle at once,
+/// and the client polls the task for the result. Declared with `task = optional` or
+/// `task = required` in `#[holon_tool]`; exported as MCP's `execution.taskSupport`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskSupport {
+    /// Every call runs to its end within the request (the default).
+    #[default]
+    Forbidden,
+    /// A call runs as a task when the client supports tasks, and within the
+    /// request otherwise.
+    Optional,
+    /// A call runs as a task only: a client that does not support tasks is refused.
+    Required,
+}
+
+impl TaskSupport {
+    /// The wire name, as MCP's `execution.taskSupport` spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Forbidden => "forbidden",
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
+
+    /// Whether calls never run as tasks (the default, left out of exports).
+    pub fn is_forbidden(&self) -> bool {
+        *self == Self::Forbidden
+    }
+}
+
 /// Where a tool was declared, for error messages that name definition sites.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct DefinedAt {
@@ -143,6 +176,8 @@ pub struct ToolMeta {
     pub freeform: Option<FreeformGrammarDecl>,
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
+    /// Whether a call may run as an MCP task.
+    pub task: TaskSupport,
     /// Where the tool was declared.
     pub defined_at: DefinedAt,
 }

@@ -308,6 +308,7 @@ pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -
             aliases: meta.aliases.to_vec(),
             result_schema: Arc::new(result_schema),
             annotations: meta.annotations,
+            task: meta.task,
             input_examples: Arc::new([]),
             defined_at: site,
         },

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::family::ToolCapabilityFamily;
-use crate::meta::{DefinedAt, GrammarSyntax, Stability, ToolAnnotations, Visibility};
+use crate::meta::{DefinedAt, GrammarSyntax, Stability, TaskSupport, ToolAnnotations, Visibility};
 
 /// A freeform grammar: the tool also accepts raw text in this language.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -48,6 +48,9 @@ pub struct ToolDefinition {
     pub result_schema: Arc<Value>,
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
+    /// Whether a call may run as an MCP task.
+    #[serde(skip_serializing_if = "TaskSupport::is_forbidden")]
+    pub task: TaskSupport,
     /// Example arguments, each a valid call (checked when the registry is built).
     #[serde(skip_serializing_if = "<[Value]>::is_empty")]
     pub input_examples: Arc<[Value]>,

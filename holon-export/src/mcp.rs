@@ -1,7 +1,8 @@
 //! MCP: the `tools/list` entry of a tool and the `tools/call` result of a call.
 //!
 //! A tool is `{"name", "title", "description", "inputSchema", "outputSchema",
-//! "annotations"}`, plus `_meta["holon/inputExamples"]` when it has input examples. MCP has no freeform input, so a freeform tool is exported with its
+//! "annotations"}`, plus `execution.taskSupport` when the tool may run as a task and
+//! `_meta["holon/inputExamples"]` when it has input examples. MCP has no freeform input, so a freeform tool is exported with its
 //! JSON surface. `outputSchema` is the tool's result schema; MCP requires an object
 //! there (and in `structuredContent`), so a tool whose result is not an object gets it
 //! wrapped as `{"result": ...}` in both ([`wraps_result`]).
@@ -48,6 +49,13 @@ pub fn tool(definition: &ToolDefinition) -> Value {
     let annotations = annotations(definition);
     if !annotations.is_empty() {
         tool.insert("annotations".into(), Value::Object(annotations));
+    }
+    if !definition.task.is_forbidden() {
+        // The tasks extension's per-tool declaration (2025-11-25 `Tool.execution`).
+        tool.insert(
+            "execution".into(),
+            json!({ "taskSupport": definition.task.as_str() }),
+        );
     }
     if !definition.input_examples.is_empty() {
         tool.insert(

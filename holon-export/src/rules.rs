@@ -405,6 +405,14 @@ fn check_mcp(body: &serde_json::Map<String, Value>, problems: &mut Vec<String>) 
     if body.get("title").is_some_and(|title| !title.is_string()) {
         problems.push("`title` must be a string".to_string());
     }
+    if let Some(execution) = body.get("execution") {
+        let support = execution.get("taskSupport").and_then(Value::as_str);
+        if !matches!(support, Some("forbidden" | "optional" | "required")) {
+            problems.push(
+                "`execution.taskSupport` must be forbidden, optional or required".to_string(),
+            );
+        }
+    }
     if body.get("_meta").is_some_and(|meta| !meta.is_object()) {
         problems.push("`_meta` must be an object".to_string());
     }

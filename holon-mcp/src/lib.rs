@@ -50,6 +50,7 @@ mod server;
 mod signal;
 mod stdio;
 mod stdio_lines;
+pub mod tasks;
 
 pub use auth::{KeySource, OAuthConfig, ScopeMap};
 pub use http::{HTTP_PATH, HttpOptions, serve_http};

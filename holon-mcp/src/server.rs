@@ -26,6 +26,8 @@ use std::sync::{Arc, OnceLock};
 use holon_core::{
     ClientPeer, FamilyPolicy, Registry, ToolCall, ToolContext, ToolErrorKind, ToolResult, closest,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams
+};
 use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
@@ -46,6 +48,7 @@ use crate::context::{call_context, is_stateless, principal};
 use crate::extras::Extras;
 use crate::info::ServerInfo;
 use crate::progress::CallProgress;
+use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
 use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
 
 /// The caching hints list results carry (SEP-2549, MCP 2026-07-28): how long a client
@@ -132,14 +135,24 @@ pub struct McpServer {
     extras: Option<Arc<dyn Extras>>,
     /// Which tools `tools/list` shows (all when `None`); every tool stays callable.
     listed: Option<Arc<ListedFilter>>,
+    /// The tasks extension (crate::tasks): `None` when no served tool runs as a task
+    /// and the host gave no store.
+    tasks: Option<Arc<Tasks>>,
 }
 
 impl McpServer {
     /// A server of `registry`'s tools (every family), calling itself `info`
     /// (usually [`server_info!()`](crate::server_info): the calling crate's package).
     pub fn new(registry: impl Into<ServedRegistry>, info: ServerInfo) -> Self {
+        let registry = registry.into();
+        // A registry with a tool that may run as a task serves the tasks extension,
+        // its tasks in memory unless the host gives a store.
+        let tasks = registry
+            .definitions()
+            .any(|definition| !definition.task.is_forbidden())
+            .then(|| default_tasks(Arc::new(MemoryTaskStore::new())));
         Self {
-            registry: registry.into(),
+            registry,
             info: Arc::new(info),
             context: ToolContext::new(FamilyPolicy::all()),
             tools: Arc::default(),
@@ -149,6 +162,7 @@ impl McpServer {
             caching: ListCaching::default(),
             extras: None,
             listed: None,
+            tasks,
         }
     }
 
@@ -184,6 +198,14 @@ impl McpServer {
         self
     }
 
+    /// Keeps the tasks of calls that run as tasks in `store` (such as a
+    /// `tasks::SqliteTaskStore`, feature `sqlite`) rather than in memory, for
+    /// [`tasks::DEFAULT_TASK_TTL_MS`] each; and serves the tasks extension.
+    pub fn with_task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = Some(default_tasks(store));
+        self
+    }
+
     /// Dispatches each call in `context` (plus what the request brings), and lists
     /// the tools its family policy allows.
     pub fn with_context(mut self, context: ToolContext) -> Self {
@@ -196,6 +218,13 @@ impl McpServer {
     pub fn with_workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
         self.workspace = Some(workspace.into());
         self
+    }
+
+    /// The tasks extension's tasks, or the error of a server without it.
+    fn tasks(&self) -> Result<&Arc<Tasks>, ErrorData> {
+        self.tasks
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
     }
 
     /// Who the server says it is.
@@ -278,10 +307,15 @@ impl McpServer {
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: see client
     fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::builder()
+        let builder = ServerCapabilities::builder()
             .enable_tools()
-            .enable_logging()
-            .build();
+            .enable_logging();
+        // Tasks extension (crate::tasks).
+        let builder = match self.tasks {
+            Some(_) => builder.enable_tasks(),
+            None => builder,
+        };
+        let mut capabilities = builder.build();
         if let Some(extras) = &self.extras {
             let theirs = extras.capabilities();
             capabilities.resources = theirs.resources;
@@ -345,6 +379,21 @@ impl ServerHandler for McpServer {
         // rmcp cancels the request's token on `notifications/cancelled` (and when the
         // session ends); the dispatch then stops the call's work.
         let mut call_context = call_context(&self.context, &context);
+        // Tasks extension (crate::tasks): a call that runs as a task is answered
+        // with its handle once the task is stored (it reports no progress: the
+        // request it would report on has ended).
+        if let Some(tasks) = &self.tasks
+            && tasks::run_as_task(definition, &context)?
+        {
+            let call = tasks::TaskCall {
+                registry: self.registry.clone(),
+                definition: definition.clone(),
+                call: ToolCall::new(name, input),
+                context: call_context,
+                workspace: self.workspace.clone(),
+            };
+            return call.start(tasks, &context);
+        }
         let progress = context
             .meta
             .get_progress_token()
@@ -487,6 +536,39 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
+    /// Tasks extension (crate::tasks): `tasks/get`.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks()?
+            .get(&tasks::owner_of(&context), &request.task_id)
+    }
+
+    /// Tasks extension (crate::tasks): `tasks/update`.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?.update(
+            &tasks::owner_of(&context),
+            &request.task_id,
+            request.input_responses,
+        )
+    }
+
+    /// Tasks extension (crate::tasks): `tasks/cancel`.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?
+            .cancel(&tasks::owner_of(&context), &request.task_id)
+    }
+
     /// rmcp hands a request whose params do not parse (a `tools/call` without `name`,
     /// with array `arguments`) here as a custom request, which would answer
     /// method-not-found: for a method this server has, the answer is invalid-params,
@@ -520,6 +602,11 @@ fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
     let capability = error.details.as_ref()?.get("capability")?.as_str()?;
     let required: ClientCapabilities = serde_json::from_value(json!({ capability: {} })).ok()?;
     Some(ErrorData::missing_required_client_capability(required))
+}
+
+/// The tasks kept in `store`, each for the default time to live.
+fn default_tasks(store: Arc<dyn TaskStore>) -> Arc<Tasks> {
+    Arc::new(Tasks::new(store, Some(tasks::DEFAULT_TASK_TTL_MS)))
 }
 
 /// Why `params` do not parse as `T` (the path of the offending field, `None` for the

@@ -292,6 +292,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let read_only = annotation(options.annotations.read_only);
     let destructive = annotation(options.annotations.destructive);
     let idempotent = annotation(options.annotations.idempotent);
+    let task = task_variant(options.task.as_ref());
     let open_world = annotation(options.annotations.open_world);
 
     // The user's result and error types are required to fit where they are used,
@@ -502,6 +503,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
                             idempotent: #idempotent,
                             open_world: #open_world,
                         },
+                        task: #core::TaskSupport::#task,
                         defined_at: #defined_at,
                     },
                     arguments: __holon_arguments,
@@ -513,6 +515,16 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
             }
         };
     }
+}
+
+/// The `TaskSupport` variant of `task = optional | required` (none: `Forbidden`).
+fn task_variant(task: Option<&Ident>) -> Ident {
+    let variant = match task.map(Ident::to_string).as_deref() {
+        Some("optional") => "Optional",
+        Some("required") => "Required",
+        _ => "Forbidden",
+    };
+    Ident::new(variant, task.map_or_else(Span::call_site, Ident::span))
 }
 
 fn ident_variant(ident: Option<&Ident>, default: &str) -> Ident {

@@ -23,7 +23,7 @@ pub(crate) const FAMILIES: &[&str] = &[
     "ExternalTrigger",
 ];
 
-const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate, timeout_ms, example, example_file";
+const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate, timeout_ms, example, example_file, task";
 
 const ANNOTATIONS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -70,6 +70,8 @@ pub(crate) struct ToolOptions {
     pub(crate) timeout_ms: Option<u64>,
     /// `example = "..."` and `example_file = "..."`, repeatable: input examples.
     pub(crate) examples: Vec<crate::examples::Example>,
+    /// `task = optional | required`: a call may (or must) run as an MCP task.
+    pub(crate) task: Option<Ident>,
 }
 
 /// Parses the attribute's tokens; problems are added to `errors`.
@@ -128,6 +130,7 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
                     .and_then(|expr| crate::crate_path::parse_value(expr, errors))
             }
             "timeout_ms" => options.timeout_ms = parse_timeout(&meta, errors),
+            "task" => options.task = parse_choice(&meta, "task", &["optional", "required"], errors),
             "example" | "example_file" => options
                 .examples
                 .extend(crate::examples::parse(&meta, &key, errors)),

@@ -122,6 +122,10 @@ const ALLOWED: &[(&str, &str)] = &[
         "the example agent's HTTP client to the model API it is pointed at (a host, not a tool)",
     ),
     (
+        "holon-mcp/src/tasks/sqlite.rs",
+        "the MCP server's task store opens the SQLite file its host names (feature sqlite)",
+    ),
+    (
         "holon-tool-macros/src/examples.rs",
         "compile-time reads of a tool author's example files",
     ),

@@ -8,7 +8,7 @@
 
 use holon_core::{CallFuture, Tool, ToolOutput};
 use holon_core::{
-    DefinedAt, FreeformGrammarDecl, GrammarSyntax, Registry, RegistryError, Stability,
+    DefinedAt, FreeformGrammarDecl, GrammarSyntax, Registry, RegistryError, Stability, TaskSupport,
     ToolAnnotations, ToolCapabilityFamily, ToolContext, ToolInput, ToolMeta, Visibility,
 };
 use holon_downstream_tools as _;
@@ -60,6 +60,7 @@ const fn meta(name: &'static str, line: u32) -> ToolMeta {
             idempotent: None,
             open_world: None,
         },
+        task: TaskSupport::Forbidden,
         defined_at: DefinedAt {
             module: module_path!(),
             file: file!(),

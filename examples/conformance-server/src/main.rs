@@ -25,6 +25,7 @@ use holon_mcp::{HttpOptions, McpServer, serve_http, serve_stdio};
 use serde_json::{Map, Value, json};
 
 mod extras;
+mod tasks;
 
 /// The text `test_simple_text` answers with.
 const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
@@ -585,6 +586,9 @@ struct Cli {
     /// Read the bearer token from this file (else HOLON_MCP_TOKEN, else a generated one).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// Keep the tasks of the task tools in this SQLite file (else in memory).
+    #[arg(long, value_name = "FILE")]
+    task_db: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -602,8 +606,17 @@ async fn main() -> ExitCode {
         Ok(ContentBlock::Image { data, .. }) => data,
         _ => String::new(),
     };
-    let server = McpServer::new(registry, holon_mcp::server_info!())
+    let mut server = McpServer::new(registry, holon_mcp::server_info!())
         .with_handler(extras::TestExtras { red_pixel_png });
+    if let Some(path) = &cli.task_db {
+        match holon_mcp::tasks::SqliteTaskStore::open(path) {
+            Ok(store) => server = server.with_task_store(std::sync::Arc::new(store)),
+            Err(error) => {
+                eprintln!("conformance-server: {}: {error}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     if cli.stdio {
         return serve_stdio(server).await;
     }

@@ -1,0 +1,32 @@
+//! The MCP tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a call of a
+//! tool declared `task = optional` or `task = required` runs as a task when the
+//! request declares the extension. The `tools/call` answer is the task's handle
+//! (`resultType: "task"`), given once the task is in the [`TaskStore`]; the client
+//! polls `tasks/get` (the result or error inlined once it ends), answers the tool's
+//! requests to it (`input_required`) with `tasks/update`, and may `tasks/cancel`.
+//!
+//! A `task = required` tool called by a client that did not declare the extension
+//! is refused with `-32021` (missing required client capability). Tasks belong to
+//! the principal that created them (else the session, else all unauthenticated
+//! stateless clients): another owner's task is an unknown task (`-32602`).
+
+mod clock;
+mod input;
+mod live;
+mod memory;
+mod record;
+mod runner;
+mod serve;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+mod store;
+
+pub use memory::MemoryTaskStore;
+pub use record::{TaskOwner, TaskRecord, TaskState};
+pub use runner::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteTaskStore;
+pub use store::{TaskStore, TaskStoreError};
+
+pub(crate) use runner::Tasks;
+pub(crate) use serve::{TaskCall, owner_of, run_as_task};

@@ -1,0 +1,254 @@
+//! The task lifecycle: a call becomes a task (created in the store before the
+//! answer), runs in the background, and is polled (`tasks/get`), answered
+//! (`tasks/update`) and cancelled (`tasks/cancel`) by its owner only.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rmcp::ErrorData;
+use rmcp::model::{CreateTaskResult, GetTaskResult};
+use serde_json::{Map, Value, json};
+
+use super::clock::{iso8601, now_ms};
+use super::live::LiveTask;
+use super::record::{TaskOwner, TaskRecord, TaskState};
+use super::store::{TaskStore, TaskStoreError};
+
+/// How long a task is kept after its creation (an hour), unless the host says.
+pub const DEFAULT_TASK_TTL_MS: u64 = 60 * 60 * 1000;
+
+/// How often a client is asked to poll a task.
+pub const DEFAULT_POLL_INTERVAL_MS: u64 = 250;
+
+/// The tasks of one server: its store and the tasks running in this process.
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    live: Mutex<HashMap<String, Arc<LiveTask>>>,
+    ttl_ms: Option<u64>,
+}
+
+/// The JSON-RPC error of a store that failed.
+fn store_failed(error: TaskStoreError) -> ErrorData {
+    ErrorData::internal_error(
+        error.to_string(),
+        Some(json!({ "kind": "task_store_failed" })),
+    )
+}
+
+/// The JSON-RPC error of a task id this owner has no task under (unknown, expired,
+/// or another owner's: which of them is not told).
+pub(crate) fn unknown_task(id: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "no task `{id}`: its id is wrong, its time to live ran out, or it is not yours; the tools/call that created it returned the id"
+        ),
+        Some(json!({ "kind": "unknown_task", "taskId": id })),
+    )
+}
+
+/// 128 random bits, as 32 hex digits: an id nobody can guess.
+fn mint_id() -> Result<String, ErrorData> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|error| {
+        ErrorData::internal_error(format!("no randomness for a task id: {error}"), None)
+    })?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+impl Tasks {
+    /// The tasks kept in `store`, each for `ttl_ms` after its creation (`None`:
+    /// kept until the store forgets it).
+    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl_ms: Option<u64>) -> Self {
+        Self {
+            store,
+            live: Mutex::default(),
+            ttl_ms,
+        }
+    }
+
+    fn live(&self) -> MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Creates a task of `tool` for `owner` in the store, then runs `work` (given
+    /// the running task) in the background; the handle is returned once the store
+    /// has the task. `work` ends in the task's final state.
+    pub(crate) fn start<W, F>(
+        self: &Arc<Self>,
+        owner: TaskOwner,
+        tool: &str,
+        work: W,
+    ) -> Result<CreateTaskResult, ErrorData>
+    where
+        W: FnOnce(Arc<LiveTask>) -> F,
+        F: Future<Output = TaskState> + Send + 'static,
+    {
+        let now = now_ms();
+        // Expired tasks go when new ones come: the store stays bounded by the TTL.
+        self.store.remove_expired(now).map_err(store_failed)?;
+        let record = TaskRecord {
+            id: mint_id()?,
+            owner,
+            tool: tool.to_string(),
+            state: TaskState::Working,
+            created_at_ms: now,
+            updated_at_ms: now,
+            ttl_ms: self.ttl_ms,
+        };
+        self.store.create(&record).map_err(store_failed)?;
+        let live = Arc::new(LiveTask::new(record.id.clone(), self.store.clone()));
+        self.live().insert(record.id.clone(), live.clone());
+        let work = tokio::spawn(work(live));
+        let tasks = Arc::clone(self);
+        let id = record.id.clone();
+        tokio::spawn(async move {
+            let state = work.await.unwrap_or_else(|join| {
+                failed_state(-32603, format!("the task's tool stopped: {join}"))
+            });
+            // A cancelled task stays cancelled: `advance` leaves ended tasks alone.
+            let _ = tasks.store.advance(&id, &state, now_ms());
+            tasks.live().remove(&id);
+        });
+        let task = serde_json::from_value(Value::Object(wire_task(&record))).map_err(|error| {
+            ErrorData::internal_error(format!("a task handle could not be encoded: {error}"), None)
+        })?;
+        Ok(CreateTaskResult::new(task))
+    }
+
+    /// The task `id` of `owner`, or the unknown-task error.
+    fn owned(&self, owner: &TaskOwner, id: &str) -> Result<TaskRecord, ErrorData> {
+        let record = self.store.get(id).map_err(store_failed)?;
+        match record {
+            Some(record) if record.owner == *owner && !record.is_expired(now_ms()) => Ok(record),
+            _ => Err(unknown_task(id)),
+        }
+    }
+
+    /// `tasks/get`: the task's state, with its input requests, result or error.
+    pub(crate) fn get(&self, owner: &TaskOwner, id: &str) -> Result<GetTaskResult, ErrorData> {
+        let mut record = self.owned(owner, id)?;
+        if !record.state.is_terminal() && !self.live().contains_key(id) {
+            // Unfinished, yet nothing here runs it: the server that ran it stopped.
+            let state = failed_state(-32603, "the server stopped before the task ended".into());
+            self.store
+                .advance(id, &state, now_ms())
+                .map_err(store_failed)?;
+            record = self.owned(owner, id)?;
+        }
+        let mut fields = wire_task(&record);
+        fields.insert("resultType".into(), json!("complete"));
+        if let Some(payload) = record.state.payload() {
+            let key = match record.state {
+                TaskState::InputRequired(_) => "inputRequests",
+                TaskState::Completed(_) => "result",
+                _ => "error",
+            };
+            fields.insert(key.into(), Value::Object(payload.clone()));
+        }
+        serde_json::from_value(Value::Object(fields)).map_err(|error| {
+            ErrorData::internal_error(format!("a task could not be encoded: {error}"), None)
+        })
+    }
+
+    /// `tasks/update`: hands the client's answers to the task's waiting requests.
+    pub(crate) fn update(
+        &self,
+        owner: &TaskOwner,
+        id: &str,
+        responses: BTreeMap<String, Value>,
+    ) -> Result<(), ErrorData> {
+        self.owned(owner, id)?;
+        let live = self.live().get(id).cloned();
+        match live {
+            Some(live) => live.answer(responses).map_err(store_failed),
+            // An ended task waits on nothing: the answers change nothing.
+            None => Ok(()),
+        }
+    }
+
+    /// `tasks/cancel`: the task is cancelled (its tool's cancellation fires); an
+    /// ended task stays as it ended.
+    pub(crate) fn cancel(&self, owner: &TaskOwner, id: &str) -> Result<(), ErrorData> {
+        let record = self.owned(owner, id)?;
+        if record.state.is_terminal() {
+            return Ok(());
+        }
+        let live = self.live().get(id).cloned();
+        match live {
+            Some(live) => live.cancel().map_err(store_failed),
+            None => self
+                .store
+                .advance(id, &TaskState::Cancelled, now_ms())
+                .map(drop)
+                .map_err(store_failed),
+        }
+    }
+}
+
+/// A `failed` state with the JSON-RPC error `code` and `message`.
+pub(crate) fn failed_state(code: i64, message: String) -> TaskState {
+    let mut error = Map::new();
+    error.insert("code".into(), json!(code));
+    error.insert("message".into(), json!(message));
+    TaskState::Failed(error)
+}
+
+/// The extension's `Task` fields of `record`.
+fn wire_task(record: &TaskRecord) -> Map<String, Value> {
+    let mut task = Map::new();
+    task.insert("taskId".into(), json!(record.id));
+    task.insert("status".into(), json!(record.state.status()));
+    task.insert("createdAt".into(), json!(iso8601(record.created_at_ms)));
+    task.insert("lastUpdatedAt".into(), json!(iso8601(record.updated_at_ms)));
+    task.insert("ttlMs".into(), json!(record.ttl_ms));
+    task.insert("pollIntervalMs".into(), json!(DEFAULT_POLL_INTERVAL_MS));
+    task
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::MemoryTaskStore;
+
+    fn tasks() -> Arc<Tasks> {
+        Arc::new(Tasks::new(Arc::new(MemoryTaskStore::new()), Some(60_000)))
+    }
+
+    #[tokio::test]
+    async fn another_owners_task_is_an_unknown_task_to_every_method() {
+        let tasks = tasks();
+        let alice = TaskOwner::principal("alice");
+        let created = tasks
+            .start(alice.clone(), "Slow", |_| std::future::pending())
+            .expect("created");
+        let id = created.task.task_id;
+        for stranger in [
+            TaskOwner::principal("bob"),
+            TaskOwner::session("s-1"),
+            TaskOwner::anonymous(),
+        ] {
+            let error = tasks.get(&stranger, &id).expect_err("not theirs");
+            assert_eq!(error.code.0, -32602);
+            assert_eq!(error.data, unknown_task(&id).data);
+            assert!(tasks.cancel(&stranger, &id).is_err());
+            assert!(tasks.update(&stranger, &id, BTreeMap::new()).is_err());
+        }
+        // Nothing the strangers did reached it; its owner sees it working.
+        let task = tasks.get(&alice, &id).expect("alice's");
+        assert_eq!(task.task.status(), rmcp::model::TaskStatus::Working);
+    }
+
+    #[tokio::test]
+    async fn an_expired_task_is_unknown() {
+        let tasks = Arc::new(Tasks::new(Arc::new(MemoryTaskStore::new()), Some(0)));
+        let owner = TaskOwner::anonymous();
+        let created = tasks
+            .start(owner.clone(), "Slow", |_| std::future::pending())
+            .expect("created");
+        let error = tasks
+            .get(&owner, &created.task.task_id)
+            .expect_err("expired");
+        assert_eq!(error.code.0, -32602);
+    }
+}

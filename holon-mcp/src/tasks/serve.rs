@@ -1,0 +1,148 @@
+//! How the server runs a `tools/call` as a task: whether it does, whose task it is,
+//! and what the task ends in.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use holon_core::{
+    Principal, TaskSupport, ToolCall, ToolContext, ToolDefinition, ToolErrorKind, ToolResult,
+};
+use hyper::http::request::Parts;
+use rmcp::model::{CallToolResponse, ClientCapabilities};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{Value, json};
+
+use super::input::TaskClient;
+use super::record::{TaskOwner, TaskState};
+use super::runner::{Tasks, failed_state};
+use crate::content;
+use crate::server::ServedRegistry;
+
+/// The header a streamable HTTP request names its session in.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Whose task a request creates or reaches: its authenticated principal, else its
+/// session, else the anonymous owner.
+pub(crate) fn owner_of(request: &RequestContext<RoleServer>) -> TaskOwner {
+    let parts = request.extensions.get::<Parts>();
+    if let Some(principal) = parts.and_then(|parts| parts.extensions.get::<Principal>()) {
+        return TaskOwner::principal(principal.id());
+    }
+    let session = parts
+        .and_then(|parts| parts.headers.get(SESSION_HEADER))
+        .and_then(|value| value.to_str().ok());
+    match session {
+        Some(session) => TaskOwner::session(session),
+        None => TaskOwner::anonymous(),
+    }
+}
+
+/// Whether a call of `definition` runs as a task: when the tool allows it and the
+/// request declares the extension. A `task = required` tool called without it is
+/// refused with `-32021`, naming the capability it needs.
+pub(crate) fn run_as_task(
+    definition: &ToolDefinition,
+    request: &RequestContext<RoleServer>,
+) -> Result<bool, ErrorData> {
+    if definition.task == TaskSupport::Forbidden {
+        return Ok(false);
+    }
+    let declared = request
+        .client_capabilities()
+        .is_some_and(|capabilities| capabilities.supports_tasks());
+    match (declared, definition.task) {
+        (true, _) => Ok(true),
+        (false, TaskSupport::Required) => {
+            let mut error = ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            );
+            error.message = format!(
+                "`{}` runs as a task only: declare the `io.modelcontextprotocol/tasks` extension in the client's capabilities",
+                definition.name()
+            )
+            .into();
+            Err(error)
+        }
+        (false, _) => Ok(false),
+    }
+}
+
+/// A `tools/call` about to run as a task.
+pub(crate) struct TaskCall {
+    /// The registry that dispatches it.
+    pub(crate) registry: ServedRegistry,
+    /// The tool called.
+    pub(crate) definition: ToolDefinition,
+    /// The call.
+    pub(crate) call: ToolCall,
+    /// The call's context, as for a call within the request.
+    pub(crate) context: ToolContext,
+    /// Where relative artifact paths are.
+    pub(crate) workspace: Option<PathBuf>,
+}
+
+impl TaskCall {
+    /// Creates the task and starts the call in it; the answer is its handle.
+    pub(crate) fn start(
+        self,
+        tasks: &Arc<Tasks>,
+        request: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let capabilities = request.client_capabilities();
+        let sampling = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.sampling.is_some());
+        let elicitation = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let tool = self.definition.name().to_string();
+        let created = tasks.start(owner_of(request), &tool, move |live| {
+            let client = TaskClient::new(live.clone(), sampling, elicitation);
+            // The task outlives the request: the request's own cancellation (its
+            // end) no longer stops it; `tasks/cancel` does.
+            let context = self
+                .context
+                .with_client(Arc::new(client))
+                .with_cancellation(live.cancellation().clone());
+            async move {
+                let result = self.registry.dispatch(&context, self.call).await;
+                final_state(&self.definition, result, self.workspace)
+            }
+        })?;
+        Ok(CallToolResponse::Task(created))
+    }
+}
+
+/// The state a task's call ends in: `completed` with its `tools/call` result (a
+/// tool error included), or `failed` when it failed below the tool (a panic, a
+/// result that cannot be encoded).
+fn final_state(
+    definition: &ToolDefinition,
+    result: ToolResult,
+    workspace: Option<PathBuf>,
+) -> TaskState {
+    if let Some(error) = result
+        .error
+        .as_deref()
+        .filter(|error| error.kind == ToolErrorKind::TOOL_PANICKED)
+    {
+        return failed_state(-32603, error.message.to_string());
+    }
+    match content::call_result(definition, result, workspace.as_deref()) {
+        Ok(result) => match serde_json::to_value(result) {
+            Ok(Value::Object(result)) => TaskState::Completed(result),
+            other => failed_state(
+                -32603,
+                format!("the result could not be encoded: {other:?}"),
+            ),
+        },
+        Err(error) => {
+            let mut failure = failed_state(i64::from(error.code.0), error.message.to_string());
+            if let (TaskState::Failed(fields), Some(data)) = (&mut failure, error.data) {
+                fields.insert("data".into(), json!(data));
+            }
+            failure
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Where tasks are kept: the [`TaskStore`] trait.
+
+use std::fmt;
+
+use super::record::{TaskRecord, TaskState};
+
+/// Keeps tasks. A task is created before its `tools/call` is answered, so a
+/// `tasks/get` right after the answer finds it; a durable store keeps it across a
+/// restart of the server.
+///
+/// Calls are short and synchronous (the server makes them outside of any lock a
+/// tool waits on). One server process per store: a task still working when its
+/// server stopped is reported failed by the next server that reads it.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Adds a new task. An id already taken is an error.
+    fn create(&self, record: &TaskRecord) -> Result<(), TaskStoreError>;
+
+    /// The task of `id`, whoever owns it; `None` when there is none.
+    fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError>;
+
+    /// Moves an unfinished task to `state` at `now_ms`. `false` (and no change)
+    /// when the task is unknown or has already ended: an ended task never changes.
+    fn advance(&self, id: &str, state: &TaskState, now_ms: u64) -> Result<bool, TaskStoreError>;
+
+    /// Forgets the tasks whose time to live ran out at `now_ms`; how many.
+    fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError>;
+}
+
+/// A store that could not do what was asked (the disk, the database).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskStoreError {
+    message: String,
+}
+
+impl TaskStoreError {
+    /// An error that says `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the task store failed: {}", self.message)
+    }
+}
+
+impl std::error::Error for TaskStoreError {}

@@ -1,0 +1,406 @@
+//! The tasks extension end to end: a server of this file's tools, spoken to in raw
+//! JSON-RPC over an in-process pipe by a client that declares (or not) the
+//! `io.modelcontextprotocol/tasks` extension.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use holon_core::prelude::*;
+use holon_core::{Elicitation, ElicitationResponse, Registry};
+use holon_mcp::McpServer;
+use holon_mcp::rmcp::ServiceExt;
+use serde_json::{Map, Value, json};
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
+use tokio::sync::Notify;
+
+/// How long a test waits for what must happen before it gives up (a hang guard,
+/// not a measure: everything here happens in milliseconds).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+static GATED_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs as a task only.
+#[holon_tool(family = CoreAgent, task = required)]
+fn gated_job() -> String {
+    GATED_RUNS.fetch_add(1, Ordering::SeqCst);
+    "ran".to_string()
+}
+
+/// Never a task.
+#[holon_tool(family = CoreAgent)]
+fn plain_job() -> String {
+    "plain".to_string()
+}
+
+/// Answers at once; a task when the client supports tasks.
+#[holon_tool(family = CoreAgent, task = optional)]
+fn quick_job() -> String {
+    "inline".to_string()
+}
+
+/// Waits forever (the durable-store test cancels it).
+#[holon_tool(family = CoreAgent, task = optional)]
+async fn durable_job() -> String {
+    std::future::pending::<()>().await;
+    "never".to_string()
+}
+
+static RELEASE_HELD: Notify = Notify::const_new();
+
+/// Works until the test releases it.
+#[holon_tool(family = CoreAgent, task = optional)]
+async fn held_job() -> String {
+    RELEASE_HELD.notified().await;
+    "released".to_string()
+}
+
+static CANCEL_STARTED: Notify = Notify::const_new();
+static CANCEL_SEEN: Notify = Notify::const_new();
+
+/// Waits forever; tells the test when its cancellation fires.
+#[holon_tool(family = CoreAgent, task = optional)]
+async fn endless_job(context: &ToolContext) -> String {
+    let token = context.cancellation().token().clone();
+    tokio::spawn(async move {
+        token.cancelled().await;
+        CANCEL_SEEN.notify_one();
+    });
+    CANCEL_STARTED.notify_one();
+    std::future::pending::<()>().await;
+    "never".to_string()
+}
+
+/// Asks the user to confirm.
+#[holon_tool(family = CoreAgent, task = optional)]
+async fn asking_job(elicitation: Elicitation) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": { "confirm": { "type": "boolean" } },
+        "required": ["confirm"]
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("an object literal")
+    };
+    let answer = elicitation.ask("Go ahead?", schema).await?;
+    Ok(match answer {
+        ElicitationResponse::Accept(content) => format!("confirmed: {}", Value::Object(content)),
+        other => format!("not confirmed: {other:?}"),
+    })
+}
+
+/// A client on a pipe to `server`.
+struct Client {
+    writer: WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    next_id: u64,
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+impl Client {
+    /// A session with `server`, initialized by a client of `capabilities`.
+    async fn start(server: McpServer, capabilities: Value) -> Self {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(tokio::io::split(theirs)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (reader, writer) = tokio::io::split(ours);
+        let mut client = Self {
+            writer,
+            lines: BufReader::new(reader).lines(),
+            next_id: 0,
+        };
+        let init = client
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": capabilities,
+                    "clientInfo": { "name": "tasks-test", "version": "1" }
+                }),
+            )
+            .await;
+        assert!(init.get("result").is_some(), "initialize: {init}");
+        client
+            .send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+            .await;
+        client
+    }
+
+    async fn send(&mut self, message: Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.writer.write_all(line.as_bytes()).await.unwrap();
+    }
+
+    /// The response to a `method` request with `params` (its `result` or `error`).
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await;
+        loop {
+            let line = tokio::time::timeout(PATIENCE, self.lines.next_line())
+                .await
+                .expect("the server answers")
+                .unwrap()
+                .expect("the server keeps the pipe open");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) && message.get("method").is_none() {
+                return message;
+            }
+        }
+    }
+
+    async fn call(&mut self, tool: &str) -> Value {
+        self.request("tools/call", json!({ "name": tool, "arguments": {} }))
+            .await
+    }
+
+    async fn task(&mut self, id: &str) -> Value {
+        let answer = self.request("tasks/get", json!({ "taskId": id })).await;
+        answer["result"].clone()
+    }
+
+    /// Polls the task until `done` says so.
+    async fn poll_until(&mut self, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let task = self.task(id).await;
+            if done(&task) {
+                return task;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "task never got there: {task}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+fn server() -> McpServer {
+    let registry = Registry::of_module(module_path!()).expect("the tools are valid");
+    McpServer::new(registry, holon_mcp::server_info!())
+}
+
+fn with_tasks() -> Value {
+    json!({ "extensions": { TASKS: {} }, "elicitation": {} })
+}
+
+fn task_id(answer: &Value) -> String {
+    assert_eq!(
+        answer["result"]["resultType"], "task",
+        "a task handle: {answer}"
+    );
+    answer["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_required_task_tool_is_refused_to_a_client_without_the_extension() {
+    let mut client = Client::start(server(), json!({})).await;
+    let answer = client.call("GatedJob").await;
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    assert_eq!(
+        answer["error"]["data"]["requiredCapabilities"]["extensions"][TASKS],
+        json!({})
+    );
+    assert_eq!(GATED_RUNS.load(Ordering::SeqCst), 0, "the tool never ran");
+    // With the extension, it runs as a task.
+    let mut client = Client::start(server(), with_tasks()).await;
+    let id = task_id(&client.call("GatedJob").await);
+    let done = client
+        .poll_until(&id, |task| task["status"] == "completed")
+        .await;
+    assert_eq!(done["result"]["structuredContent"]["result"], "ran");
+}
+
+#[tokio::test]
+async fn an_optional_task_tool_runs_within_the_request_for_a_client_without_the_extension() {
+    let mut client = Client::start(server(), json!({})).await;
+    let answer = client.call("QuickJob").await;
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], "inline",
+        "{answer}"
+    );
+    assert!(answer["result"].get("taskId").is_none());
+    // Nor are the tasks methods open to it.
+    let answer = client
+        .request("tasks/get", json!({ "taskId": "any" }))
+        .await;
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    // A client with the extension gets a task of the same tool.
+    let mut client = Client::start(server(), with_tasks()).await;
+    let id = task_id(&client.call("QuickJob").await);
+    let done = client
+        .poll_until(&id, |task| task["status"] == "completed")
+        .await;
+    assert_eq!(done["result"]["structuredContent"]["result"], "inline");
+}
+
+#[tokio::test]
+async fn a_task_is_stored_and_answered_before_its_tool_ends_and_polled_to_its_result() {
+    let mut client = Client::start(server(), with_tasks()).await;
+    let answer = client.call("HeldJob").await;
+    let id = task_id(&answer);
+    // The tool is still waiting for its release: the handle came first.
+    assert_eq!(answer["result"]["status"], "working");
+    assert!(
+        answer["result"]["createdAt"]
+            .as_str()
+            .is_some_and(|at| at.ends_with('Z'))
+    );
+    assert!(
+        answer["result"]["ttlMs"]
+            .as_u64()
+            .is_some_and(|ttl| ttl > 0)
+    );
+    let task = client.task(&id).await;
+    assert_eq!(
+        (task["taskId"].as_str(), task["status"].as_str()),
+        (Some(&*id), Some("working"))
+    );
+    assert_eq!(task["resultType"], "complete");
+    assert!(task.get("result").is_none());
+    RELEASE_HELD.notify_one();
+    let done = client
+        .poll_until(&id, |task| task["status"] == "completed")
+        .await;
+    assert_eq!(
+        done["result"]["structuredContent"]["result"], "released",
+        "{done}"
+    );
+    assert_eq!(done["result"]["isError"], false);
+    // The v1 method that fetched a result is gone in the extension.
+    let removed = client
+        .request("tasks/result", json!({ "taskId": id }))
+        .await;
+    assert_eq!(removed["error"]["code"], -32601, "{removed}");
+}
+
+#[tokio::test]
+async fn cancelling_a_task_fires_its_tools_cancellation_and_the_status_says_cancelled() {
+    let mut client = Client::start(server(), with_tasks()).await;
+    let started = CANCEL_STARTED.notified();
+    let id = task_id(&client.call("EndlessJob").await);
+    tokio::time::timeout(PATIENCE, started)
+        .await
+        .expect("the tool starts");
+    let seen = CANCEL_SEEN.notified();
+    let ack = client
+        .request("tasks/cancel", json!({ "taskId": id }))
+        .await;
+    assert_eq!(ack["result"], json!({ "resultType": "complete" }), "{ack}");
+    tokio::time::timeout(PATIENCE, seen)
+        .await
+        .expect("the tool's cancellation fires");
+    assert_eq!(client.task(&id).await["status"], "cancelled");
+    // Cancelling an ended task changes nothing and is acknowledged the same.
+    let again = client
+        .request("tasks/cancel", json!({ "taskId": id }))
+        .await;
+    assert_eq!(again["result"], json!({ "resultType": "complete" }));
+    assert_eq!(client.task(&id).await["status"], "cancelled");
+}
+
+#[tokio::test]
+async fn a_tool_that_asks_the_client_parks_its_task_as_input_required_until_answered() {
+    let mut client = Client::start(server(), with_tasks()).await;
+    let id = task_id(&client.call("AskingJob").await);
+    let parked = client
+        .poll_until(&id, |task| task["status"] == "input_required")
+        .await;
+    let requests = parked["inputRequests"].as_object().expect("input requests");
+    assert_eq!(requests.len(), 1, "{parked}");
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["message"], "Go ahead?");
+    let mut responses = Map::new();
+    responses.insert(
+        key.clone(),
+        json!({ "action": "accept", "content": { "confirm": true } }),
+    );
+    let ack = client
+        .request(
+            "tasks/update",
+            json!({ "taskId": id, "inputResponses": responses }),
+        )
+        .await;
+    assert_eq!(ack["result"], json!({ "resultType": "complete" }), "{ack}");
+    let done = client
+        .poll_until(&id, |task| task["status"] == "completed")
+        .await;
+    assert_eq!(
+        done["result"]["structuredContent"]["result"],
+        r#"confirmed: {"confirm":true}"#
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_task_id_is_the_typed_invalid_params_error() {
+    let mut client = Client::start(server(), with_tasks()).await;
+    for method in ["tasks/get", "tasks/cancel"] {
+        let answer = client
+            .request(method, json!({ "taskId": "no-such-task" }))
+            .await;
+        assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+        assert_eq!(answer["error"]["data"]["kind"], "unknown_task");
+    }
+    let answer = client
+        .request(
+            "tasks/update",
+            json!({ "taskId": "no-such-task", "inputResponses": {} }),
+        )
+        .await;
+    assert_eq!(answer["error"]["data"]["kind"], "unknown_task", "{answer}");
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn a_task_is_on_disk_before_its_handle_is_answered() {
+    use std::sync::Arc;
+
+    use holon_mcp::tasks::{SqliteTaskStore, TaskState, TaskStore};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.db");
+    let store = SqliteTaskStore::open(&path).unwrap();
+    let mut client = Client::start(server().with_task_store(Arc::new(store)), with_tasks()).await;
+    let id = task_id(&client.call("DurableJob").await);
+    // Another connection to the file (as a restarted server would open it).
+    let reopened = SqliteTaskStore::open(&path).unwrap();
+    let record = reopened.get(&id).unwrap().expect("the task is on disk");
+    assert_eq!(
+        (record.tool.as_str(), &record.state),
+        ("DurableJob", &TaskState::Working)
+    );
+    client
+        .request("tasks/cancel", json!({ "taskId": id }))
+        .await;
+    let record = reopened.get(&id).unwrap().expect("still there");
+    assert_eq!(record.state, TaskState::Cancelled);
+}
+
+#[test]
+fn the_mcp_export_names_each_tools_task_support() {
+    let registry = Registry::of_module(module_path!()).expect("the tools are valid");
+    let tool = |name: &str| holon_export::mcp::tool(registry.get(name).expect("declared"));
+    assert_eq!(
+        tool("GatedJob")["execution"],
+        json!({ "taskSupport": "required" })
+    );
+    assert_eq!(
+        tool("HeldJob")["execution"],
+        json!({ "taskSupport": "optional" })
+    );
+    assert!(
+        tool("PlainJob").get("execution").is_none(),
+        "the default is left out"
+    );
+}
