@@ -27,14 +27,15 @@ use crate::result_check::check_result;
 use crate::schema_problems::{enrich, report};
 use crate::tool::CallFuture;
 
-/// The arguments of a call as the caller has them.
+/// The arguments of a call as the caller has them. A `Value` is boxed: the
+/// arguments are moved into each step of a call, and text is the common case.
 enum Arguments<'t> {
     /// Already parsed, by a transport such as MCP.
-    Value(Value),
+    Value(Box<Value>),
     /// The JSON text a provider sent (OpenAI's `arguments`, a CLI line).
     Text(&'t str),
     /// A parsed `Value` and its text, written already for the call's observer.
-    Written(Value, &'t str),
+    Written(Box<Value>, &'t str),
 }
 
 /// Arguments whose shape the dispatcher checked, ready for the tool to parse.
@@ -50,7 +51,7 @@ impl Arguments<'_> {
     /// Drops arguments no tool will parse (a `Value` without recursion).
     fn dispose(self) {
         if let Arguments::Value(value) | Arguments::Written(value, _) = self {
-            dispose(value);
+            dispose(*value);
         }
     }
 }
@@ -117,7 +118,12 @@ impl Registry {
             input,
             call_id,
         } = call;
-        self.run(context, Cow::Owned(name), Arguments::Value(input), call_id)
+        self.run(
+            context,
+            Cow::Owned(name),
+            Arguments::Value(Box::new(input)),
+            call_id,
+        )
     }
 
     /// Dispatches a call whose arguments are the JSON text a provider sent (OpenAI's
@@ -161,16 +167,40 @@ impl Registry {
             started_at: SystemTime::now(),
             started: Instant::now(),
         });
-        let mut result = match self.resolve(context, &name) {
-            Ok(entry) => {
+        // Not `resolve`: its `Result` would be kept across the call's `await`.
+        let mut result = match self.allowed(context, &name) {
+            Some(entry) => {
                 let arguments = arguments.written(observed.as_ref());
-                match limited(entry, context, arguments).await {
+                // Each step's result is a local, moved out of before the `await`: a
+                // `match` on a call would keep its `Result` in this future.
+                let prepared = prepare_call(entry, context, arguments);
+                let outcome = match prepared {
+                    Err(error) => Err(error),
+                    Ok(mut prepared) => match context.timeout().or(entry.timeout) {
+                        None => {
+                            let handler = start(entry, context, &mut prepared);
+                            match handler {
+                                // A synchronous handler has finished: nothing to wait for.
+                                Ok(CallFuture::Ready(ready)) => ready.into_inner(),
+                                // Boxed, so that the common call's future does not carry
+                                // the waiting's state.
+                                Ok(handler) => {
+                                    Box::pin(finish(handler, context.cancellation(), None)).await
+                                }
+                                Err(error) => Err(error),
+                            }
+                        }
+                        Some(limit) => Box::pin(limited(entry, context, prepared, limit)).await,
+                    },
+                };
+                match outcome.map_err(|error| enrich(entry, error)) {
                     Ok(output) => succeeded(entry, output),
                     Err(error) => ToolResult::from_error(entry.name, error),
                 }
             }
-            Err(error) => {
+            None => {
                 arguments.dispose();
+                let error = self.refusal(context, &name, self.entry(&name));
                 // A name that is not a tool is echoed, but never a huge one whole.
                 ToolResult::from_error(shorten(&name).into_owned(), error)
             }
@@ -250,7 +280,7 @@ impl Registry {
     /// parse. `Ok` means `dispatch` would hand this input to the handler. Nothing the
     /// tool does is triggered, so it is safe on tools with side effects.
     pub fn check(&self, context: &ToolContext, call: ToolCall) -> Result<(), ToolError> {
-        self.check_arguments(context, &call.name, Arguments::Value(call.input))
+        self.check_arguments(context, &call.name, Arguments::Value(Box::new(call.input)))
     }
 
     /// [`Registry::check`] of a call whose arguments are JSON text, as
@@ -281,51 +311,44 @@ impl Registry {
     }
 }
 
-/// Runs the tool, under its time limit if the call has one: the handler then gets a
-/// cancellation of its own, which fires at the limit (and with the caller's).
-async fn limited(
+/// The caller's cancellation, then the input's shape, schema constraints and the
+/// text the tool parses.
+fn prepare_call<'t>(
     entry: &Entry,
     context: &ToolContext,
-    arguments: Arguments<'_>,
-) -> Result<ToolOutput, ToolError> {
-    match context.timeout().or(entry.timeout) {
-        None => call_tool(entry, context, arguments, None).await,
-        // Boxed, so that the common call's future does not carry the limited context.
-        Some(limit) => {
-            Box::pin(async move {
-                let limited = context
-                    .clone()
-                    .with_cancellation(context.cancellation().child());
-                call_tool(entry, &limited, arguments, Some(limit)).await
-            })
-            .await
-        }
-    }
-}
-
-/// The caller's cancellation, then shape, schema constraints, the typed parse and
-/// the handler, to its end.
-async fn call_tool(
-    entry: &Entry,
-    context: &ToolContext,
-    arguments: Arguments<'_>,
-    limit: Option<Duration>,
-) -> Result<ToolOutput, ToolError> {
+    arguments: Arguments<'t>,
+) -> Result<Prepared<'t>, ToolError> {
     if context.cancellation().is_cancelled() {
         arguments.dispose();
         return Err(ToolError::cancelled());
     }
-    let mut prepared = prepare(entry, arguments).map_err(|error| enrich(entry, error))?;
+    prepare(entry, arguments)
+}
+
+/// Calls the tool's handler on `prepared`: its future, or the error of a handler that
+/// panicked before returning one (a synchronous handler runs here).
+fn start<'a>(
+    entry: &'a Entry,
+    context: &'a ToolContext,
+    prepared: &'a mut Prepared<'_>,
+) -> Result<CallFuture<'a>, ToolError> {
     let input = prepared.tool_input(entry);
-    let handler =
-        catch_unwind(AssertUnwindSafe(|| entry.tool.call(context, input))).map_err(panicked)?;
-    let outcome = match handler {
-        // A synchronous handler has finished: there is nothing to wait for.
-        CallFuture::Ready(ready) => ready.into_inner(),
-        // Boxed, so that the common call's future does not carry the waiting's state.
-        handler => Box::pin(finish(handler, context.cancellation(), limit)).await,
-    };
-    outcome.map_err(|error| enrich(entry, error))
+    catch_unwind(AssertUnwindSafe(|| entry.tool.call(context, input))).map_err(panicked)
+}
+
+/// Runs the tool under a time limit: the handler gets a cancellation of its own,
+/// which fires at the limit (and with the caller's).
+async fn limited(
+    entry: &Entry,
+    context: &ToolContext,
+    mut prepared: Prepared<'_>,
+    limit: Duration,
+) -> Result<ToolOutput, ToolError> {
+    let limited = context
+        .clone()
+        .with_cancellation(context.cancellation().child());
+    let handler = start(entry, &limited, &mut prepared)?;
+    finish(handler, limited.cancellation(), Some(limit)).await
 }
 
 /// Everything [`Registry::check`] runs after the lookup: shape, constraints, typed parse.
@@ -337,7 +360,7 @@ fn check_input_of(entry: &Entry, arguments: Arguments<'_>) -> Result<(), ToolErr
 
 /// [`check_input_of`] a parsed input (an input example, when the registry is built).
 pub(crate) fn check_prepared_input(entry: &Entry, input: Value) -> Result<(), ToolError> {
-    check_input_of(entry, Arguments::Value(input))
+    check_input_of(entry, Arguments::Value(Box::new(input)))
 }
 
 /// The input's shape and the schema constraints serde does not check. JSON text is
@@ -357,8 +380,8 @@ fn prepare<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, 
 /// [`prepare`] of arguments the dispatcher looks at before the tool parses them.
 fn checked<'t>(entry: &Entry, arguments: Arguments<'t>) -> Result<Prepared<'t>, ToolError> {
     let (value, text) = match arguments {
-        Arguments::Value(value) => (value, None),
-        Arguments::Written(value, text) => (value, Some(text)),
+        Arguments::Value(value) => (*value, None),
+        Arguments::Written(value, text) => (*value, Some(text)),
         Arguments::Text(text) => {
             let parsed = json_text::parse(text).map_err(|error| combine(vec![not_json(&error)]))?;
             if !parsed.duplicates.is_empty() && parsed.value.is_object() {

@@ -20,7 +20,7 @@
 use serde_json::{Map, Value, json};
 
 use holon_core::ToolDefinition;
-use holon_core::{ContentBlock, ToolResult, ToolStatus};
+use holon_core::{ContentBlock, Structured, ToolResult, ToolStatus};
 
 /// The `_meta` key of the typed error of a failed call.
 pub const ERROR_META_KEY: &str = "holon/error";
@@ -32,8 +32,8 @@ pub const INPUT_EXAMPLES_META_KEY: &str = "holon/inputExamples";
 /// The property that holds a result that is not an object (see [`wraps_result`]).
 pub const WRAPPED_RESULT_KEY: &str = "result";
 
-/// The tool's `tools/list` entry. Its `inputSchema` is the portable form
-/// ([`crate::portable::without_null`]): an optional field is advertised as its type.
+/// The tool's `tools/list` entry. Its `inputSchema` and `outputSchema` are the
+/// portable forms ([`crate::portable`]): an optional field is advertised as its type.
 pub fn tool(definition: &ToolDefinition) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), json!(&*definition.spec.name));
@@ -100,8 +100,16 @@ pub fn wraps_result(definition: &ToolDefinition) -> bool {
     definition.result_schema.get("type").and_then(Value::as_str) != Some("object")
 }
 
-/// The `outputSchema`: the result schema, wrapped when it is not an object.
+/// The `outputSchema`: the result schema, wrapped when it is not an object, in its
+/// portable form ([`crate::portable::output_without_null`]): a property that may be
+/// `null` is listed as its type and not required, and [`call_result`] leaves its
+/// `null` out of `structuredContent`.
 pub fn output_schema(definition: &ToolDefinition) -> Value {
+    crate::portable::output_without_null(&wrapped_schema(definition))
+}
+
+/// The result schema, wrapped when it is not an object.
+fn wrapped_schema(definition: &ToolDefinition) -> Value {
     let schema = &*definition.result_schema;
     if !wraps_result(definition) {
         return schema.clone();
@@ -150,16 +158,32 @@ pub fn call_result(definition: Option<&ToolDefinition>, result: &ToolResult) -> 
         return Value::Object(out);
     }
     if let Some(structured) = &result.structured {
-        let structured = match definition {
-            Some(definition) if wraps_result(definition) => {
-                json!({ WRAPPED_RESULT_KEY: structured })
-            }
-            _ => structured.to_value(),
-        };
-        out.insert("structuredContent".into(), structured);
+        out.insert(
+            "structuredContent".into(),
+            structured_content(definition, structured),
+        );
     }
     out.insert("isError".into(), Value::Bool(false));
     Value::Object(out)
+}
+
+/// A result as `structuredContent`: wrapped when its schema is not an object's, and
+/// without the `null` members [`output_schema`] does not list.
+fn structured_content(definition: Option<&ToolDefinition>, structured: &Structured) -> Value {
+    let mut value = structured.to_value();
+    let Some(definition) = definition else {
+        return value;
+    };
+    let schema = &*definition.result_schema;
+    crate::portable::without_null_members(&mut value, schema);
+    if !wraps_result(definition) {
+        return value;
+    }
+    // The wrapper's one property, like any other, is left out when it is `null`.
+    if value.is_null() && crate::portable::output::is_nullable(schema) {
+        return json!({});
+    }
+    json!({ WRAPPED_RESULT_KEY: value })
 }
 
 /// One content block in MCP's form (a tool-use block, which MCP results lack, as text).

@@ -1,4 +1,4 @@
-//! The portable form of an input schema, for clients that read a schema strictly
+//! The portable form of a schema, for clients that read a schema strictly
 //! (the MCP Inspector warns, LangGraph refuses): an optional field is advertised as
 //! its type alone, without `null`.
 //!
@@ -11,6 +11,10 @@
 //! added, so the portable schema accepts a subset of what the dispatcher accepts.
 
 use serde_json::{Map, Value};
+
+pub mod output;
+
+pub use output::{output_without_null, without_null_members};
 
 /// `schema` without `null` alternatives, at every depth.
 pub fn without_null(schema: &Value) -> Value {

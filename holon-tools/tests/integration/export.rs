@@ -174,7 +174,10 @@ fn the_mcp_entry_carries_the_result_schema_and_annotations() {
         let tool = &export.get(definition.name()).unwrap().wire;
         assert_eq!(tool["outputSchema"], mcp::output_schema(definition));
         if !mcp::wraps_result(definition) {
-            assert_eq!(tool["outputSchema"], *definition.result_schema);
+            assert_eq!(
+                tool["outputSchema"],
+                holon_export::portable::output_without_null(&definition.result_schema)
+            );
         }
         assert!(!tool["title"].as_str().unwrap().is_empty());
         let hints = definition.annotations;
