@@ -126,6 +126,10 @@ const ALLOWED: &[(&str, &str)] = &[
         "the MCP server's task store opens the SQLite file its host names (feature sqlite)",
     ),
     (
+        "holon-mcp/src/auth/keys.rs",
+        "the OAuth resource server reads the key file and fetches the JWKS its operator names (holon-mcp has no runtime, so no network gate)",
+    ),
+    (
         "holon-tool-macros/src/examples.rs",
         "compile-time reads of a tool author's example files",
     ),
