@@ -43,14 +43,14 @@ pub fn queries() -> Vec<Query> {
         let line = line.trim();
         if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
             set = name.to_string();
-        } else if !line.starts_with('#') {
-            if let Some((expected, text)) = line.split_once('|') {
-                out.push(Query {
-                    set: set.clone(),
-                    expected: expected.trim().to_string(),
-                    text: text.trim().to_string(),
-                });
-            }
+        } else if let Some((expected, text)) = line.split_once('|')
+            && !line.starts_with('#')
+        {
+            out.push(Query {
+                set: set.clone(),
+                expected: expected.trim().to_string(),
+                text: text.trim().to_string(),
+            });
         }
     }
     out
