@@ -183,6 +183,7 @@ impl Registry {
                 result: &result,
                 started_at: observed.started_at,
                 elapsed: observed.started.elapsed(),
+                context,
             });
         }
         result

@@ -89,6 +89,7 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
+pub mod audit;
 mod build;
 mod cancel;
 mod client;
