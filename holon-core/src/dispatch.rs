@@ -141,6 +141,23 @@ impl Registry {
         )
     }
 
+    /// [`Registry::dispatch_text`] of a call the caller gave an id: the result echoes
+    /// it, and the context's observer sees it (an audit record names the call).
+    pub fn dispatch_text_with_id<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        name: &'a str,
+        arguments: &'a str,
+        call_id: Option<String>,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.run(
+            context,
+            Cow::Borrowed(name),
+            Arguments::Text(arguments),
+            call_id,
+        )
+    }
+
     /// Every call: the observer's view of it, the lookup and family gate, the tool's
     /// run, the envelope under the call's id, and the observer.
     async fn run(
