@@ -117,7 +117,7 @@ impl Registry {
             input,
             call_id,
         } = call;
-        self.run(context, Cow::Owned(name), Arguments::Value(input), call_id)
+        self.traced(context, Cow::Owned(name), Arguments::Value(input), call_id)
     }
 
     /// Dispatches a call whose arguments are the JSON text a provider sent (OpenAI's
@@ -133,7 +133,7 @@ impl Registry {
         name: &'a str,
         arguments: &'a str,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        self.run(
+        self.traced(
             context,
             Cow::Borrowed(name),
             Arguments::Text(arguments),
@@ -150,12 +150,44 @@ impl Registry {
         arguments: &'a str,
         call_id: Option<String>,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        self.run(
+        self.traced(
             context,
             Cow::Borrowed(name),
             Arguments::Text(arguments),
             call_id,
         )
+    }
+
+    /// [`Registry::run`] inside the call's span, which records how it ended.
+    #[cfg(feature = "tracing")]
+    fn traced<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        name: Cow<'a, str>,
+        arguments: Arguments<'a>,
+        call_id: Option<String>,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        use tracing::Instrument as _;
+        let span = crate::telemetry::call_span(&name, call_id.as_deref());
+        let finished = span.clone();
+        async move {
+            let result = self.run(context, name, arguments, call_id).await;
+            crate::telemetry::record_outcome(&finished, &result);
+            result
+        }
+        .instrument(span)
+    }
+
+    /// [`Registry::run`]: without the `tracing` feature a call has no span.
+    #[cfg(not(feature = "tracing"))]
+    fn traced<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        name: Cow<'a, str>,
+        arguments: Arguments<'a>,
+        call_id: Option<String>,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.run(context, name, arguments, call_id)
     }
 
     /// Every call: the observer's view of it, the lookup and family gate, the tool's

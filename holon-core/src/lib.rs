@@ -121,6 +121,8 @@ pub mod schema;
 mod schema_problems;
 mod spec;
 mod structured;
+#[cfg(feature = "tracing")]
+mod telemetry;
 mod text_path;
 mod tool;
 mod type_hints;
