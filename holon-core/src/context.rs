@@ -34,6 +34,11 @@ pub struct Execution<'a> {
     pub started_at: std::time::SystemTime,
     /// How long the call took.
     pub elapsed: std::time::Duration,
+    /// The context the call ran in: its caller, and the request's [`Principal`] and
+    /// [`SessionId`](crate::SessionId) as states where the transport set them.
+    ///
+    /// [`Principal`]: crate::Principal
+    pub context: &'a ToolContext,
 }
 
 /// The context of a call: who calls, which families they may use, and the state the

@@ -118,7 +118,7 @@ impl Registry {
             input,
             call_id,
         } = call;
-        self.run(
+        self.traced(
             context,
             Cow::Owned(name),
             Arguments::Value(Box::new(input)),
@@ -139,12 +139,61 @@ impl Registry {
         name: &'a str,
         arguments: &'a str,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        self.run(
+        self.traced(
             context,
             Cow::Borrowed(name),
             Arguments::Text(arguments),
             None,
         )
+    }
+
+    /// [`Registry::dispatch_text`] of a call the caller gave an id: the result echoes
+    /// it, and the context's observer sees it (an audit record names the call).
+    pub fn dispatch_text_with_id<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        name: &'a str,
+        arguments: &'a str,
+        call_id: Option<String>,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.traced(
+            context,
+            Cow::Borrowed(name),
+            Arguments::Text(arguments),
+            call_id,
+        )
+    }
+
+    /// [`Registry::run`] inside the call's span, which records how it ended.
+    #[cfg(feature = "tracing")]
+    fn traced<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        name: Cow<'a, str>,
+        arguments: Arguments<'a>,
+        call_id: Option<String>,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        use tracing::Instrument as _;
+        let span = crate::telemetry::call_span(&name, call_id.as_deref());
+        let finished = span.clone();
+        async move {
+            let result = self.run(context, name, arguments, call_id).await;
+            crate::telemetry::record_outcome(&finished, &result);
+            result
+        }
+        .instrument(span)
+    }
+
+    /// [`Registry::run`]: without the `tracing` feature a call has no span.
+    #[cfg(not(feature = "tracing"))]
+    fn traced<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        name: Cow<'a, str>,
+        arguments: Arguments<'a>,
+        call_id: Option<String>,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.run(context, name, arguments, call_id)
     }
 
     /// Every call: the observer's view of it, the lookup and family gate, the tool's
@@ -213,6 +262,7 @@ impl Registry {
                 result: &result,
                 started_at: observed.started_at,
                 elapsed: observed.started.elapsed(),
+                context,
             });
         }
         result

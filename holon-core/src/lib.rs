@@ -89,6 +89,7 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
+pub mod audit;
 mod build;
 mod cancel;
 mod client;
@@ -120,6 +121,8 @@ pub mod schema;
 mod schema_problems;
 mod spec;
 mod structured;
+#[cfg(feature = "tracing")]
+mod telemetry;
 mod text_path;
 mod tool;
 mod type_hints;

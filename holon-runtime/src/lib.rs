@@ -19,6 +19,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
 pub mod agency;
+pub mod audit_log;
 pub mod bindings;
 pub mod catalog;
 mod clock;
@@ -129,6 +130,8 @@ pub struct RuntimeConfig {
     /// How commands are started: resource limits, the limits helper, log cap, and
     /// variables to hide besides the credentials the runtime reads (always hidden).
     pub commands: LauncherConfig,
+    /// The audit log of every call, when set (default: none).
+    pub audit: Option<audit_log::AuditConfig>,
 }
 
 impl RuntimeConfig {
@@ -152,6 +155,7 @@ impl RuntimeConfig {
             task_log_retention: Some(DEFAULT_TASK_LOG_RETENTION),
             commands: LauncherConfig::default(),
             execution_retention: ExecutionRetention::default(),
+            audit: None,
         }
     }
 
@@ -190,6 +194,8 @@ pub enum RuntimeError {
     Catalog(CatalogError),
     /// The certificate authorities of `ca_file` cannot be used.
     CaFile(String),
+    /// The audit log cannot be opened.
+    Audit(audit_log::AuditError),
 }
 
 impl std::fmt::Display for RuntimeError {
@@ -206,6 +212,7 @@ impl std::fmt::Display for RuntimeError {
                 path.display()
             ),
             Self::Store(error) => error.fmt(f),
+            Self::Audit(error) => error.fmt(f),
             Self::Catalog(error) => error.fmt(f),
             Self::CaFile(error) => write!(
                 f,
@@ -230,6 +237,7 @@ pub struct Runtime {
     images: ImageConfig,
     media: MediaDir,
     net: NetGate,
+    audit: Option<audit_log::AuditLog>,
 }
 
 impl Runtime {
@@ -294,6 +302,20 @@ impl Runtime {
             tls,
             proxy_from_env: config.web.proxy_from_env,
         };
+        let audit = match &config.audit {
+            Some(audit) => {
+                let path = match (&audit.path, &config.state_dir) {
+                    (Some(path), _) => path.clone(),
+                    (None, Some(dir)) => dir.join(audit_log::AUDIT_FILE_NAME),
+                    (None, None) => return Err(RuntimeError::Audit(audit_log::AuditError::NoPath)),
+                };
+                Some(
+                    audit_log::AuditLog::open(&path, audit.keep_arguments)
+                        .map_err(RuntimeError::Audit)?,
+                )
+            }
+            None => None,
+        };
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
             bindings,
@@ -306,7 +328,13 @@ impl Runtime {
             web: config.web,
             images: config.images,
             net,
+            audit,
         }))
+    }
+
+    /// The audit log calls are appended to, when the operator enabled it.
+    pub fn audit_log(&self) -> Option<&audit_log::AuditLog> {
+        self.audit.as_ref()
     }
 
     /// The workspace root.
@@ -428,11 +456,9 @@ impl Runtime {
         {
             return refused;
         }
-        let mut result = Registry::global()
-            .dispatch_text(&self.context(policy), name, arguments)
-            .await;
-        result.call_id = call_id;
-        result
+        Registry::global()
+            .dispatch_text_with_id(&self.context(policy), name, arguments, call_id)
+            .await
     }
 }
 
@@ -454,6 +480,11 @@ impl DispatchObserver for ExecutionRecorder {
         // A failed write must not fail the call the model already has the result of;
         // it is reported on stderr for the operator.
         if let Err(error) = agency::record_execution(&self.runtime.store, &record, result) {
+            eprintln!("holon-tools: {error}");
+        }
+        if let Some(audit) = &self.runtime.audit
+            && let Err(error) = audit.append(execution)
+        {
             eprintln!("holon-tools: {error}");
         }
     }

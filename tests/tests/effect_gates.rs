@@ -101,6 +101,14 @@ const ALLOWED: &[(&str, &str)] = &[
     ("holon-runtime/src/process_gate/mod.rs", "the process gate"),
     ("holon-runtime/src/store.rs", "the store opener"),
     (
+        "holon-runtime/src/audit_log.rs",
+        "the audit log the operator turns on (append-only, outside the gates' reach)",
+    ),
+    (
+        "holon-tools/src/cli/audit.rs",
+        "the CLI reads the audit log to list and verify it",
+    ),
+    (
         "holon-runtime/src/state_dir.rs",
         "the state-directory setup and the operator's configuration files",
     ),

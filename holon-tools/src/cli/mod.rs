@@ -2,6 +2,7 @@
 //! inventory, call a tool, run a session of calls on one runtime, export the tools for
 //! a model API, or serve them over MCP.
 
+mod audit;
 mod call;
 mod catalog;
 mod doctor;
@@ -97,6 +98,21 @@ pub struct Cli {
     /// note of the cut between them [default: 64].
     #[arg(long, value_name = "MIB", env = "HOLON_TASK_LOG_CAP_MIB")]
     pub task_log_cap_mib: Option<u64>,
+
+    /// Append a hash-chained record of every call to the audit log (`call`, `session`,
+    /// `respond`, `serve`) [default: off].
+    #[arg(long, env = "HOLON_AUDIT")]
+    pub audit: bool,
+
+    /// The audit log's file; setting it turns the log on
+    /// [default: STATE_DIR/audit.jsonl].
+    #[arg(long, value_name = "FILE", env = "HOLON_AUDIT_FILE")]
+    pub audit_file: Option<PathBuf>,
+
+    /// Keep each call's arguments in its audit record, not only their SHA-256 (they
+    /// may hold secrets) [default: digest only].
+    #[arg(long, env = "HOLON_AUDIT_ARGUMENTS")]
+    pub audit_arguments: bool,
 
     /// The web and image tools' options.
     #[command(
@@ -236,6 +252,22 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List the audit log's records (see --audit), export them as JSON lines, or
+    /// verify its hash chain (`audit verify`).
+    Audit {
+        /// Verify instead of listing.
+        #[command(subcommand)]
+        action: Option<audit::AuditAction>,
+        /// Only calls of this tool (as the caller named it).
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+        /// Only calls started at or after this time, in Unix milliseconds.
+        #[arg(long, value_name = "UNIX_MS")]
+        since: Option<u64>,
+        /// Print the records as the JSON lines they are stored as.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check prompt guidance (Markdown files, or folders of them) and every tool
     /// description against the tools: unknown tools and fields, enum values and
     /// defaults that differ, example calls whose stated verdict is wrong. Prints
@@ -354,6 +386,18 @@ pub fn run(cli: Cli) -> ExitCode {
             report,
         } => export::export(registry, *format, *families, *strict, *report),
         Command::Doctor { json } => doctor::doctor(&cli, *json),
+        Command::Audit {
+            action,
+            tool,
+            since,
+            json,
+        } => {
+            let filter = audit::AuditFilter {
+                tool: tool.clone(),
+                since: *since,
+            };
+            audit::audit(&cli, *action, &filter, *json)
+        }
         Command::LintGuidance {
             paths,
             no_descriptions,
@@ -440,6 +484,16 @@ fn with_runtime(
     {
         // Its name is in this process's command line, which every command can read.
         config.commands.hidden_paths.push(file.clone());
+    }
+    if cli.audit || cli.audit_file.is_some() {
+        config.audit = Some(holon_runtime::audit_log::AuditConfig {
+            path: cli.audit_file.clone(),
+            keep_arguments: cli.audit_arguments,
+        });
+        // Commands of the model must not rewrite the record of what they did.
+        if let Some(file) = &cli.audit_file {
+            config.commands.hidden_paths.push(file.clone());
+        }
     }
     for name in cli.command_env.iter().flat_map(|names| &names.0) {
         config.commands.allowed_env.allow(name.clone());

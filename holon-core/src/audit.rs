@@ -1,0 +1,317 @@
+//! The audit record of a call, and the hash chain that makes a log of them
+//! tamper-evident: each record carries the previous record's hash (the first, a fixed
+//! genesis), and its own hash covers its fields and that link. Removing, editing or
+//! reordering a record breaks the chain at that point; [`verify`] finds where.
+//!
+//! The record is built from what a [`DispatchObserver`](crate::DispatchObserver) sees
+//! ([`AuditRecord::of_execution`]); where it is written is the host's choice.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::context::Execution;
+use crate::error::ToolErrorKind;
+use crate::request::{Principal, SessionId};
+use crate::result::ToolStatus;
+
+/// The `prev_hash` of the first record of a chain.
+pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// How a call ended, as the audit log tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tool ran and succeeded.
+    Success,
+    /// The call failed (`kind` says how): bad input, the tool's own error, a time limit.
+    Error,
+    /// The call waits for something (`kind` is none; the result's directive says what).
+    Deferred,
+    /// The family gate refused the call before anything ran (`family_not_allowed`).
+    Refused,
+}
+
+/// One call, as the audit log keeps it. Field order is the serialized order, which the
+/// chain's hash covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// When the call started, in milliseconds since the Unix epoch (UTC).
+    pub time_unix_ms: u64,
+    /// The authenticated principal's id, when the transport had one.
+    pub principal: Option<String>,
+    /// The caller (agent id) the host named in the context.
+    pub caller: Option<String>,
+    /// The transport's session id, when it has sessions.
+    pub session: Option<String>,
+    /// The tool as the caller named it (an alias or an unknown name is kept as sent).
+    pub tool: String,
+    /// The caller's id for the call, when it gave one.
+    pub call_id: Option<String>,
+    /// SHA-256, in lowercase hex, of the arguments' JSON text: the text the tool parses.
+    pub arguments_sha256: String,
+    /// That text itself, when the host keeps arguments (they may hold secrets).
+    pub arguments: Option<String>,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// The error kind, when it failed or was refused.
+    pub kind: Option<String>,
+    /// The policy's decision and by whom, where a policy decided (filled by the
+    /// approval layer; `None` when only the family gate applied).
+    pub decision: Option<String>,
+    /// How long the call took, in microseconds.
+    pub duration_us: u64,
+    /// The previous record's `hash`, or [`GENESIS_HASH`] for the first.
+    pub prev_hash: String,
+    /// SHA-256 of `prev_hash` and this record's other fields (see [`AuditRecord::seal`]).
+    pub hash: String,
+}
+
+impl AuditRecord {
+    /// The record of `execution`, its arguments kept when `keep_arguments`. It is not
+    /// chained yet: [`AuditRecord::seal`] links it.
+    pub fn of_execution(execution: &Execution<'_>, keep_arguments: bool) -> Self {
+        let result = execution.result;
+        let kind = result.error_kind().map(str::to_string);
+        let outcome = match result.status {
+            ToolStatus::Success => Outcome::Success,
+            ToolStatus::Deferred => Outcome::Deferred,
+            ToolStatus::Error
+                if result.error_kind() == Some(ToolErrorKind::FAMILY_NOT_ALLOWED.as_str()) =>
+            {
+                Outcome::Refused
+            }
+            ToolStatus::Error => Outcome::Error,
+        };
+        let context = execution.context;
+        let time_unix_ms = execution
+            .started_at
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+            });
+        Self {
+            time_unix_ms,
+            principal: context
+                .state::<Principal>()
+                .ok()
+                .map(|principal| principal.id().to_string()),
+            caller: context.caller().map(str::to_string),
+            session: context
+                .state::<SessionId>()
+                .ok()
+                .map(|session| session.as_str().to_string()),
+            tool: execution.requested_name.to_string(),
+            call_id: result.call_id.clone(),
+            arguments_sha256: sha256_hex(execution.input_json.as_bytes()),
+            arguments: keep_arguments.then(|| execution.input_json.to_string()),
+            outcome,
+            kind,
+            decision: None,
+            duration_us: u64::try_from(execution.elapsed.as_micros()).unwrap_or(u64::MAX),
+            prev_hash: String::new(),
+            hash: String::new(),
+        }
+    }
+
+    /// Links the record after the record whose hash is `prev_hash`, and sets its hash.
+    pub fn seal(&mut self, prev_hash: &str) {
+        self.prev_hash = prev_hash.to_string();
+        self.hash = self.computed_hash();
+    }
+
+    /// The hash the record's fields give: SHA-256 of its JSON with `hash` empty.
+    pub fn computed_hash(&self) -> String {
+        let mut unsealed = self.clone();
+        unsealed.hash = String::new();
+        // A struct of strings, numbers and unit enums always serializes.
+        let text = serde_json::to_string(&unsealed).unwrap_or_default();
+        sha256_hex(text.as_bytes())
+    }
+}
+
+/// Where and why a chain does not verify.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChainBreak {
+    /// A line is not a record: cut short (a truncated write) or altered beyond parsing.
+    #[error("line {line} is not an audit record ({reason}): the log was cut short or altered")]
+    Unreadable {
+        /// The 1-based line number.
+        line: usize,
+        /// What the parser said.
+        reason: String,
+    },
+    /// A record's fields do not give its hash: it was edited.
+    #[error("record {line} was edited: its fields do not give its hash")]
+    Edited {
+        /// The 1-based line number.
+        line: usize,
+    },
+    /// A record does not follow the one before it: one was removed, or records were
+    /// reordered.
+    #[error(
+        "record {line} does not follow the record before it: a record was removed or the records reordered"
+    )]
+    Unlinked {
+        /// The 1-based line number.
+        line: usize,
+    },
+    /// The log ends before the record its head names: records at the end were removed.
+    #[error(
+        "the log ends after {records} records, before the last record its head names: records at the end were removed"
+    )]
+    Truncated {
+        /// How many records the log still has.
+        records: usize,
+    },
+}
+
+/// The end of a verified chain: how many records and the last hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainHead {
+    /// How many records.
+    pub records: usize,
+    /// The last record's hash ([`GENESIS_HASH`] when there is none).
+    pub hash: String,
+}
+
+/// Verifies a log's lines (JSON lines, one record each, empty lines ignored) from the
+/// genesis: each record's hash is its own and links to the one before.
+pub fn verify<'l>(lines: impl IntoIterator<Item = &'l str>) -> Result<ChainHead, ChainBreak> {
+    let mut head = ChainHead {
+        records: 0,
+        hash: GENESIS_HASH.to_string(),
+    };
+    for (index, text) in lines.into_iter().enumerate() {
+        let line = index + 1;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let record: AuditRecord =
+            serde_json::from_str(text).map_err(|error| ChainBreak::Unreadable {
+                line,
+                reason: error.to_string(),
+            })?;
+        if record.computed_hash() != record.hash {
+            return Err(ChainBreak::Edited { line });
+        }
+        if record.prev_hash != head.hash {
+            return Err(ChainBreak::Unlinked { line });
+        }
+        head.records += 1;
+        head.hash = record.hash;
+    }
+    Ok(head)
+}
+
+/// SHA-256 of `bytes` in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    Sha256::digest(bytes)
+        .iter()
+        .fold(String::with_capacity(64), |mut text, byte| {
+            let _ = write!(text, "{byte:02x}");
+            text
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(tool: &str) -> AuditRecord {
+        AuditRecord {
+            time_unix_ms: 1,
+            principal: None,
+            caller: Some("root".into()),
+            session: None,
+            tool: tool.into(),
+            call_id: None,
+            arguments_sha256: sha256_hex(b"{}"),
+            arguments: None,
+            outcome: Outcome::Success,
+            kind: None,
+            decision: None,
+            duration_us: 5,
+            prev_hash: String::new(),
+            hash: String::new(),
+        }
+    }
+
+    /// Three chained records, one JSON line each.
+    fn log() -> Vec<String> {
+        let mut prev = GENESIS_HASH.to_string();
+        ["Read", "Write", "Bash"]
+            .into_iter()
+            .map(|tool| {
+                let mut record = record(tool);
+                record.seal(&prev);
+                prev = record.hash.clone();
+                serde_json::to_string(&record).unwrap()
+            })
+            .collect()
+    }
+
+    fn verified(lines: &[String]) -> Result<ChainHead, ChainBreak> {
+        verify(lines.iter().map(String::as_str))
+    }
+
+    #[test]
+    fn a_clean_log_verifies_to_its_last_hash() {
+        let lines = log();
+        let head = verified(&lines).expect("clean");
+        assert_eq!(head.records, 3);
+        let last: AuditRecord = serde_json::from_str(&lines[2]).unwrap();
+        assert_eq!(head.hash, last.hash);
+        assert_eq!(verified(&[]).unwrap().hash, GENESIS_HASH);
+    }
+
+    #[test]
+    fn a_deleted_record_breaks_the_link() {
+        let mut lines = log();
+        lines.remove(1);
+        assert_eq!(verified(&lines), Err(ChainBreak::Unlinked { line: 2 }));
+        let mut lines = log();
+        lines.remove(0);
+        assert_eq!(verified(&lines), Err(ChainBreak::Unlinked { line: 1 }));
+    }
+
+    #[test]
+    fn an_edited_record_no_longer_gives_its_hash() {
+        let mut lines = log();
+        lines[1] = lines[1].replace("\"Write\"", "\"Wrote\"");
+        assert_eq!(verified(&lines), Err(ChainBreak::Edited { line: 2 }));
+    }
+
+    #[test]
+    fn an_edited_and_rehashed_record_breaks_the_next_link() {
+        let mut lines = log();
+        let mut edited: AuditRecord = serde_json::from_str(&lines[1]).unwrap();
+        edited.outcome = Outcome::Error;
+        let prev = edited.prev_hash.clone();
+        edited.seal(&prev);
+        lines[1] = serde_json::to_string(&edited).unwrap();
+        assert_eq!(verified(&lines), Err(ChainBreak::Unlinked { line: 3 }));
+    }
+
+    #[test]
+    fn reordered_records_break_the_link() {
+        let mut lines = log();
+        lines.swap(1, 2);
+        assert_eq!(verified(&lines), Err(ChainBreak::Unlinked { line: 2 }));
+    }
+
+    #[test]
+    fn a_record_cut_short_is_unreadable() {
+        let mut lines = log();
+        let cut = lines[2].len() / 2;
+        lines[2].truncate(cut);
+        assert!(
+            matches!(
+                verified(&lines),
+                Err(ChainBreak::Unreadable { line: 3, .. })
+            ),
+            "{:?}",
+            verified(&lines)
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! The audit log of `holon-tools`: off by default; with `--audit` (or `HOLON_AUDIT`)
+//! `call` and `session` append one chained record per call, `audit` lists and exports
+//! them, and `audit verify` finds a removed, edited, reordered or cut-short record.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::cli_support::{holon, holon_command};
+
+const CALLS: [&str; 3] = [
+    r#"{"name": "Sleep", "input": {"duration_ms": 1}, "call_id": "a"}"#,
+    r#"{"name": "Sleeep", "input": {}}"#,
+    r#"{"name": "Sleep", "input": {"duration_ms": "soon"}}"#,
+];
+
+fn audit_file(workspace: &Path) -> PathBuf {
+    workspace.join(".holon").join("audit.jsonl")
+}
+
+/// A session of `CALLS` and one `call`, audited; the log's lines.
+fn audited(workspace: &Path) -> Vec<String> {
+    let mut child = holon_command(workspace)
+        .env("HOLON_AUDIT", "true")
+        .arg("session")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        for line in CALLS {
+            writeln!(stdin, "{line}").unwrap();
+        }
+    }
+    assert!(child.wait_with_output().unwrap().status.success());
+    let output = holon(
+        workspace,
+        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
+    );
+    assert!(output.status.success(), "{output:?}");
+    lines(workspace)
+}
+
+fn lines(workspace: &Path) -> Vec<String> {
+    std::fs::read_to_string(audit_file(workspace))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn verify(workspace: &Path) -> (bool, String) {
+    let output = holon(workspace, &["audit", "verify"]);
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+fn rewrite(workspace: &Path, lines: &[String]) {
+    std::fs::write(audit_file(workspace), lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn the_audit_log_is_off_unless_the_operator_turns_it_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = holon(dir.path(), &["call", "Sleep", r#"{"duration_ms": 1}"#]);
+    assert!(output.status.success(), "{output:?}");
+    assert!(!audit_file(dir.path()).exists());
+}
+
+#[test]
+fn each_call_is_one_chained_record_that_lists_exports_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = audited(dir.path());
+    assert_eq!(lines.len(), 4, "{lines:#?}");
+    let records: Vec<Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(records[0]["outcome"], "success");
+    assert_eq!(records[0]["call_id"], "a");
+    assert_eq!(records[0]["caller"], "root");
+    assert_eq!(
+        records[0]["arguments"],
+        Value::Null,
+        "digest only by default"
+    );
+    assert_eq!(records[1]["kind"], "unknown_tool");
+    assert_eq!(records[2]["outcome"], "error");
+    assert_eq!(records[1]["prev_hash"], records[0]["hash"]);
+    // The second process chained after the first's last record.
+    assert_eq!(records[3]["prev_hash"], records[2]["hash"]);
+
+    let (ok, report) = verify(dir.path());
+    assert!(ok, "{report}");
+    assert!(report.starts_with("ok: 4 records"), "{report}");
+
+    let output = holon(dir.path(), &["audit", "--json", "--tool", "Sleeep"]);
+    let exported = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        exported.lines().collect::<Vec<_>>(),
+        vec![lines[1].as_str()]
+    );
+    let since = records[3]["time_unix_ms"].as_u64().unwrap();
+    let output = holon(dir.path(), &["audit", "--since", &since.to_string()]);
+    let listed = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        listed.lines().count() >= 1 && listed.lines().count() <= 4,
+        "{listed}"
+    );
+    assert!(
+        listed.lines().all(|line| line.contains("Sleep")),
+        "{listed}"
+    );
+}
+
+#[test]
+fn verify_finds_a_deleted_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = audited(dir.path());
+    lines.remove(1);
+    rewrite(dir.path(), &lines);
+    let (ok, report) = verify(dir.path());
+    assert!(!ok);
+    assert!(report.contains("record 2 does not follow"), "{report}");
+}
+
+#[test]
+fn verify_finds_an_edited_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = audited(dir.path());
+    lines[2] = lines[2].replace("\"outcome\":\"error\"", "\"outcome\":\"success\"");
+    rewrite(dir.path(), &lines);
+    let (ok, report) = verify(dir.path());
+    assert!(!ok);
+    assert!(report.contains("record 3 was edited"), "{report}");
+}
+
+#[test]
+fn verify_finds_reordered_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = audited(dir.path());
+    lines.swap(0, 1);
+    rewrite(dir.path(), &lines);
+    let (ok, report) = verify(dir.path());
+    assert!(!ok);
+    assert!(report.contains("record 1 does not follow"), "{report}");
+}
+
+#[test]
+fn verify_finds_a_record_cut_short_and_the_runtime_will_not_append_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    audited(dir.path());
+    let file = audit_file(dir.path());
+    let length = std::fs::metadata(&file).unwrap().len();
+    let log = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    log.set_len(length - 20).unwrap();
+    let (ok, report) = verify(dir.path());
+    assert!(!ok);
+    assert!(report.contains("line 4 is not an audit record"), "{report}");
+    let output = holon(
+        dir.path(),
+        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("does not verify"), "{stderr}");
+}
