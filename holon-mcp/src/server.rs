@@ -26,8 +26,6 @@ use std::sync::{Arc, OnceLock};
 use holon_core::{
     ClientPeer, FamilyPolicy, Registry, ToolCall, ToolContext, ToolErrorKind, ToolResult, closest,
 };
-use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams
-};
 use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
@@ -36,6 +34,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ResultType, ServerCapabilities, ServerConfig, Tool,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 #[allow(deprecated)] // logging and resource subscriptions: see client, extras
 use rmcp::model::{SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::RequestContext;
@@ -48,8 +47,8 @@ use crate::context::{call_context, is_stateless, principal};
 use crate::extras::Extras;
 use crate::info::ServerInfo;
 use crate::progress::CallProgress;
-use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
 use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
+use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
 
 /// The caching hints list results carry (SEP-2549, MCP 2026-07-28): how long a client
 /// may reuse a `tools/list` (and the host handler's lists and reads, when it sets
