@@ -68,15 +68,7 @@ mod tests {
     use crate::tasks::record::TaskOwner;
 
     fn record(id: &str, ttl_ms: Option<u64>) -> TaskRecord {
-        TaskRecord {
-            id: id.to_string(),
-            owner: TaskOwner::anonymous(),
-            tool: "Tool".to_string(),
-            state: TaskState::Working,
-            created_at_ms: 1_000,
-            updated_at_ms: 1_000,
-            ttl_ms,
-        }
+        TaskRecord::working(id, TaskOwner::anonymous(), "Tool", 1_000, ttl_ms)
     }
 
     #[test]

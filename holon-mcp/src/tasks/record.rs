@@ -25,6 +25,26 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
+    /// A task just created at `now_ms`: working, owned by `owner`, running `tool`,
+    /// kept for `ttl_ms` after creation (`None` keeps it).
+    pub fn working(
+        id: impl Into<String>,
+        owner: TaskOwner,
+        tool: impl Into<String>,
+        now_ms: u64,
+        ttl_ms: Option<u64>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            owner,
+            tool: tool.into(),
+            state: TaskState::Working,
+            created_at_ms: now_ms,
+            updated_at_ms: now_ms,
+            ttl_ms,
+        }
+    }
+
     /// Whether the task's time to live has run out at `now_ms`.
     pub fn is_expired(&self, now_ms: u64) -> bool {
         self.ttl_ms

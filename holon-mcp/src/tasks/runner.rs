@@ -87,15 +87,7 @@ impl Tasks {
         let now = now_ms();
         // Expired tasks go when new ones come: the store stays bounded by the TTL.
         self.store.remove_expired(now).map_err(store_failed)?;
-        let record = TaskRecord {
-            id: mint_id()?,
-            owner,
-            tool: tool.to_string(),
-            state: TaskState::Working,
-            created_at_ms: now,
-            updated_at_ms: now,
-            ttl_ms: self.ttl_ms,
-        };
+        let record = TaskRecord::working(mint_id()?, owner, tool, now, self.ttl_ms);
         self.store.create(&record).map_err(store_failed)?;
         let live = Arc::new(LiveTask::new(record.id.clone(), self.store.clone()));
         self.live().insert(record.id.clone(), live.clone());

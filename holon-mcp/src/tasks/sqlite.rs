@@ -160,6 +160,7 @@ impl TaskStore for SqliteTaskStore {
     }
 
     fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
+        // `TaskRecord::is_expired` in SQL: one statement, on the expiry index.
         self.connection()
             .execute(
                 "DELETE FROM holon_mcp_tasks
@@ -177,15 +178,7 @@ mod tests {
     use super::*;
 
     fn record(id: &str, ttl_ms: Option<u64>) -> TaskRecord {
-        TaskRecord {
-            id: id.to_string(),
-            owner: TaskOwner::principal("alice"),
-            tool: "Tool".to_string(),
-            state: TaskState::Working,
-            created_at_ms: 1_000,
-            updated_at_ms: 1_000,
-            ttl_ms,
-        }
+        TaskRecord::working(id, TaskOwner::principal("alice"), "Tool", 1_000, ttl_ms)
     }
 
     #[test]
