@@ -7,99 +7,15 @@
 // Tests set their fixtures up with std::fs, processes and sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+mod common;
 
+use common::Server;
 use serde_json::{Value, json};
-
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 impl Server {
     /// The server, initialized by a client of `capabilities`.
     fn start(capabilities: Value) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-            .arg("--stdio")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the example server starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let message = serde_json::from_str(&line).expect("the server writes JSON lines");
-                if sender.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut server = Self {
-            child,
-            stdin,
-            lines,
-        };
-        server.send(
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": capabilities,
-                "clientInfo": {"name": "client-handles-test", "version": "1"}
-            }}),
-        );
-        let (_, answer) = server.until_answer(0, |_| None);
-        assert!(
-            answer["result"]["capabilities"]["logging"].is_object(),
-            "{answer}"
-        );
-        server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
-    }
-
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Every message before the answer to `id`, and the answer. A request of the
-    /// server is answered with what `reply` gives for it.
-    fn until_answer(
-        &mut self,
-        id: u64,
-        reply: impl Fn(&Value) -> Option<Value>,
-    ) -> (Vec<Value>, Value) {
-        let mut before = Vec::new();
-        loop {
-            let message = self
-                .lines
-                .recv_timeout(TIMEOUT)
-                .expect("the server answers");
-            if message["id"] == id && message.get("method").is_none() {
-                return (before, message);
-            }
-            if message.get("method").is_some()
-                && message.get("id").is_some()
-                && let Some(result) = reply(&message)
-            {
-                self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}));
-            }
-            before.push(message);
-        }
+        Self::initialized("client-handles-test", capabilities)
     }
 
     fn call(&mut self, id: u64, name: &str, arguments: Value) -> (Vec<Value>, Value) {

@@ -7,28 +7,10 @@
 // Tests set their fixtures up with std::fs, processes and sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+mod common;
 
+use common::Server;
 use serde_json::{Value, json};
-
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-    next_id: u64,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// The `_meta` of a stateless request from a client of `capabilities`, plus `extra`.
 fn meta(capabilities: &Value, extra: Value) -> Value {
@@ -44,53 +26,6 @@ fn meta(capabilities: &Value, extra: Value) -> Value {
 }
 
 impl Server {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-            .arg("--stdio")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the example server starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let message = serde_json::from_str(&line).expect("the server writes JSON lines");
-                if sender.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        }
-    }
-
-    /// Sends `method` with `params`; every message before its answer, and the answer.
-    fn request(&mut self, method: &str, params: Value) -> (Vec<Value>, Value) {
-        let id = self.next_id;
-        self.next_id += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut before = Vec::new();
-        loop {
-            let message = self
-                .lines
-                .recv_timeout(TIMEOUT)
-                .expect("the server answers");
-            if message["id"] == id && message.get("method").is_none() {
-                return (before, message);
-            }
-            before.push(message);
-        }
-    }
-
     /// Calls `tool` as a client of `capabilities`, with `more` params (the answers of a
     /// round); the messages before the answer, and the answer.
     fn call(&mut self, tool: &str, capabilities: &Value, more: Value) -> (Vec<Value>, Value) {
@@ -118,7 +53,7 @@ fn text(answer: &Value) -> &str {
 
 #[test]
 fn a_handler_asking_its_user_ends_the_call_with_the_request_then_runs_again_with_the_answer() {
-    let mut server = Server::start();
+    let mut server = Server::stateless();
     let capabilities = json!({ "elicitation": {} });
     let (before, first) = server.call(
         "test_elicitation",
@@ -160,7 +95,7 @@ fn a_handler_asking_its_user_ends_the_call_with_the_request_then_runs_again_with
 
 #[test]
 fn a_sampling_handler_gets_the_clients_reply_through_a_round() {
-    let mut server = Server::start();
+    let mut server = Server::stateless();
     let capabilities = json!({ "sampling": {} });
     let arguments = json!({ "prompt": "Capital of France?" });
     let (_, first) = server.call(
@@ -187,7 +122,7 @@ fn a_sampling_handler_gets_the_clients_reply_through_a_round() {
 
 #[test]
 fn requests_made_together_come_in_one_round_and_requests_in_turn_in_rounds_of_their_own() {
-    let mut server = Server::start();
+    let mut server = Server::stateless();
     let all = json!({ "elicitation": {}, "sampling": {}, "roots": {} });
     let (_, joined) = server.call(
         "test_input_required_result_multiple_inputs",
@@ -232,7 +167,7 @@ fn requests_made_together_come_in_one_round_and_requests_in_turn_in_rounds_of_th
 
 #[test]
 fn a_request_state_that_was_tampered_with_or_is_for_another_call_is_refused() {
-    let mut server = Server::start();
+    let mut server = Server::stateless();
     let capabilities = json!({ "elicitation": {} });
     let (_, first) = server.call(
         "test_input_required_result_multi_round",
@@ -266,7 +201,7 @@ fn a_request_state_that_was_tampered_with_or_is_for_another_call_is_refused() {
 
 #[test]
 fn an_answer_that_does_not_parse_is_asked_again() {
-    let mut server = Server::start();
+    let mut server = Server::stateless();
     let capabilities = json!({ "elicitation": {} });
     let (_, again) = server.call(
         "test_input_required_result_elicitation",
@@ -282,7 +217,7 @@ fn an_answer_that_does_not_parse_is_asked_again() {
 
 #[test]
 fn a_call_needing_a_capability_the_request_does_not_declare_is_the_protocols_error() {
-    let mut server = Server::start();
+    let mut server = Server::stateless();
     let (_, refused) = server.call("test_missing_capability", &json!({}), json!({}));
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
     assert!(
@@ -293,7 +228,7 @@ fn a_call_needing_a_capability_the_request_does_not_declare_is_the_protocols_err
 
 #[test]
 fn log_messages_go_only_to_a_request_that_names_a_log_level() {
-    let mut server = Server::start();
+    let mut server = Server::stateless();
     let (before, answer) = server.call("test_logging_tool", &json!({}), json!({}));
     text(&answer);
     let logs = |messages: &[Value]| {
