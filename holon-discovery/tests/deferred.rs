@@ -2,25 +2,14 @@
 //! it finds through search, and the providers' rules (rules::check_deferred) held
 //! against every form.
 
+mod common;
+
+use common::registry;
 use holon_core::prelude::*;
 use holon_core::{FamilyPolicy, Registry};
 use holon_export::deferred::AnthropicSearch;
 use holon_export::{DeferOptions, ExportOptions, Namespaces, Provider, export_deferred, rules};
 use serde_json::{Value, json};
-
-/// Arguments of GetForecast.
-#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
-#[serde(deny_unknown_fields)]
-pub struct ForecastArgs {
-    /// The city.
-    pub city: String,
-}
-
-/// Tell tomorrow's weather in a city.
-#[holon_tool(family = Web)]
-fn get_forecast(args: ForecastArgs) -> String {
-    args.city
-}
 
 /// Arguments of the file tools.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -46,11 +35,6 @@ fn delete_file(args: PathArgs) -> String {
 #[holon_tool(family = CoreAgent)]
 fn take_note(args: PathArgs) -> String {
     args.path
-}
-
-fn registry() -> Registry {
-    let own = module_path!();
-    holon_discovery::registry(|meta| meta.defined_at.module.starts_with(own)).unwrap()
 }
 
 fn names(entries: &[Value]) -> Vec<String> {

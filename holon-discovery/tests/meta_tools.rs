@@ -1,6 +1,8 @@
 //! SearchTools and DescribeTool over a registry of tools declared here, called
 //! through the dispatcher as a model would call them.
 
+mod common;
+
 use std::sync::Arc;
 
 use holon_core::prelude::*;
@@ -8,20 +10,6 @@ use holon_core::{FamilyPolicy, Registry, ToolCall, ToolCapabilityFamily, ToolRes
 use holon_export::discovery::Discovery;
 use holon_export::{ExportOptions, Provider, export_tool};
 use serde_json::{Value, json};
-
-/// Arguments of GetForecast.
-#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
-#[serde(deny_unknown_fields)]
-pub struct ForecastArgs {
-    /// The city.
-    pub city: String,
-}
-
-/// Tell tomorrow's weather in a city.
-#[holon_tool(family = Web)]
-fn get_forecast(args: ForecastArgs) -> String {
-    args.city
-}
 
 /// Arguments of ResizeImage.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -46,10 +34,7 @@ fn rotate_keys() -> bool {
 }
 
 fn registry() -> Arc<Registry> {
-    let crate_name = module_path!();
-    Arc::new(
-        holon_discovery::registry(|meta| meta.defined_at.module.starts_with(crate_name)).unwrap(),
-    )
+    Arc::new(common::registry())
 }
 
 fn call(policy: FamilyPolicy, provider: Provider, name: &str, input: Value) -> ToolResult {
