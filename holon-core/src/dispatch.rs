@@ -18,6 +18,7 @@ use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
 use crate::input::{JsonArguments, ToolInput};
+use crate::json_kind::json_kind;
 use crate::json_text;
 use crate::output::ToolOutput;
 use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
@@ -513,17 +514,6 @@ fn shape(entry: &Entry, input: Value) -> Result<Shaped, ToolError> {
                     ),
             )]))
         }
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

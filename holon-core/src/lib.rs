@@ -106,6 +106,7 @@ mod family;
 mod grammar;
 mod hints;
 mod input;
+mod json_kind;
 mod json_text;
 mod meta;
 mod output;
@@ -142,6 +143,7 @@ pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use hints::closest;
 pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
 pub use input::{JsonArguments, ToolInput};
+pub use json_kind::json_kind;
 pub use meta::{
     DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, TaskSupport, ToolAnnotations,
     ToolMeta, Visibility,

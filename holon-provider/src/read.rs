@@ -1,6 +1,7 @@
 //! Reading a JSON body with the path of every value at hand, so that a refusal names
 //! where the body went wrong.
 
+use holon_core::json_kind;
 use serde_json::{Map, Value};
 
 use crate::error::{ResponseError, ResponseErrorKind};
@@ -33,17 +34,6 @@ impl Path<'_> {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 impl<'a> At<'a> {
     pub(crate) fn root(value: &'a Value) -> Self {
         Self {
@@ -60,7 +50,7 @@ impl<'a> At<'a> {
         ResponseError::new(
             ResponseErrorKind::WrongType,
             self.path(),
-            format!("expected {expected}, found {}", type_name(self.value)),
+            format!("expected {expected}, found {}", json_kind(self.value)),
         )
     }
 
