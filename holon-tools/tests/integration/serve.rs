@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
@@ -265,13 +265,20 @@ pub(crate) fn serve_http(
     command
         .env_remove("HOLON_MCP_TOKEN")
         .args(["serve", "--http", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        .args(args);
     if let Some(token) = token {
         command.env("HOLON_MCP_TOKEN", token);
     }
+    start_http(command)
+}
+
+/// Starts `command` (a `serve --http` on loopback); the server, the authority it
+/// serves at (`127.0.0.1:PORT`) and the lines of its stderr after the one naming it.
+pub(crate) fn start_http(mut command: Command) -> (Server, String, Receiver<String>) {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     let mut server = Server(command.spawn().unwrap());
     let stderr = lines(server.0.stderr.take().unwrap());
     let line = stderr
@@ -312,6 +319,35 @@ pub(crate) fn post_initialize(authority: &str, headers: &[String]) -> String {
             body.len()
         ),
     )
+}
+
+/// POSTs the JSON-RPC `request` in `session` with the bearer `token`; the JSON-RPC
+/// answer of the reply.
+pub(crate) fn post_in_session(
+    authority: &str,
+    token: &str,
+    session: &str,
+    request: &Value,
+) -> Value {
+    let body = request.to_string();
+    let reply = http(
+        authority,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{}\r\nMcp-Session-Id: {session}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            bearer(token),
+            body.len()
+        ),
+    );
+    let data = reply
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("data: ")
+                .filter(|data| data.contains("\"id\""))
+        })
+        .unwrap_or_else(|| panic!("no JSON-RPC reply in {reply}"));
+    serde_json::from_str(data).unwrap()
 }
 
 pub(crate) fn bearer(token: &str) -> String {
@@ -447,26 +483,8 @@ fn http_answers_tools_call_with_malformed_params_as_invalid_params() {
         (2, json!({"arguments": {}}), "missing field `name`"),
         (3, json!({"name": "Sleep", "arguments": [1]}), "`arguments`"),
     ] {
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
-            .to_string();
-        let reply = http(
-            &authority,
-            &format!(
-                "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
-                 Accept: application/json, text/event-stream\r\n{}\r\nMcp-Session-Id: {session}\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                bearer(TOKEN),
-                body.len()
-            ),
-        );
-        let data = reply
-            .lines()
-            .find_map(|line| {
-                line.strip_prefix("data: ")
-                    .filter(|data| data.contains("\"id\""))
-            })
-            .unwrap_or_else(|| panic!("no JSON-RPC reply in {reply}"));
-        let answer: Value = serde_json::from_str(data).unwrap();
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let answer = post_in_session(&authority, TOKEN, &session, &request);
         assert_eq!(answer["id"], id, "{answer}");
         assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
         let message = answer["error"]["message"].as_str().unwrap();

@@ -6,12 +6,11 @@
 //! Landlock ABI 6 or a tool the attack needs.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::cli_support::holon_command;
-use crate::serve::{Server, bearer, http, lines, post_initialize, session_id};
+use crate::serve::{Server, bearer, post_in_session, post_initialize, session_id, start_http};
 
 const ENV_SECRET: &str = "env-secret-6a1f0c9d2b7e";
 const FILE_SECRET: &str = "file-secret-3c8e5a1b9d0f";
@@ -61,45 +60,19 @@ fn serve(setup: &Setup) -> (Server, String) {
         .arg(&setup.state)
         .env("HOLON_MCP_TOKEN", ENV_SECRET)
         .args(["serve", "--http", "127.0.0.1:0", "--token-file"])
-        .arg(&setup.token_file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut server = Server(command.spawn().unwrap());
-    let stderr = lines(server.0.stderr.take().unwrap());
-    let line = stderr
-        .recv_timeout(std::time::Duration::from_secs(60))
-        .expect("the server prints its URL");
-    let url = line
-        .split("at http://")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no URL in {line:?}"));
-    (server, url.strip_suffix("/mcp").unwrap().to_string())
+        .arg(&setup.token_file);
+    let (server, authority, _) = start_http(command);
+    (server, authority)
 }
 
 /// Calls ExecCommand with `cmd` (bash) over MCP; the command's stdout.
 fn exec_over_mcp(authority: &str, cmd: &str) -> String {
     let session = session_id(&post_initialize(authority, &[bearer(FILE_SECRET)]));
-    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "ExecCommand",
         "arguments": {"cmd": cmd, "shell": "bash", "yield_time_ms": 60000},
-    }})
-    .to_string();
-    let reply = http(
-        authority,
-        &format!(
-            "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\n{}\r\nMcp-Session-Id: {session}\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            bearer(FILE_SECRET),
-            body.len()
-        ),
-    );
-    let data = reply
-        .lines()
-        .find_map(|line| line.strip_prefix("data: ").filter(|d| d.contains("\"id\"")))
-        .unwrap_or_else(|| panic!("no JSON-RPC reply in {reply}"));
-    let answer: Value = serde_json::from_str(data).unwrap();
+    }});
+    let answer = post_in_session(authority, FILE_SECRET, &session, &request);
     let structured = &answer["result"]["structuredContent"];
     let stdout = structured["output_preview"]["stdout"]
         .as_str()

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::local_http::{Reply, serve};
-use holon_core::{FamilyPolicy, Registry, ToolCall};
+use crate::local_http::{Reply, Server, serve};
+use crate::support::call;
 use holon_runtime::{PrivateAddresses, Runtime, RuntimeConfig, SearchProvider, WebConfig};
 use serde_json::{Value, json};
 
@@ -23,12 +23,15 @@ fn runtime(web: WebConfig) -> (tempfile::TempDir, Arc<Runtime>) {
     (dir, Runtime::open(config).unwrap())
 }
 
-async fn call(runtime: &Arc<Runtime>, tool: &str, input: Value) -> Value {
-    let context = runtime.context(FamilyPolicy::all());
-    let result = Registry::global()
-        .dispatch(&context, ToolCall::new(tool, input))
-        .await;
-    serde_json::to_value(&result).unwrap()
+/// A runtime whose one search provider is `server`'s `/search`.
+fn search_runtime(server: &Server) -> (tempfile::TempDir, Arc<Runtime>) {
+    runtime(WebConfig {
+        search_providers: vec![SearchProvider {
+            name: "searx".into(),
+            url: server.url("/search"),
+        }],
+        ..WebConfig::default()
+    })
 }
 
 /// `text` with every wrapped part taken out: what stands outside the markers.
@@ -51,6 +54,14 @@ fn only_inside(text: &str, what: &str) {
         !outside(text).contains(INJECTION),
         "{what} has web text outside the markers: {text}"
     );
+}
+
+/// Asserts that no text of `envelope` a model reads carries `INJECTION` outside the
+/// markers.
+fn nothing_outside(envelope: &Value) {
+    for (what, text) in texts(envelope) {
+        assert!(!outside(&text).contains(INJECTION), "{what}: {text}");
+    }
 }
 
 /// The summary, receipt, structured result and error of an envelope, as text.
@@ -86,9 +97,7 @@ async fn a_binary_content_type_is_quoted_inside_the_markers() {
         "{envelope}"
     );
     only_inside(envelope["error"]["message"].as_str().unwrap(), "the error");
-    for (what, text) in texts(&envelope) {
-        assert!(!outside(&text).contains(INJECTION), "{what}: {text}");
-    }
+    nothing_outside(&envelope);
 }
 
 #[tokio::test]
@@ -104,16 +113,12 @@ async fn the_path_a_server_redirects_to_is_named_only_inside_the_markers() {
     let envelope = call(&runtime, "WebFetch", json!({ "url": server.url("/start") })).await;
     assert_eq!(envelope["status"], "success", "{envelope}");
     only_inside(envelope["receipt"].as_str().unwrap(), "the receipt");
-    for (what, text) in texts(&envelope) {
-        assert!(!outside(&text).contains(INJECTION), "{what}: {text}");
-    }
+    nothing_outside(&envelope);
 
     let envelope = call(&runtime, "WebFetch", json!({ "url": server.url("/gone") })).await;
     assert_eq!(envelope["error"]["kind"], "http_error_status", "{envelope}");
     only_inside(envelope["error"]["message"].as_str().unwrap(), "the error");
-    for (what, text) in texts(&envelope) {
-        assert!(!outside(&text).contains(INJECTION), "{what}: {text}");
-    }
+    nothing_outside(&envelope);
 }
 
 #[tokio::test]
@@ -162,13 +167,7 @@ async fn search_results_are_marked_in_the_structured_result_too() {
         )
     })
     .await;
-    let (_dir, runtime) = runtime(WebConfig {
-        search_providers: vec![SearchProvider {
-            name: "searx".into(),
-            url: server.url("/search"),
-        }],
-        ..WebConfig::default()
-    });
+    let (_dir, runtime) = search_runtime(&server);
     let envelope = call(&runtime, "WebSearch", json!({ "query": "x" })).await;
     assert_eq!(envelope["status"], "success", "{envelope}");
     let results = envelope["structured"]["results"].as_array().unwrap();
@@ -260,13 +259,7 @@ async fn each_field_of_a_search_result_stays_out_of_the_receipt() {
             Reply::json(200, &json!({ "results": [hit] }))
         })
         .await;
-        let (_dir, runtime) = runtime(WebConfig {
-            search_providers: vec![SearchProvider {
-                name: "searx".into(),
-                url: server.url("/search"),
-            }],
-            ..WebConfig::default()
-        });
+        let (_dir, runtime) = search_runtime(&server);
         let envelope = call(&runtime, "WebSearch", json!({ "query": "x" })).await;
         assert_eq!(envelope["status"], "success", "{field}: {envelope}");
         field_kept_and_wrapped(&envelope, "results");
