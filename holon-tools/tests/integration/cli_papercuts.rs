@@ -1,10 +1,9 @@
 //! What a new operator trips over on the command line: each test is one papercut seen
 //! by a first user of `holon-tools`.
 
-use std::io::Write;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
-use crate::cli_support::{holon, holon_command};
+use crate::cli_support::{holon, holon_with_stdin};
 use serde_json::Value;
 
 fn stdout(output: &Output) -> String {
@@ -17,20 +16,7 @@ fn stderr(output: &Output) -> String {
 
 /// `holon-tools call NAME - --json` with `input` on stdin.
 fn call_with_stdin(workspace: &std::path::Path, name: &str, input: &str) -> Output {
-    let mut child = holon_command(workspace)
-        .args(["call", name, "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    holon_with_stdin(workspace, &["call", name, "-", "--json"], input)
 }
 
 fn envelope(output: &Output) -> Value {

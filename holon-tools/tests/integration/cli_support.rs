@@ -24,6 +24,24 @@ pub fn holon(workspace: &Path, args: &[&str]) -> Output {
     holon_command(workspace).args(args).output().unwrap()
 }
 
+/// Runs `holon-tools --workspace WORKSPACE ARGS...` to its end with `input` on stdin.
+pub fn holon_with_stdin(workspace: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = holon_command(workspace)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Runs one `holon-tools session` with `lines` on stdin (an empty one included as it
 /// is) and returns the envelopes it wrote, one a line.
 pub fn session(workspace: &Path, lines: &[&str]) -> Vec<Value> {

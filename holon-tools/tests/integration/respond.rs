@@ -1,29 +1,15 @@
 //! `holon-tools respond`: one provider response body on stdin, the items to append to
 //! the next request on stdout.
 
-use std::io::Write;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::cli_support::holon_command;
+use crate::cli_support::holon_with_stdin;
 
 fn respond(provider: &str, body: &str) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = holon_command(dir.path())
-        .args(["respond", "--provider", provider])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(body.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    holon_with_stdin(dir.path(), &["respond", "--provider", provider], body)
 }
 
 #[test]
