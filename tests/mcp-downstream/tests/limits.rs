@@ -5,49 +5,19 @@
 // Tests set their fixtures up with processes and sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
+use common::{Server, TIMEOUT, TOKEN, over_http};
 use serde_json::json;
-
-/// How long a test waits for what should happen; never reached when it does.
-const TIMEOUT: Duration = Duration::from_secs(60);
-const TOKEN: &str = "downstream-token-4f7a1c9e2b";
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The downstream server on a free loopback port with `limits` flags, and its
 /// authority.
 fn serve(limits: &[&str]) -> (Server, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream"))
-        .args(["--http", "127.0.0.1:0"])
-        .args(limits)
-        .env("HOLON_MCP_TOKEN", TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let authority = line
-        .split("at http://")
-        .nth(1)
-        .and_then(|url| url.trim().strip_suffix("/mcp"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
-    (Server(child), authority)
+    let (server, _, authority) = over_http(limits);
+    (server, authority)
 }
 
 fn connect(authority: &str) -> TcpStream {
@@ -123,15 +93,7 @@ fn initialize(authority: &str) -> String {
         body.len()
     )
     .unwrap();
-    let mut reply = String::new();
-    let mut buffer = [0u8; 4096];
-    while !reply.contains("\"result\"") && !reply.contains("\"error\"") {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => reply.push_str(&String::from_utf8_lossy(&buffer[..n])),
-        }
-    }
-    reply
+    common::read_until_answer(&mut stream)
 }
 
 #[test]

@@ -5,42 +5,20 @@
 // Tests set their fixtures up with processes and sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+mod common;
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::ChildStdin;
+use std::sync::mpsc::Receiver;
+
+use common::{TIMEOUT, TOKEN, over_http, over_stdio};
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolContext, ToolStatus};
 // Links the library, whose tool the in-process registries find.
 use holon_mcp_downstream as _;
 use serde_json::{Value, json};
 
-const TIMEOUT: Duration = Duration::from_secs(60);
-const TOKEN: &str = "downstream-token-4f7a1c9e2b";
 const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-
-/// A server process, killed when the test is done with it.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn lines(reader: impl Read + Send + 'static) -> Receiver<String> {
-    let (sender, receiver) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(reader).lines().map_while(Result::ok) {
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    receiver
-}
 
 fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -73,15 +51,7 @@ fn assert_identity(initialized: &Value) {
 
 #[test]
 fn over_stdio_it_is_its_own_server_with_exactly_its_tool() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = lines(child.stdout.take().unwrap());
-    let _server = Server(child);
+    let (_server, mut stdin, stdout) = over_stdio();
     send(&mut stdin, &initialize());
     assert_identity(&next(&stdout));
     send(
@@ -128,14 +98,8 @@ fn post(authority: &str, headers: &[String], request: &Value) -> (String, Value)
         body.len()
     )
     .unwrap();
-    let mut reply = String::new();
+    let mut reply = common::read_until_answer(&mut stream);
     let mut buffer = [0u8; 4096];
-    while !reply.contains("\"result\"") && !reply.contains("\"error\"") {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => reply.push_str(&String::from_utf8_lossy(&buffer[..n])),
-        }
-    }
     // The event may come in more than one read: read on to the end of its line.
     while !reply.trim_end_matches(['\r', '\n']).ends_with('}') || !reply.ends_with('\n') {
         match stream.read(&mut buffer) {
@@ -158,24 +122,8 @@ fn post(authority: &str, headers: &[String], request: &Value) -> (String, Value)
 
 #[test]
 fn over_http_each_call_gets_its_headers_principal_session_and_revision() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream"))
-        .args(["--http", "127.0.0.1:0"])
-        .env("HOLON_MCP_TOKEN", TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = lines(child.stderr.take().unwrap());
-    let _server = Server(child);
-    let line = stderr.recv_timeout(TIMEOUT).expect("the URL line");
+    let (_server, line, authority) = over_http(&[]);
     assert!(line.starts_with("holon-mcp-downstream: "), "{line}");
-    let authority = line
-        .split("at http://")
-        .nth(1)
-        .and_then(|url| url.strip_suffix("/mcp"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
     let bearer = format!("Authorization: Bearer {TOKEN}");
 
     let (head, refused) = post(&authority, &[], &initialize());
@@ -253,15 +201,7 @@ fn a_registry_of_names_refuses_a_name_no_linked_tool_has() {
 
 #[test]
 fn over_stdio_an_over_long_line_is_answered_with_an_error_and_the_session_goes_on() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = lines(child.stdout.take().unwrap());
-    let _server = Server(child);
+    let (_server, mut stdin, stdout) = over_stdio();
     send(&mut stdin, &initialize());
     next(&stdout);
     send(
