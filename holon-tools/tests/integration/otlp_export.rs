@@ -18,7 +18,9 @@ use prost::Message as _;
 use serde_json::{Value, json};
 
 use crate::cli_support::holon_command;
-use crate::serve::{handshake, lines, send, wait};
+use crate::serve::{
+    Server, TOKEN, bearer, handshake, http, lines, post_initialize, send, session_id, wait,
+};
 
 /// The trace and parent span a client names in `_meta`.
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -367,4 +369,67 @@ fn serve_exports_a_server_span_per_request_parented_by_the_traceparent_of_its_me
     assert_eq!(listed.attribute("mcp.method.name"), Some("tools/list"));
     assert_eq!(listed.attribute("jsonrpc.request.id"), Some("4"));
     assert_eq!(listed.kind, SpanKind::Server as i32);
+}
+
+#[test]
+fn serve_over_http_names_the_session_and_the_tcp_transport_and_exports_on_sigterm() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let child = holon_command(dir.path())
+        .env("HOLON_MCP_TOKEN", TOKEN)
+        .env_remove("OTEL_SERVICE_NAME")
+        .args(["--otlp-endpoint", &receiver.url])
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = Server(child);
+    let stderr = lines(server.0.stderr.take().unwrap());
+    let line = stderr
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server prints its URL");
+    let authority = line
+        .split("at http://")
+        .nth(1)
+        .and_then(|url| url.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    let session = session_id(&post_initialize(&authority, &[bearer(TOKEN)]));
+
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "Sleep", "arguments": {"duration_ms": 1},
+        "_meta": {"traceparent": format!("00-{TRACE_ID}-{CLIENT_SPAN_ID}-01")},
+    }})
+    .to_string();
+    let reply = http(
+        &authority,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{}\r\nMcp-Session-Id: {session}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            bearer(TOKEN),
+            body.len()
+        ),
+    );
+    assert!(reply.contains("\"isError\":false"), "{reply}");
+    // SIGTERM: the server stops as an operator stops it, and sends its last spans.
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status();
+    assert_eq!(wait(&mut server.0), Some(0));
+
+    let spans = receiver.spans();
+    let call = only(&spans, "tools/call Sleep");
+    assert_eq!(call.kind, SpanKind::Server as i32);
+    assert_eq!(call.trace_id, TRACE_ID);
+    assert_eq!(call.parent_span_id, CLIENT_SPAN_ID);
+    assert_eq!(call.attribute("network.transport"), Some("tcp"));
+    assert_eq!(call.attribute("network.protocol.name"), Some("http"));
+    assert_eq!(call.attribute("mcp.session.id"), Some(session.as_str()));
+    assert_eq!(call.attribute("jsonrpc.request.id"), Some("2"));
+    let tool = only(&spans, "execute_tool Sleep");
+    assert_eq!(tool.parent_span_id, call.span_id);
+    assert_eq!(tool.trace_id, TRACE_ID);
 }
