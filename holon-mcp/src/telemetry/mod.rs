@@ -1,6 +1,6 @@
 //! The server span of each MCP request the server answers itself. With the
 //! `tracing` feature it is a `tracing` span named and attributed as OpenTelemetry's
-//! MCP semantic conventions say ([`spans`]); without it, [`RequestSpan`] is nothing
+//! MCP semantic conventions say (module `spans`); without it, [`RequestSpan`] is nothing
 //! and [`RequestSpan::run`] hands the request's future back as it is.
 
 #[cfg(feature = "tracing")]
