@@ -461,10 +461,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let served = self
-            .registry
-            .get(&request.name)
-            .is_some_and(|definition| definition.is_model_facing());
+        // Looked up for the span's name only: not at all without spans.
+        let served = cfg!(feature = "tracing")
+            && self
+                .registry
+                .get(&request.name)
+                .is_some_and(|definition| definition.is_model_facing());
         let target = Target::Tool {
             name: &request.name,
             served,
