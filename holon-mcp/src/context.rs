@@ -17,7 +17,7 @@ const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// The header a streamable HTTP request names its session in.
-const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Whether `request` is of the stateless revision (2026-07-28 or later): it names its
 /// revision and client in its `_meta`, and the server sends the client no request.

@@ -51,6 +51,7 @@ mod signal;
 mod stdio;
 mod stdio_lines;
 pub mod tasks;
+mod telemetry;
 
 pub use auth::{KeySource, OAuthConfig, ScopeMap};
 pub use http::{HTTP_PATH, HttpOptions, serve_http};

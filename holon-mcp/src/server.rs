@@ -49,6 +49,7 @@ use crate::info::ServerInfo;
 use crate::progress::CallProgress;
 use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
 use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
+use crate::telemetry::{self, RequestSpan, Target};
 
 /// The caching hints list results carry (SEP-2549, MCP 2026-07-28): how long a client
 /// may reuse a `tools/list` (and the host handler's lists and reads, when it sets
@@ -289,75 +290,9 @@ impl McpServer {
         })
     }
 
-    fn unknown_tool(&self, name: &str) -> ErrorData {
-        let tools = self.tools().unwrap_or_default();
-        let suggestion = closest(name, tools.iter().map(|tool| tool.name.as_ref()));
-        let message = match suggestion {
-            Some(best) => format!("unknown tool `{name}`; did you mean `{best}`?"),
-            None => format!("unknown tool `{name}`; tools/list shows the tools"),
-        };
-        ErrorData::invalid_params(
-            message,
-            Some(json!({ "kind": "unknown_tool", "tool": name, "did_you_mean": suggestion })),
-        )
-    }
-}
-
-impl ServerHandler for McpServer {
-    #[allow(deprecated)] // logging: see client
-    fn get_info(&self) -> ServerConfig {
-        let builder = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_logging();
-        // Tasks extension (crate::tasks).
-        let builder = match self.tasks {
-            Some(_) => builder.enable_tasks(),
-            None => builder,
-        };
-        let mut capabilities = builder.build();
-        if let Some(extras) = &self.extras {
-            let theirs = extras.capabilities();
-            capabilities.resources = theirs.resources;
-            capabilities.prompts = theirs.prompts;
-            capabilities.completions = theirs.completions;
-        }
-        let config = ServerConfig::new(capabilities).with_server_info(self.info.implementation());
-        match self.info.instructions() {
-            Some(instructions) => config.with_instructions(instructions),
-            None => config,
-        }
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .tools()
-            .map_err(|error| ErrorData::internal_error(error, None))?;
-        let listed = tools
-            .iter()
-            .filter(|tool| self.listed.as_ref().is_none_or(|listed| listed(&tool.name)))
-            .cloned()
-            .collect();
-        Ok(ListToolsResult::with_all_items(listed)
-            .with_ttl_ms(self.caching.ttl_ms)
-            .with_cache_scope(self.caching.scope))
-    }
-
-    /// The client's least level of the log messages its tools send it.
-    #[allow(deprecated)] // logging: see client
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.log_level.set(request.level);
-        Ok(())
-    }
-
-    async fn call_tool(
+    /// `tools/call`: the tool's dispatch on the request's context, its result in
+    /// MCP's form (a task's handle, or the next input round, under 2026-07-28).
+    async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
@@ -439,7 +374,105 @@ impl ServerHandler for McpServer {
             return Err(missing);
         }
         let result = content::call_result(definition, result, self.workspace.as_deref())?;
+        if result.is_error == Some(true) {
+            telemetry::mark_tool_error();
+        }
         Ok(result.into())
+    }
+
+    fn unknown_tool(&self, name: &str) -> ErrorData {
+        let tools = self.tools().unwrap_or_default();
+        let suggestion = closest(name, tools.iter().map(|tool| tool.name.as_ref()));
+        let message = match suggestion {
+            Some(best) => format!("unknown tool `{name}`; did you mean `{best}`?"),
+            None => format!("unknown tool `{name}`; tools/list shows the tools"),
+        };
+        ErrorData::invalid_params(
+            message,
+            Some(json!({ "kind": "unknown_tool", "tool": name, "did_you_mean": suggestion })),
+        )
+    }
+}
+
+impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: see client
+    fn get_info(&self) -> ServerConfig {
+        let builder = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging();
+        // Tasks extension (crate::tasks).
+        let builder = match self.tasks {
+            Some(_) => builder.enable_tasks(),
+            None => builder,
+        };
+        let mut capabilities = builder.build();
+        if let Some(extras) = &self.extras {
+            let theirs = extras.capabilities();
+            capabilities.resources = theirs.resources;
+            capabilities.prompts = theirs.prompts;
+            capabilities.completions = theirs.completions;
+        }
+        let config = ServerConfig::new(capabilities).with_server_info(self.info.implementation());
+        match self.info.instructions() {
+            Some(instructions) => config.with_instructions(instructions),
+            None => config,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let span = RequestSpan::new("tools/list", Target::None, &context);
+        span.run(async move {
+            let tools = self
+                .tools()
+                .map_err(|error| ErrorData::internal_error(error, None))?;
+            let listed = tools
+                .iter()
+                .filter(|tool| self.listed.as_ref().is_none_or(|listed| listed(&tool.name)))
+                .cloned()
+                .collect();
+            Ok(ListToolsResult::with_all_items(listed)
+                .with_ttl_ms(self.caching.ttl_ms)
+                .with_cache_scope(self.caching.scope))
+        })
+        .await
+    }
+
+    /// The client's least level of the log messages its tools send it.
+    #[allow(deprecated)] // logging: see client
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let span = RequestSpan::new("logging/setLevel", Target::None, &context);
+        span.run(async move {
+            self.log_level.set(request.level);
+            Ok(())
+        })
+        .await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // Looked up for the span's name only: not at all without spans.
+        let served = cfg!(feature = "tracing")
+            && self
+                .registry
+                .get(&request.name)
+                .is_some_and(|definition| definition.is_model_facing());
+        let target = Target::Tool {
+            name: &request.name,
+            served,
+        };
+        let span = RequestSpan::new("tools/call", target, &context);
+        span.run(self.call(request, context)).await
     }
 
     async fn list_resources(
@@ -447,11 +480,15 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let mut result = self.extras()?.list_resources(request, context).await?;
-        result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-        result.cache_scope.get_or_insert(self.caching.scope);
-        result.result_type.get_or_insert(ResultType::COMPLETE);
-        Ok(result)
+        let span = RequestSpan::new("resources/list", Target::None, &context);
+        span.run(async move {
+            let mut result = self.extras()?.list_resources(request, context).await?;
+            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+            result.cache_scope.get_or_insert(self.caching.scope);
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+            Ok(result)
+        })
+        .await
     }
 
     async fn list_resource_templates(
@@ -459,14 +496,18 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let mut result = self
-            .extras()?
-            .list_resource_templates(request, context)
-            .await?;
-        result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-        result.cache_scope.get_or_insert(self.caching.scope);
-        result.result_type.get_or_insert(ResultType::COMPLETE);
-        Ok(result)
+        let span = RequestSpan::new("resources/templates/list", Target::None, &context);
+        span.run(async move {
+            let mut result = self
+                .extras()?
+                .list_resource_templates(request, context)
+                .await?;
+            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+            result.cache_scope.get_or_insert(self.caching.scope);
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+            Ok(result)
+        })
+        .await
     }
 
     async fn read_resource(
@@ -474,13 +515,17 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let mut response = self.extras()?.read_resource(request, context).await?;
-        if let ReadResourceResponse::Complete(result) = &mut response {
-            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-            result.cache_scope.get_or_insert(self.caching.scope);
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-        }
-        Ok(response)
+        let span = RequestSpan::new("resources/read", Target::Resource(&request.uri), &context);
+        span.run(async move {
+            let mut response = self.extras()?.read_resource(request, context).await?;
+            if let ReadResourceResponse::Complete(result) = &mut response {
+                result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+                result.cache_scope.get_or_insert(self.caching.scope);
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+            }
+            Ok(response)
+        })
+        .await
     }
 
     #[allow(deprecated)] // resource subscriptions: see extras
@@ -489,7 +534,13 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.extras()?.subscribe(request, context).await
+        let span = RequestSpan::new(
+            "resources/subscribe",
+            Target::Resource(&request.uri),
+            &context,
+        );
+        span.run(async move { self.extras()?.subscribe(request, context).await })
+            .await
     }
 
     #[allow(deprecated)] // resource subscriptions: see extras
@@ -498,7 +549,13 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.extras()?.unsubscribe(request, context).await
+        let span = RequestSpan::new(
+            "resources/unsubscribe",
+            Target::Resource(&request.uri),
+            &context,
+        );
+        span.run(async move { self.extras()?.unsubscribe(request, context).await })
+            .await
     }
 
     async fn list_prompts(
@@ -506,11 +563,15 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let mut result = self.extras()?.list_prompts(request, context).await?;
-        result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-        result.cache_scope.get_or_insert(self.caching.scope);
-        result.result_type.get_or_insert(ResultType::COMPLETE);
-        Ok(result)
+        let span = RequestSpan::new("prompts/list", Target::None, &context);
+        span.run(async move {
+            let mut result = self.extras()?.list_prompts(request, context).await?;
+            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
+            result.cache_scope.get_or_insert(self.caching.scope);
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+            Ok(result)
+        })
+        .await
     }
 
     async fn get_prompt(
@@ -518,11 +579,15 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let mut response = self.extras()?.get_prompt(request, context).await?;
-        if let GetPromptResponse::Complete(result) = &mut response {
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-        }
-        Ok(response)
+        let span = RequestSpan::new("prompts/get", Target::Prompt(&request.name), &context);
+        span.run(async move {
+            let mut response = self.extras()?.get_prompt(request, context).await?;
+            if let GetPromptResponse::Complete(result) = &mut response {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+            }
+            Ok(response)
+        })
+        .await
     }
 
     async fn complete(
@@ -530,9 +595,13 @@ impl ServerHandler for McpServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let mut result = self.extras()?.complete(request, context).await?;
-        result.result_type.get_or_insert(ResultType::COMPLETE);
-        Ok(result)
+        let span = RequestSpan::new("completion/complete", Target::None, &context);
+        span.run(async move {
+            let mut result = self.extras()?.complete(request, context).await?;
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+            Ok(result)
+        })
+        .await
     }
 
     /// Tasks extension (crate::tasks): `tasks/get`.
@@ -541,8 +610,12 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tasks()?
-            .get(&tasks::owner_of(&context), &request.task_id)
+        let span = RequestSpan::new("tasks/get", Target::None, &context);
+        span.run(async move {
+            self.tasks()?
+                .get(&tasks::owner_of(&context), &request.task_id)
+        })
+        .await
     }
 
     /// Tasks extension (crate::tasks): `tasks/update`.
@@ -551,11 +624,15 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks()?.update(
-            &tasks::owner_of(&context),
-            &request.task_id,
-            request.input_responses,
-        )
+        let span = RequestSpan::new("tasks/update", Target::None, &context);
+        span.run(async move {
+            self.tasks()?.update(
+                &tasks::owner_of(&context),
+                &request.task_id,
+                request.input_responses,
+            )
+        })
+        .await
     }
 
     /// Tasks extension (crate::tasks): `tasks/cancel`.
@@ -564,8 +641,12 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks()?
-            .cancel(&tasks::owner_of(&context), &request.task_id)
+        let span = RequestSpan::new("tasks/cancel", Target::None, &context);
+        span.run(async move {
+            self.tasks()?
+                .cancel(&tasks::owner_of(&context), &request.task_id)
+        })
+        .await
     }
 
     /// rmcp hands a request whose params do not parse (a `tools/call` without `name`,
@@ -575,19 +656,23 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        let problem = match request.method.as_str() {
-            "tools/call" => params_problem::<CallToolRequestParams>(request.params),
-            _ => None,
-        };
-        Err(match problem {
-            Some((field, message)) => ErrorData::invalid_params(
-                format!("invalid {} params: {message}", request.method),
-                Some(json!({ "kind": "invalid_params", "field": field })),
-            ),
-            None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
+        let span = RequestSpan::new(&request.method, Target::None, &context);
+        span.run(async move {
+            let problem = match request.method.as_str() {
+                "tools/call" => params_problem::<CallToolRequestParams>(request.params),
+                _ => None,
+            };
+            Err(match problem {
+                Some((field, message)) => ErrorData::invalid_params(
+                    format!("invalid {} params: {message}", request.method),
+                    Some(json!({ "kind": "invalid_params", "field": field })),
+                ),
+                None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
+            })
         })
+        .await
     }
 }
 

@@ -91,7 +91,11 @@ impl Tasks {
         self.store.create(&record).map_err(store_failed)?;
         let live = Arc::new(LiveTask::new(record.id.clone(), self.store.clone()));
         self.live().insert(record.id.clone(), live.clone());
-        let work = tokio::spawn(work(live));
+        let work = work(live);
+        // The tool's span stays the child of the `tools/call` that started it.
+        #[cfg(feature = "tracing")]
+        let work = tracing::Instrument::in_current_span(work);
+        let work = tokio::spawn(work);
         let tasks = Arc::clone(self);
         let id = record.id.clone();
         tokio::spawn(async move {

@@ -74,8 +74,9 @@ impl TlsTrust {
         })
     }
 
-    /// The rustls configuration, for one client (cheap: the roots are shared).
-    pub(super) fn client_config(&self) -> ClientConfig {
+    /// The rustls configuration, for one client (cheap: the roots are shared): the
+    /// runtime's HTTP clients, and a host's own (the CLI's OTLP exporter).
+    pub fn client_config(&self) -> ClientConfig {
         ClientConfig::clone(&self.config)
     }
 }

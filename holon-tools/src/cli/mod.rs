@@ -9,11 +9,14 @@ mod doctor;
 mod export;
 mod lint;
 mod list;
+mod otlp_endpoint;
 mod output;
 mod respond;
 mod serve;
 mod serve_oauth;
 mod services;
+#[cfg(feature = "otlp")]
+mod telemetry;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -113,6 +116,14 @@ pub struct Cli {
     /// may hold secrets) [default: digest only].
     #[arg(long, env = "HOLON_AUDIT_ARGUMENTS")]
     pub audit_arguments: bool,
+
+    /// Export the spans of every call and MCP request over OTLP/HTTP (protobuf) to the
+    /// collector at this base URL, e.g. http://localhost:4318 (`/v1/traces` is
+    /// appended) [default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
+    /// OTEL_EXPORTER_OTLP_ENDPOINT, else no export]. The service name is holon-tools
+    /// unless OTEL_SERVICE_NAME is set.
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
 
     /// The web and image tools' options.
     #[command(
@@ -512,6 +523,15 @@ fn with_runtime(
         }
     }
     cli.services.apply(&mut config);
+    // Before the runtime, so that its first call is exported; dropped after it, so
+    // that its last one is.
+    let _telemetry = match export_spans(cli) {
+        Ok(telemetry) => telemetry,
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match Runtime::open(config) {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -530,4 +550,45 @@ fn with_runtime(
         }
     };
     tokio.block_on(body(runtime))
+}
+
+/// The span exporter of the endpoint the operator named, if any.
+#[cfg(feature = "otlp")]
+fn export_spans(cli: &Cli) -> Result<Option<telemetry::Telemetry>, String> {
+    let Some(endpoint) = otlp_endpoint::resolve(cli.otlp_endpoint.as_deref(), |name| {
+        std::env::var(name).ok()
+    })?
+    else {
+        return Ok(None);
+    };
+    let trust = match &cli.services.ca_file {
+        Some(path) if !path.as_os_str().is_empty() => {
+            holon_runtime::net::TlsTrust::with_ca_file(path)?
+        }
+        _ => holon_runtime::net::TlsTrust::default(),
+    };
+    telemetry::start(endpoint, &trust).map(Some)
+}
+
+/// Without the `otlp` feature: `--otlp-endpoint` is refused, an endpoint in the
+/// environment is noted and ignored.
+#[cfg(not(feature = "otlp"))]
+fn export_spans(cli: &Cli) -> Result<Option<std::convert::Infallible>, String> {
+    let endpoint = otlp_endpoint::resolve(cli.otlp_endpoint.as_deref(), |name| {
+        std::env::var(name).ok()
+    })?;
+    match endpoint {
+        None => Ok(None),
+        Some(endpoint) if endpoint.source() == otlp_endpoint::Source::Flag => Err(format!(
+            "{}: this holon-tools was built without OTLP export (feature `otlp`)",
+            endpoint.named()
+        )),
+        Some(endpoint) => {
+            eprintln!(
+                "holon-tools: {} is set, but this holon-tools was built without OTLP export (feature `otlp`): no spans are exported",
+                endpoint.named()
+            );
+            Ok(None)
+        }
+    }
 }

@@ -62,8 +62,8 @@ pub struct ServiceOptions {
     pub xai_model: Option<String>,
 
     /// A PEM file of certificate authorities to trust for https besides Mozilla's
-    /// roots (an internal CA, a TLS-inspecting proxy's), for WebFetch, WebSearch and
-    /// GenerateImage [default: none].
+    /// roots (an internal CA, a TLS-inspecting proxy's), for WebFetch, WebSearch,
+    /// GenerateImage and the OTLP collector [default: none].
     #[arg(long, value_name = "FILE", env = "HOLON_CA_FILE")]
     pub ca_file: Option<PathBuf>,
 }
