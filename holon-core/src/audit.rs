@@ -109,9 +109,9 @@ impl AuditRecord {
             outcome,
             kind,
             // Only where a policy was in force: without one every call is just allowed.
-            decision: (context.approvals().is_some()
-                || execution.decision != crate::policy::Decision::Allowed)
-                .then(|| execution.decision.as_str().to_string()),
+            decision: context
+                .approvals()
+                .map(|_| execution.decision.as_str().to_string()),
             duration_us: u64::try_from(execution.elapsed.as_micros()).unwrap_or(u64::MAX),
             prev_hash: String::new(),
             hash: String::new(),

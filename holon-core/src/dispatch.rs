@@ -291,6 +291,7 @@ impl Registry {
                 }
                 None => {
                     arguments.dispose();
+                    decision = Decision::Refused;
                     let error = self.refusal(context, &name, self.entry(&name));
                     // A name that is not a tool is echoed, but never a huge one whole.
                     ToolResult::from_error(shorten(&name).into_owned(), error)
