@@ -115,14 +115,17 @@ pub(super) async fn approvals(runtime: Arc<Runtime>, command: &ApprovalsCommand)
 /// Signs the operator's decision on `id` and carries it out.
 pub(super) async fn decide(
     runtime: &Arc<Runtime>,
-    approvals: &Approvals,
+    approvals: &Arc<Approvals>,
     id: &str,
     approve: bool,
     standing: Standing,
     message: Option<String>,
 ) -> Result<ToolResult, holon_core::ToolError> {
     let decision = approvals.sign(id, approve, standing, message)?;
-    let context = runtime.context(FamilyPolicy::all());
+    // The approvals decide under them, so the call's audit record carries the decision.
+    let context = runtime
+        .context(FamilyPolicy::all())
+        .with_approvals(Arc::clone(approvals));
     approvals
         .decide(Registry::global(), &context, &decision)
         .await

@@ -280,3 +280,61 @@ fn an_interactive_session_asks_at_the_terminal_and_runs_the_approved_call() {
     drop(writer);
     assert!(child.wait().unwrap().success());
 }
+
+/// The audit log's records of an audited run, as JSON.
+fn audit_records(workspace: &Path) -> Vec<Value> {
+    std::fs::read_to_string(workspace.join(".holon").join("audit.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_audit_log_records_what_the_policy_and_the_operator_decided() {
+    let workspace = with_policy(ASK_CREATE);
+    let ws = workspace.path();
+    let audited = |args: &[&str]| {
+        let mut all = vec!["--audit"];
+        all.extend_from_slice(args);
+        holon(ws, &all)
+    };
+    let asked = audited(&["call", "CreateWorkItem", CREATE, "--json"]);
+    let first = json_of(&asked)["deferral"]["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(audited(&["approvals", "approve", &first]).status.success());
+    let asked = audited(&["call", "CreateWorkItem", CREATE, "--json"]);
+    let second = json_of(&asked)["deferral"]["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    audited(&["approvals", "deny", &second, "--message", "no"]);
+    assert!(
+        audited(&["call", "Sleep", r#"{"duration_ms": 1}"#])
+            .status
+            .success()
+    );
+
+    let decided: Vec<(String, String, String)> = audit_records(ws)
+        .iter()
+        .map(|record| {
+            (
+                record["tool"].as_str().unwrap().to_string(),
+                record["outcome"].as_str().unwrap().to_string(),
+                record["decision"].as_str().unwrap_or("none").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("CreateWorkItem", "deferred", "asked"),
+        ("CreateWorkItem", "success", "approved"),
+        ("CreateWorkItem", "deferred", "asked"),
+        ("CreateWorkItem", "error", "denied"),
+        ("Sleep", "success", "allowed"),
+    ]
+    .map(|(tool, outcome, decision)| (tool.into(), outcome.into(), decision.into()));
+    assert_eq!(decided, expected);
+    assert!(holon(ws, &["audit", "verify"]).status.success());
+}
