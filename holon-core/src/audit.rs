@@ -55,8 +55,10 @@ pub struct AuditRecord {
     pub outcome: Outcome,
     /// The error kind, when it failed or was refused.
     pub kind: Option<String>,
-    /// The policy's decision and by whom, where a policy decided (filled by the
-    /// approval layer; `None` when only the family gate applied).
+    /// The approval policy's decision, where one was in force: `allowed`, `asked`,
+    /// `approved` or `denied` (by the operator, whose signed decision it carried out),
+    /// or `refused` (a `deny` rule, or an approval that did not hold). `None` when
+    /// only the family gate applied.
     pub decision: Option<String>,
     /// How long the call took, in microseconds.
     pub duration_us: u64,
@@ -106,7 +108,10 @@ impl AuditRecord {
             arguments: keep_arguments.then(|| execution.input_json.to_string()),
             outcome,
             kind,
-            decision: None,
+            // Only where a policy was in force: without one every call is just allowed.
+            decision: context
+                .approvals()
+                .map(|_| execution.decision.as_str().to_string()),
             duration_us: u64::try_from(execution.elapsed.as_micros()).unwrap_or(u64::MAX),
             prev_hash: String::new(),
             hash: String::new(),

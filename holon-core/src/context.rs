@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::cancel::Cancellation;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
+use crate::policy::Approvals;
 use crate::progress::{Progress, ProgressSink};
 use crate::result::ToolResult;
 
@@ -39,6 +40,8 @@ pub struct Execution<'a> {
     ///
     /// [`Principal`]: crate::Principal
     pub context: &'a ToolContext,
+    /// What the policy (and the operator) made of the call.
+    pub decision: crate::policy::Decision,
 }
 
 /// The context of a call: who calls, which families they may use, and the state the
@@ -55,6 +58,7 @@ pub struct ToolContext {
     runtime_access: bool,
     states: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     observer: Option<Arc<dyn DispatchObserver>>,
+    approvals: Option<Arc<Approvals>>,
     cancellation: Cancellation,
     progress: Progress,
     timeout: Option<Duration>,
@@ -69,6 +73,7 @@ impl ToolContext {
             runtime_access: false,
             states: Arc::default(),
             observer: None,
+            approvals: None,
             cancellation: Cancellation::default(),
             progress: Progress::default(),
             timeout: None,
@@ -109,6 +114,19 @@ impl ToolContext {
     pub fn with_observer(mut self, observer: Arc<dyn DispatchObserver>) -> Self {
         self.observer = Some(observer);
         self
+    }
+
+    /// Puts every call through this context under the host's approval policy:
+    /// after the family gate the dispatcher asks `approvals` whether to run the call,
+    /// refuse it, or store it for the operator (see [`crate::policy`]).
+    pub fn with_approvals(mut self, approvals: Arc<Approvals>) -> Self {
+        self.approvals = Some(approvals);
+        self
+    }
+
+    /// The approval policy calls through this context are under, if any.
+    pub fn approvals(&self) -> Option<&Arc<Approvals>> {
+        self.approvals.as_ref()
     }
 
     /// Makes calls through this context end with a `cancelled` error as soon as
@@ -205,6 +223,7 @@ impl std::fmt::Debug for ToolContext {
             .field("cancelled", &self.cancellation.is_cancelled())
             .field("progress", &self.progress.is_enabled())
             .field("timeout", &self.timeout)
+            .field("approvals", &self.approvals.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -21,6 +21,7 @@ use crate::input::{JsonArguments, ToolInput};
 use crate::json_kind::json_kind;
 use crate::json_text;
 use crate::output::ToolOutput;
+use crate::policy::{Approvals, Decision, Verdict};
 use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
 use crate::registry::{Entry, Registry, visible_to};
 use crate::result::ToolResult;
@@ -124,6 +125,7 @@ impl Registry {
             Cow::Owned(name),
             Arguments::Value(Box::new(input)),
             call_id,
+            Gate::Consult,
         )
     }
 
@@ -145,7 +147,27 @@ impl Registry {
             Cow::Borrowed(name),
             Arguments::Text(arguments),
             None,
+            Gate::Consult,
         )
+    }
+
+    /// Dispatches a call the operator approved: the policy is not consulted again
+    /// (the family gate and every input check are). Only [`Approvals`] reaches it,
+    /// after checking the operator's signed decision.
+    pub(crate) async fn dispatch_approved(
+        &self,
+        context: &ToolContext,
+        name: &str,
+        input: Value,
+    ) -> ToolResult {
+        self.traced(
+            context,
+            Cow::Borrowed(name),
+            Arguments::Value(Box::new(input)),
+            None,
+            Gate::Approved,
+        )
+        .await
     }
 
     /// [`Registry::dispatch_text`] of a call the caller gave an id: the result echoes
@@ -162,6 +184,7 @@ impl Registry {
             Cow::Borrowed(name),
             Arguments::Text(arguments),
             call_id,
+            Gate::Consult,
         )
     }
 
@@ -173,12 +196,13 @@ impl Registry {
         name: Cow<'a, str>,
         arguments: Arguments<'a>,
         call_id: Option<String>,
+        gate: Gate,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
         use tracing::Instrument as _;
         let span = crate::telemetry::call_span(&name, call_id.as_deref());
         let finished = span.clone();
         async move {
-            let result = self.run(context, name, arguments, call_id).await;
+            let result = self.run(context, name, arguments, call_id, gate).await;
             crate::telemetry::record_outcome(&finished, &result);
             result
         }
@@ -193,8 +217,9 @@ impl Registry {
         name: Cow<'a, str>,
         arguments: Arguments<'a>,
         call_id: Option<String>,
+        gate: Gate,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        self.run(context, name, arguments, call_id)
+        self.run(context, name, arguments, call_id, gate)
     }
 
     /// Every call: the observer's view of it, the lookup and family gate, the tool's
@@ -205,6 +230,7 @@ impl Registry {
         name: Cow<'_, str>,
         arguments: Arguments<'_>,
         call_id: Option<String>,
+        gate: Gate,
     ) -> ToolResult {
         let observed = context.observer().map(|observer| Observed {
             observer,
@@ -217,42 +243,60 @@ impl Registry {
             started_at: SystemTime::now(),
             started: Instant::now(),
         });
+        // Set by the policy's gate; read only by the observer.
+        let mut decision = gate.decision();
         // Not `resolve`: its `Result` would be kept across the call's `await`.
-        let mut result = match self.allowed(context, &name) {
-            Some(entry) => {
-                let arguments = arguments.written(observed.as_ref());
-                // Each step's result is a local, moved out of before the `await`: a
-                // `match` on a call would keep its `Result` in this future.
-                let prepared = prepare_call(entry, context, arguments);
-                let outcome = match prepared {
-                    Err(error) => Err(error),
-                    Ok(mut prepared) => match context.timeout().or(entry.timeout) {
-                        None => {
-                            let handler = start(entry, context, &mut prepared);
-                            match handler {
-                                // A synchronous handler has finished: nothing to wait for.
-                                Ok(CallFuture::Ready(ready)) => ready.into_inner(),
-                                // Boxed, so that the common call's future does not carry
-                                // the waiting's state.
-                                Ok(handler) => {
-                                    Box::pin(finish(handler, context.cancellation(), None)).await
+        let mut result = 'call: {
+            match self.allowed(context, &name) {
+                Some(entry) => {
+                    let arguments = arguments.written(observed.as_ref());
+                    let arguments = match (gate, context.approvals()) {
+                        (Gate::Consult, Some(approvals)) => {
+                            match consult(approvals, entry, context, arguments) {
+                                Consulted::Run(arguments) => arguments,
+                                Consulted::Answered(answer, decided) => {
+                                    decision = decided;
+                                    break 'call answer;
                                 }
-                                Err(error) => Err(error),
                             }
                         }
-                        Some(limit) => Box::pin(limited(entry, context, prepared, limit)).await,
-                    },
-                };
-                match outcome.map_err(|error| enrich(entry, error)) {
-                    Ok(output) => succeeded(entry, output),
-                    Err(error) => ToolResult::from_error(entry.name, error),
+                        _ => arguments,
+                    };
+                    // Each step's result is a local, moved out of before the `await`: a
+                    // `match` on a call would keep its `Result` in this future.
+                    let prepared = prepare_call(entry, context, arguments);
+                    let outcome = match prepared {
+                        Err(error) => Err(error),
+                        Ok(mut prepared) => match context.timeout().or(entry.timeout) {
+                            None => {
+                                let handler = start(entry, context, &mut prepared);
+                                match handler {
+                                    // A synchronous handler has finished: nothing to wait for.
+                                    Ok(CallFuture::Ready(ready)) => ready.into_inner(),
+                                    // Boxed, so that the common call's future does not carry
+                                    // the waiting's state.
+                                    Ok(handler) => {
+                                        Box::pin(finish(handler, context.cancellation(), None))
+                                            .await
+                                    }
+                                    Err(error) => Err(error),
+                                }
+                            }
+                            Some(limit) => Box::pin(limited(entry, context, prepared, limit)).await,
+                        },
+                    };
+                    match outcome.map_err(|error| enrich(entry, error)) {
+                        Ok(output) => succeeded(entry, output),
+                        Err(error) => ToolResult::from_error(entry.name, error),
+                    }
                 }
-            }
-            None => {
-                arguments.dispose();
-                let error = self.refusal(context, &name, self.entry(&name));
-                // A name that is not a tool is echoed, but never a huge one whole.
-                ToolResult::from_error(shorten(&name).into_owned(), error)
+                None => {
+                    arguments.dispose();
+                    decision = Decision::Refused;
+                    let error = self.refusal(context, &name, self.entry(&name));
+                    // A name that is not a tool is echoed, but never a huge one whole.
+                    ToolResult::from_error(shorten(&name).into_owned(), error)
+                }
             }
         };
         result.call_id = call_id;
@@ -264,6 +308,7 @@ impl Registry {
                 started_at: observed.started_at,
                 elapsed: observed.started.elapsed(),
                 context,
+                decision,
             });
         }
         result
@@ -360,6 +405,91 @@ impl Registry {
         };
         check_input_of(entry, arguments)
     }
+}
+
+/// Whether a call is put to the host's approval policy.
+#[derive(Clone, Copy)]
+enum Gate {
+    /// Consult the policy (every call a caller makes).
+    Consult,
+    /// The operator approved this call: run it.
+    Approved,
+}
+
+impl Gate {
+    /// The decision a call through this gate has unless the policy says otherwise.
+    fn decision(self) -> Decision {
+        match self {
+            Gate::Consult => Decision::Allowed,
+            Gate::Approved => Decision::Approved,
+        }
+    }
+}
+
+/// What the host's policy made of a call before it runs.
+enum Consulted<'t> {
+    /// Run it, with these arguments.
+    Run(Arguments<'t>),
+    /// Do not run it: this is the answer (a refusal, or the deferred envelope of a
+    /// call stored for the operator).
+    Answered(ToolResult, Decision),
+}
+
+/// A call under the host's approval policy: run, refused, or stored for the operator.
+/// Synchronous, so that the common call's future carries nothing of it.
+fn consult<'t>(
+    approvals: &Approvals,
+    entry: &Entry,
+    context: &ToolContext,
+    arguments: Arguments<'t>,
+) -> Consulted<'t> {
+    let evaluation = approvals.evaluate(entry, context);
+    match evaluation.verdict {
+        Verdict::Allow => Consulted::Run(arguments),
+        Verdict::Deny => {
+            arguments.dispose();
+            let error = ToolError::new(
+                ToolErrorKind::POLICY_DENIED,
+                format!(
+                    "the host's policy does not let this caller run `{}`: {}",
+                    entry.name,
+                    evaluation.why()
+                ),
+            )
+            .with_hint(
+                "do not retry this call; use another tool, or ask the operator to change the policy",
+            );
+            Consulted::Answered(ToolResult::from_error(entry.name, error), Decision::Refused)
+        }
+        // The operator is asked only about a call the tool would take: an input it
+        // refuses is answered now, as without a policy.
+        Verdict::Ask => match asked_input(entry, arguments) {
+            Ok(input) => Consulted::Answered(
+                approvals.defer(entry, context, input, &evaluation),
+                Decision::Asked,
+            ),
+            Err(error) => {
+                Consulted::Answered(ToolResult::from_error(entry.name, error), Decision::Refused)
+            }
+        },
+    }
+}
+
+/// The arguments of an asked call as a `Value`, once every input check passed.
+fn asked_input(entry: &Entry, arguments: Arguments<'_>) -> Result<Value, ToolError> {
+    let value = match arguments {
+        Arguments::Value(value) | Arguments::Written(value, _) => *value,
+        Arguments::Text(text) => match json_text::parse(text) {
+            Ok(parsed) if parsed.duplicates.is_empty() => parsed.value,
+            // The checks say what is wrong with it, as they would without a policy.
+            _ => {
+                check_input_of(entry, Arguments::Text(text))?;
+                return Err(ToolError::invalid_input("the input is not a JSON value"));
+            }
+        },
+    };
+    check_prepared_input(entry, value.clone())?;
+    Ok(value)
 }
 
 /// The caller's cancellation, then the input's shape, schema constraints and the

@@ -6,7 +6,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::error::ToolError;
-use crate::result::{Artifact, ContentBlock, ToolResult, ToolStatus};
+use crate::result::{Artifact, ContentBlock, Deferral, ToolResult, ToolStatus};
 use crate::structured::Structured;
 
 impl ToolResult {
@@ -44,6 +44,10 @@ struct Envelope<'a> {
     /// What the runtime waits for, when status is `deferred`.
     #[serde(skip_serializing_if = "Option::is_none")]
     directive: Option<&'a str>,
+    /// Why the call is deferred, as data (`kind: approval_required`, ...), when
+    /// status is `deferred` and the reason has a form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deferral: Option<&'a Deferral>,
 }
 
 impl Serialize for ToolResult {
@@ -65,6 +69,7 @@ impl Serialize for ToolResult {
             artifacts: self.artifacts(),
             error: self.error.as_deref(),
             directive: self.directive(),
+            deferral: self.deferral(),
         }
         .serialize(serializer)
     }

@@ -111,6 +111,7 @@ mod json_text;
 mod meta;
 mod output;
 mod params;
+pub mod policy;
 mod problems;
 mod progress;
 mod receipt;
@@ -153,7 +154,7 @@ pub use params::FromToolContext;
 pub use progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use registry::{Registry, RegistryError};
 pub use request::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId};
-pub use result::{Artifact, ContentBlock, ResultExtras, ToolResult, ToolStatus};
+pub use result::{Artifact, ContentBlock, Deferral, ResultExtras, ToolResult, ToolStatus};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
 pub use structured::Structured;
 /// The token behind a [`Cancellation`], re-exported so that a host needs no

@@ -44,6 +44,13 @@ fn render(result: &ToolResult) -> String {
     if let Some(directive) = result.directive() {
         let _ = writeln!(out, "waiting for: {directive}");
     }
+    if let Some(crate::result::Deferral::ApprovalRequired(asked)) = result.deferral() {
+        write_scalar_line(&mut out, 0, "approval_id", &asked.approval_id);
+        write_scalar_line(&mut out, 0, "tool", &asked.tool);
+        write_entry(&mut out, 0, "arguments", &asked.arguments);
+        write_scalar_line(&mut out, 0, "principal", &asked.principal);
+        write_scalar_line(&mut out, 0, "why", &asked.reason);
+    }
     if let Some(error) = &result.error {
         let _ = writeln!(out, "error: {}", error.kind);
         write_scalar_line(&mut out, 0, "message", &error.message);

@@ -126,6 +126,18 @@ pub struct ResultExtras {
     pub receipt: Option<String>,
     /// When set, the call is `deferred` and this says what the runtime waits for.
     pub directive: Option<String>,
+    /// Why a deferred call waits, as data: `approval_required` when the host's policy
+    /// asks the operator (see [`policy`](crate::policy)).
+    pub deferral: Option<Deferral>,
+}
+
+/// Why a call is deferred, as data the caller can act on; tagged by `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Deferral {
+    /// The host's policy asks the operator before the call runs: nothing has run,
+    /// and the call runs once the operator approves it.
+    ApprovalRequired(crate::policy::ApprovalRequired),
 }
 
 impl ResultExtras {
@@ -190,6 +202,24 @@ impl ToolResult {
             error: None,
             extras: output.extras,
         }
+    }
+
+    /// A `deferred` result of `tool_name` with nothing set yet (the dispatcher's,
+    /// for a call the policy asks about).
+    pub(crate) fn deferred(tool_name: &'static str) -> Self {
+        Self {
+            tool_name: Cow::Borrowed(tool_name),
+            call_id: None,
+            status: ToolStatus::Deferred,
+            structured: None,
+            error: None,
+            extras: None,
+        }
+    }
+
+    /// Why the call is deferred, as data, when it says.
+    pub fn deferral(&self) -> Option<&Deferral> {
+        self.extras.as_deref()?.deferral.as_ref()
     }
 
     /// Content blocks the tool returned besides its receipt.

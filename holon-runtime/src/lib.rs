@@ -19,6 +19,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
 pub mod agency;
+mod approvals;
 pub mod audit_log;
 pub mod bindings;
 pub mod catalog;
@@ -42,6 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use holon_core::policy::{ApprovalPolicy, ApprovalStore, Approvals, OperatorKey};
 use holon_core::{
     DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
 };
@@ -132,6 +134,15 @@ pub struct RuntimeConfig {
     pub commands: LauncherConfig,
     /// The audit log of every call, when set (default: none).
     pub audit: Option<audit_log::AuditConfig>,
+    /// The approval policy every call of [`Runtime::context`] is put to; `None` lets
+    /// every call run (see [`holon_core::policy`]).
+    pub policy: Option<ApprovalPolicy>,
+    /// How long an asked call waits for the operator.
+    pub approval_ttl: Duration,
+    /// The file of the operator's key, which signs approvals [default:
+    /// `<state_dir>/operator.key`, made on first use; a key of its own per runtime
+    /// when the state is in memory].
+    pub operator_key_file: Option<PathBuf>,
 }
 
 impl RuntimeConfig {
@@ -156,6 +167,9 @@ impl RuntimeConfig {
             commands: LauncherConfig::default(),
             execution_retention: ExecutionRetention::default(),
             audit: None,
+            policy: None,
+            approval_ttl: holon_core::policy::DEFAULT_APPROVAL_TTL,
+            operator_key_file: None,
         }
     }
 
@@ -196,6 +210,13 @@ pub enum RuntimeError {
     CaFile(String),
     /// The audit log cannot be opened.
     Audit(audit_log::AuditError),
+    /// The operator's key cannot be read or made.
+    OperatorKey {
+        /// The key file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 impl std::fmt::Display for RuntimeError {
@@ -218,6 +239,11 @@ impl std::fmt::Display for RuntimeError {
                 f,
                 "the extra certificate authorities cannot be used: {error}; fix or drop --ca-file (HOLON_CA_FILE)"
             ),
+            Self::OperatorKey { path, source } => write!(
+                f,
+                "the operator key {} cannot be used: {source}",
+                path.display()
+            ),
         }
     }
 }
@@ -238,6 +264,11 @@ pub struct Runtime {
     media: MediaDir,
     net: NetGate,
     audit: Option<audit_log::AuditLog>,
+    policy: Option<ApprovalPolicy>,
+    approval_ttl: Duration,
+    operator_key_file: Option<PathBuf>,
+    /// The approvals of this runtime, made on first use (the key file with them).
+    approvals: std::sync::OnceLock<Arc<Approvals>>,
 }
 
 impl Runtime {
@@ -316,6 +347,12 @@ impl Runtime {
             }
             None => None,
         };
+        let operator_key_file = config.operator_key_file.or_else(|| {
+            config
+                .state_dir
+                .as_ref()
+                .map(|dir| dir.join(state_dir::OPERATOR_KEY_FILE_NAME))
+        });
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
             bindings,
@@ -329,7 +366,49 @@ impl Runtime {
             images: config.images,
             net,
             audit,
+            operator_key_file,
+            policy: config.policy,
+            approval_ttl: config.approval_ttl,
+            approvals: std::sync::OnceLock::new(),
         }))
+        .and_then(|runtime: Arc<Self>| {
+            // The key is read (or made) now when a policy needs it, so that a bad key
+            // file stops the start, not the first asked call.
+            if runtime.policy.is_some() {
+                runtime.approvals()?;
+            }
+            Ok(runtime)
+        })
+    }
+
+    /// The runtime's approvals: its policy (or, without one, a policy that allows
+    /// everything, for deciding calls that another runtime on the same state asked
+    /// about), the store, and the operator's key.
+    pub fn approvals(&self) -> Result<Arc<Approvals>, RuntimeError> {
+        if let Some(approvals) = self.approvals.get() {
+            return Ok(Arc::clone(approvals));
+        }
+        let key = match &self.operator_key_file {
+            Some(path) => {
+                state_dir::operator_key(path).map_err(|source| RuntimeError::OperatorKey {
+                    path: path.clone(),
+                    source,
+                })?
+            }
+            None => OperatorKey::generate().map_err(|error| RuntimeError::OperatorKey {
+                path: PathBuf::new(),
+                source: std::io::Error::other(error.message),
+            })?,
+        };
+        let policy = self.policy.clone().unwrap_or_default();
+        let store: Arc<dyn ApprovalStore> = Arc::clone(&self.store) as Arc<dyn ApprovalStore>;
+        let made = Arc::new(Approvals::new(policy, store, key).with_ttl(self.approval_ttl));
+        Ok(Arc::clone(self.approvals.get_or_init(|| made)))
+    }
+
+    /// The approval policy calls are put to, when one is set.
+    pub fn policy(&self) -> Option<&ApprovalPolicy> {
+        self.policy.as_ref()
     }
 
     /// The audit log calls are appended to, when the operator enabled it.
@@ -418,12 +497,17 @@ impl Runtime {
     /// this runtime and records every call in the store. Use
     /// [`Runtime::agent_context`] for another agent.
     pub fn context(self: &Arc<Self>, policy: FamilyPolicy) -> ToolContext {
-        ToolContext::new(policy)
+        let context = ToolContext::new(policy)
             .with_caller(agency::ROOT_AGENT_ID)
             .with_shared_state(Arc::clone(self))
             .with_observer(Arc::new(ExecutionRecorder {
                 runtime: Arc::clone(self),
-            }))
+            }));
+        // Made when the runtime opened, whenever a policy is set.
+        match (&self.policy, self.approvals.get()) {
+            (Some(_), Some(approvals)) => context.with_approvals(Arc::clone(approvals)),
+            _ => context,
+        }
     }
 
     /// Dispatches one call of the default agent (`root`) through the global registry

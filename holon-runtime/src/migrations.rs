@@ -135,4 +135,30 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "the start time of a task's leader, to find it again after a crash",
         sql: "ALTER TABLE tasks ADD COLUMN leader_started INTEGER;",
     },
+    Migration {
+        version: 10,
+        name: "calls the approval policy asked about, and the operator's standing grants",
+        sql: "CREATE TABLE approvals (
+              id                TEXT    PRIMARY KEY,
+              tool              TEXT    NOT NULL,
+              arguments_json    TEXT    NOT NULL,
+              arguments_sha256  TEXT    NOT NULL,
+              principal         TEXT    NOT NULL,
+              caller            TEXT,
+              session           TEXT,
+              families_json     TEXT    NOT NULL,
+              reason            TEXT    NOT NULL,
+              created_at_ms     INTEGER NOT NULL,
+              expires_at_ms     INTEGER NOT NULL,
+              state             TEXT    NOT NULL CHECK (state IN ('pending', 'approved', 'denied')),
+              message           TEXT,
+              outcome_json      TEXT
+            );
+            CREATE INDEX approvals_by_time ON approvals (created_at_ms);
+            CREATE TABLE approval_grants (
+              id             INTEGER PRIMARY KEY,
+              rule_json      TEXT    NOT NULL,
+              created_at_ms  INTEGER NOT NULL
+            );",
+    },
 ];

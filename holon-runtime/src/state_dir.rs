@@ -86,9 +86,80 @@ pub fn workspace_key(workspace: &Path) -> String {
     format!("{name}-{}", &hash[..16])
 }
 
+/// The file name of the operator's key (it signs approvals) in the state directory.
+pub const OPERATOR_KEY_FILE_NAME: &str = "operator.key";
+
+/// The operator's key in the file `path`: read, or created with mode 0600 (64 hex
+/// digits) when there is none. A key file others may read or write is refused: whoever
+/// reads it can approve any call.
+pub fn operator_key(path: &Path) -> std::io::Result<holon_core::policy::OperatorKey> {
+    use std::io::{Error, ErrorKind, Write};
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(mut file) => {
+            let key = holon_core::policy::OperatorKey::generate()
+                .map_err(|error| Error::other(error.message))?;
+            file.write_all(format!("{}\n", key.to_hex()).as_bytes())?;
+            file.sync_all()?;
+            return Ok(key);
+        }
+        Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(error),
+    }
+    let mode = std::fs::metadata(path)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        return Err(Error::new(
+            ErrorKind::PermissionDenied,
+            format!(
+                "the operator key {} may be read or written by others (mode {:o}); make it the owner's only: chmod 600 {}",
+                path.display(),
+                mode & 0o777,
+                path.display()
+            ),
+        ));
+    }
+    // Another process may have created the file a moment ago and not written it yet.
+    for _ in 0..100 {
+        let text = std::fs::read_to_string(path)?;
+        if let Some(key) = holon_core::policy::OperatorKey::from_hex(&text) {
+            return Ok(key);
+        }
+        if !text.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Err(Error::new(
+        ErrorKind::InvalidData,
+        format!(
+            "the operator key {} is not 64 hex digits; remove it to have a new one made (pending approvals then need deciding again)",
+            path.display()
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_operator_key_is_made_once_for_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(OPERATOR_KEY_FILE_NAME);
+        let made = operator_key(&path).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(operator_key(&path).unwrap().to_hex(), made.to_hex());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let error = operator_key(&path).unwrap_err();
+        assert!(error.to_string().contains("chmod 600"), "{error}");
+    }
 
     #[test]
     fn keys_are_named_after_the_folder_and_differ_by_path() {

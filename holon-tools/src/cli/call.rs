@@ -4,7 +4,12 @@ use super::output::emit_line;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use holon_core::{FamilyPolicy, Registry, ToolCall, ToolError, ToolErrorKind, ToolResult};
+use std::io::IsTerminal;
+
+use holon_core::policy::Standing;
+use holon_core::{
+    Deferral, FamilyPolicy, Registry, ToolCall, ToolError, ToolErrorKind, ToolResult,
+};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -194,6 +199,7 @@ pub(crate) async fn session(
     policy: FamilyPolicy,
     max_line_bytes: usize,
 ) -> ExitCode {
+    let interactive = std::io::stdin().is_terminal();
     let mut reader = BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
     let mut stdout = tokio::io::stdout();
@@ -208,7 +214,22 @@ pub(crate) async fn session(
         };
         let result = match line {
             Line::Text(line) if line.trim().is_empty() => continue,
-            Line::Text(line) => dispatch_line(&runtime, policy, &line).await,
+            Line::Text(line) => {
+                let result = dispatch_line(&runtime, policy, &line).await;
+                match result.deferral() {
+                    // At a terminal the operator is there to answer; elsewhere the
+                    // deferred envelope goes out and the call waits for
+                    // `holon-tools approvals`.
+                    Some(Deferral::ApprovalRequired(asked)) if interactive => {
+                        let id = asked.approval_id.clone();
+                        match ask_operator(&runtime, &mut reader, &mut buffer, &id).await {
+                            Some(answer) => answer,
+                            None => result,
+                        }
+                    }
+                    _ => result,
+                }
+            }
             Line::NotUtf8 { valid_up_to } => refused_line(
                 "invalid_session_line",
                 format!(
@@ -260,4 +281,51 @@ async fn answer(stdout: &mut tokio::io::Stdout, result: &ToolResult) -> bool {
     };
     text.push('\n');
     stdout.write_all(text.as_bytes()).await.is_ok() && stdout.flush().await.is_ok()
+}
+
+/// Asks the operator at the terminal about the asked call `id` and carries out the
+/// answer: its result, or the refusal. `None` leaves the call pending (the operator
+/// answered `later`, or stdin ended), and the deferred envelope is the answer.
+async fn ask_operator<R: tokio::io::AsyncBufRead + Unpin>(
+    runtime: &Arc<Runtime>,
+    reader: &mut R,
+    buffer: &mut Vec<u8>,
+    id: &str,
+) -> Option<ToolResult> {
+    let approvals = match runtime.approvals() {
+        Ok(approvals) => approvals,
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return None;
+        }
+    };
+    let call = approvals.store().get(id).ok().flatten()?;
+    eprintln!("\n{}", super::approvals::describe(&call));
+    loop {
+        eprint!(
+            "approve? [y]es, [n]o, [a]lways for this principal, [l]ater (n: MESSAGE denies with a message) "
+        );
+        let answer = match next_line(reader, buffer, DEFAULT_MAX_LINE_BYTES).await {
+            Ok(Some(Line::Text(text))) => text,
+            Ok(Some(_)) => continue,
+            Ok(None) | Err(_) => return None,
+        };
+        let answer = answer.trim();
+        let (word, message) = match answer.split_once(':') {
+            Some((word, message)) => (word.trim(), Some(message.trim().to_string())),
+            None => (answer, None),
+        };
+        let (approve, standing) = match word {
+            "y" | "yes" => (true, Standing::Once),
+            "a" | "always" => (true, Standing::Principal),
+            "n" | "no" => (false, Standing::Once),
+            "l" | "later" => return None,
+            _ => continue,
+        };
+        let outcome =
+            super::approvals::decide(runtime, &approvals, id, approve, standing, message).await;
+        return Some(
+            outcome.unwrap_or_else(|error| ToolResult::from_error(call.tool.clone(), error)),
+        );
+    }
 }

@@ -2,6 +2,7 @@
 //! inventory, call a tool, run a session of calls on one runtime, export the tools for
 //! a model API, or serve them over MCP.
 
+mod approvals;
 mod audit;
 mod call;
 mod catalog;
@@ -11,6 +12,7 @@ mod lint;
 mod list;
 mod otlp_endpoint;
 mod output;
+pub mod policy;
 mod respond;
 mod serve;
 mod serve_oauth;
@@ -28,6 +30,7 @@ use holon_core::{FamilyPolicy, Registry};
 use holon_runtime::process_gate::{CommandNetwork, ResourceLimits};
 use holon_runtime::{Runtime, RuntimeConfig};
 
+pub use approvals::{Always, ApprovalsCommand};
 pub use export::ExportFormat;
 pub use services::ServiceOptions;
 
@@ -116,6 +119,12 @@ pub struct Cli {
     /// may hold secrets) [default: digest only].
     #[arg(long, env = "HOLON_AUDIT_ARGUMENTS")]
     pub audit_arguments: bool,
+    /// The approval policy calls are put to: a TOML file, `builtin` for the built-in
+    /// one (ask before authority-expanding and agent-creating tools and commands), or
+    /// `none` [default: STATE_DIR/policy.toml when it exists, else none]. See
+    /// docs/approvals.md.
+    #[arg(long, value_name = "FILE", env = "HOLON_POLICY")]
+    pub policy: Option<String>,
 
     /// Export the spans of every call and MCP request over OTLP/HTTP (protobuf) to the
     /// collector at this base URL, e.g. http://localhost:4318 (`/v1/traces` is
@@ -254,6 +263,13 @@ pub enum Command {
         /// commands are small).
         #[command(flatten)]
         oauth: Box<serve_oauth::OAuthArgs>,
+    },
+    /// The calls the approval policy asked about: list and show them, approve one
+    /// (it runs now, once) or deny it (the model reads the message).
+    Approvals {
+        /// What to do.
+        #[command(subcommand)]
+        command: ApprovalsCommand,
     },
     /// Print what confines the commands of the model on this machine: Landlock ABI
     /// and rights, network rule, signal scoping, non-dumpable runtime, cgroup limits,
@@ -409,6 +425,9 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             audit::audit(&cli, *action, &filter, *json)
         }
+        Command::Approvals { command } => with_runtime(&cli, async |runtime| {
+            approvals::approvals(runtime, command).await
+        }),
         Command::LintGuidance {
             paths,
             no_descriptions,
@@ -465,6 +484,20 @@ fn with_runtime(
         config.state_dir = Some(dir.clone());
     }
     config.model_catalog = cli.model_catalog.clone();
+    // Deciding asked calls needs no policy: the one they were asked under is done.
+    if !matches!(cli.command, Command::Approvals { .. }) {
+        match policy::load(
+            Registry::global(),
+            cli.policy.as_deref(),
+            config.state_dir.as_deref(),
+        ) {
+            Ok(policy) => config.policy = policy,
+            Err(error) => {
+                eprintln!("holon-tools: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     // 0 days: kept forever.
     let days = |days: u32| {
         (days > 0).then(|| std::time::Duration::from_secs(u64::from(days) * 24 * 60 * 60))

@@ -15,7 +15,8 @@ pub fn holon_command(workspace: &Path) -> Command {
         .arg("--workspace")
         .arg(workspace)
         .env("HOLON_HOME", workspace.join(".holon"))
-        .env_remove("HOLON_MODEL_CATALOG");
+        .env_remove("HOLON_MODEL_CATALOG")
+        .env_remove("HOLON_POLICY");
     command
 }
 

@@ -23,6 +23,7 @@ mod apply_patch_codex;
 mod apply_patch_concurrent;
 mod apply_patch_grammar;
 mod apply_patch_vs_git;
+mod approvals;
 mod audit_cli;
 mod cancellation;
 mod cli;

@@ -1,0 +1,456 @@
+//! [`Approvals`]: the policy, the store and the key of a host, as the dispatcher
+//! consults them and the operator decides with them.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::Decision;
+use super::pending::{ApprovalState, ApprovalStore, PendingCall};
+use super::rules::{ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
+use super::signing::{OperatorKey, SignedDecision, Standing, arguments_digest, to_hex};
+use crate::context::{Execution, ToolContext};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::family::FamilyPolicy;
+use crate::registry::{Entry, Registry};
+use crate::request::{Principal, SessionId};
+use crate::result::ToolResult;
+
+/// How long an asked call waits for the operator by default: one hour.
+pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// Why a call was deferred for approval: what the envelope's `deferral` holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ApprovalRequired {
+    /// The id the operator approves or denies.
+    pub approval_id: String,
+    /// The tool that will run.
+    pub tool: String,
+    /// The arguments it will run with.
+    pub arguments: Value,
+    /// SHA-256 (hex) of the arguments' canonical form.
+    pub arguments_sha256: String,
+    /// Who the call is for.
+    pub principal: String,
+    /// The caller's id, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+    /// Why the policy asks.
+    pub reason: String,
+    /// Until when the call can be approved, ms since the Unix epoch.
+    pub expires_at_ms: i64,
+}
+
+/// A host's policy with what resolves its `ask`s: the store of pending calls and the
+/// operator's key. Put it into a context with
+/// [`ToolContext::with_approvals`](crate::ToolContext::with_approvals).
+pub struct Approvals {
+    policy: ApprovalPolicy,
+    store: Arc<dyn ApprovalStore>,
+    key: OperatorKey,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for Approvals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Approvals")
+            .field("policy", &self.policy)
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a decision was not carried out, and the call it was on when it is stored.
+type Refused = Box<(ToolError, Option<PendingCall>)>;
+
+/// Now, in ms since the Unix epoch.
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn refusal(kind: &'static str, message: String, hint: &str) -> ToolError {
+    ToolError::new(ToolErrorKind::new(kind), message).with_hint(hint)
+}
+
+impl Approvals {
+    /// `policy`, with asked calls kept in `store` and decisions signed with `key`.
+    pub fn new(policy: ApprovalPolicy, store: Arc<dyn ApprovalStore>, key: OperatorKey) -> Self {
+        Self {
+            policy,
+            store,
+            key,
+            ttl: DEFAULT_APPROVAL_TTL,
+        }
+    }
+
+    /// Sets how long an asked call waits for the operator.
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &ApprovalPolicy {
+        &self.policy
+    }
+
+    /// The store of asked calls and standing grants.
+    pub fn store(&self) -> &dyn ApprovalStore {
+        &*self.store
+    }
+
+    /// The policy's answer to a call of `entry` in `context`, the operator's standing
+    /// grants counted where the policy alone would ask.
+    pub(crate) fn evaluate(&self, entry: &Entry, context: &ToolContext) -> Evaluation {
+        let principal = principal_of(context);
+        let scopes: Vec<&str> = context
+            .state::<Principal>()
+            .map(|principal| principal.scopes().collect())
+            .unwrap_or_default();
+        let facts = CallFacts {
+            tool: entry.name,
+            family: entry.definition.family,
+            annotations: &entry.definition.annotations,
+            principal: &principal,
+            scopes: &scopes,
+            session: context.state::<SessionId>().ok().map(SessionId::as_str),
+        };
+        let evaluation = self.policy.evaluate(&facts);
+        if evaluation.verdict != Verdict::Ask {
+            return evaluation;
+        }
+        match self.store.grants() {
+            Ok(grants) if !grants.is_empty() => self.policy.evaluate_with(&facts, &grants),
+            // Without the grants the call is asked, which is the safe side.
+            _ => evaluation,
+        }
+    }
+
+    /// Stores the call of `entry` with `arguments` (checked already) as pending, and
+    /// returns its `deferred` envelope.
+    pub(crate) fn defer(
+        &self,
+        entry: &Entry,
+        context: &ToolContext,
+        arguments: Value,
+        evaluation: &Evaluation,
+    ) -> ToolResult {
+        let mut id = [0u8; 16];
+        if let Err(error) = getrandom::fill(&mut id) {
+            return ToolResult::from_error(
+                entry.name,
+                ToolError::internal(error).with_hint("retry the call"),
+            );
+        }
+        let created_at_ms = now_ms();
+        let ttl = i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX);
+        let call = PendingCall {
+            id: to_hex(&id),
+            tool: entry.name.to_string(),
+            arguments_sha256: arguments_digest(&arguments),
+            arguments,
+            principal: principal_of(context),
+            caller: context.caller().map(str::to_string),
+            session: context
+                .state::<SessionId>()
+                .ok()
+                .map(|session| session.as_str().to_string()),
+            families: context.policy().families().collect(),
+            reason: evaluation.why(),
+            created_at_ms,
+            expires_at_ms: created_at_ms.saturating_add(ttl),
+            state: ApprovalState::Pending,
+            message: None,
+            outcome: None,
+        };
+        if let Err(error) = self.store.insert(&call) {
+            return ToolResult::from_error(
+                entry.name,
+                ToolError::new(ToolErrorKind::INTERNAL_ERROR, error.to_string())
+                    .with_hint("the call needs the operator's approval, and could not be stored for it; nothing ran"),
+            );
+        }
+        deferred_result(entry.name, call)
+    }
+
+    /// The operator's side: a decision on the pending call `id`, bound to its
+    /// arguments and principal as stored now, and signed. `standing` other than
+    /// [`Standing::Once`] also grants later calls of the tool (approvals only).
+    pub fn sign(
+        &self,
+        id: &str,
+        approve: bool,
+        standing: Standing,
+        message: Option<String>,
+    ) -> Result<SignedDecision, ToolError> {
+        let call = self.pending(id)?;
+        if standing == Standing::Session && call.session.is_none() {
+            return Err(refusal(
+                "approval_standing_unavailable",
+                format!(
+                    "the call {id} came in no session, so nothing can be granted for its session"
+                ),
+                "approve it once, or for its principal",
+            ));
+        }
+        Ok(SignedDecision::sign(
+            &self.key,
+            &call.id,
+            &arguments_digest(&call.arguments),
+            &call.principal,
+            call.expires_at_ms,
+            approve,
+            standing,
+            message,
+        ))
+    }
+
+    /// The call `id`, if it is stored.
+    fn pending(&self, id: &str) -> Result<PendingCall, ToolError> {
+        self.store
+            .get(id)
+            .map_err(|error| ToolError::new(ToolErrorKind::INTERNAL_ERROR, error.to_string()))?
+            .ok_or_else(|| {
+                refusal(
+                    "approval_not_found",
+                    format!("there is no asked call with the approval id `{id}`"),
+                    "list the asked calls with `holon-tools approvals list`",
+                )
+            })
+    }
+
+    /// Carries out the operator's `decision`: checks that it is signed with the key,
+    /// unexpired, for the stored call's exact arguments and principal, and that the
+    /// call is still pending; then, at most once whatever runs concurrently, runs the
+    /// call (approve) and returns its result, or returns the `approval_denied` refusal
+    /// with the operator's message (deny). A decision that does not hold is an error
+    /// whose kind says why, and nothing runs.
+    pub async fn decide(
+        &self,
+        registry: &Registry,
+        context: &ToolContext,
+        decision: &SignedDecision,
+    ) -> Result<ToolResult, ToolError> {
+        match self.checked(decision) {
+            Ok(call) => Ok(self.carry_out(registry, context, decision, call).await),
+            Err(refused) => {
+                let (error, call) = *refused;
+                if let (Some(call), Some(observer)) = (call, context.observer()) {
+                    let result = ToolResult::from_error(call.tool.clone(), error.clone());
+                    observe(observer, context, &call, &result, Decision::Refused);
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// The stored call `decision` is for, once every check holds and it is claimed.
+    fn checked(&self, decision: &SignedDecision) -> Result<PendingCall, Refused> {
+        let id = &decision.approval_id;
+        if !decision.verify(&self.key) {
+            return Err(Box::new((
+                refusal(
+                    "approval_signature_invalid",
+                    format!("the decision on `{id}` is not signed with the operator's key"),
+                    "decide with `holon-tools approvals approve|deny`, which signs with the key in the state directory",
+                ),
+                None,
+            )));
+        }
+        let call = self.pending(id).map_err(|error| Box::new((error, None)))?;
+        let now = now_ms();
+        let refuse = |kind, message: String, hint: &str| {
+            Err(Box::new((refusal(kind, message, hint), Some(call.clone()))))
+        };
+        if call.state != ApprovalState::Pending {
+            return refuse(
+                "approval_already_decided",
+                format!(
+                    "the call `{id}` was {} already; a decision is used once",
+                    call.state.as_str()
+                ),
+                "`holon-tools approvals show ID` shows its outcome",
+            );
+        }
+        if now >= decision.expires_at_ms || now >= call.expires_at_ms {
+            return refuse(
+                "approval_expired",
+                format!("the approval of `{id}` has expired"),
+                "the model has to make the call again",
+            );
+        }
+        if decision.arguments_sha256 != arguments_digest(&call.arguments)
+            || decision.arguments_sha256 != call.arguments_sha256
+        {
+            return refuse(
+                "approval_arguments_altered",
+                format!("the arguments of `{id}` are not the ones the decision was made on"),
+                "decide again on the call as it is stored, after checking who changed it",
+            );
+        }
+        if decision.principal != call.principal {
+            return refuse(
+                "approval_principal_mismatch",
+                format!(
+                    "the decision on `{id}` is for the principal `{}`, and the call is for `{}`",
+                    decision.principal, call.principal
+                ),
+                "decide on the call for the principal it is for",
+            );
+        }
+        if decision.standing == Standing::Session && call.session.is_none() {
+            return refuse(
+                "approval_standing_unavailable",
+                format!("the call `{id}` came in no session"),
+                "approve it once, or for its principal",
+            );
+        }
+        let to = if decision.approve {
+            ApprovalState::Approved
+        } else {
+            ApprovalState::Denied
+        };
+        match self.store.claim(id, to, decision.message.as_deref()) {
+            Ok(true) => Ok(call),
+            Ok(false) => refuse(
+                "approval_already_decided",
+                format!("the call `{id}` was decided already; a decision is used once"),
+                "`holon-tools approvals show ID` shows its outcome",
+            ),
+            Err(error) => Err(Box::new((
+                ToolError::new(ToolErrorKind::INTERNAL_ERROR, error.to_string()),
+                Some(call),
+            ))),
+        }
+    }
+
+    /// Runs (or refuses) the claimed `call` and records the outcome.
+    async fn carry_out(
+        &self,
+        registry: &Registry,
+        context: &ToolContext,
+        decision: &SignedDecision,
+        call: PendingCall,
+    ) -> ToolResult {
+        let result = if decision.approve {
+            if let Some(grant) = grant_of(&call, decision.standing)
+                && let Err(error) = self.store.add_grant(&grant)
+            {
+                eprintln!("holon: the standing grant could not be stored: {error}");
+            }
+            let allowed: FamilyPolicy = call.families.iter().copied().collect();
+            let families: FamilyPolicy = context
+                .policy()
+                .families()
+                .filter(|family| allowed.allows(*family))
+                .collect();
+            let mut approved = context.clone().with_policy(families);
+            if let Some(caller) = &call.caller {
+                approved = approved.with_caller(caller.as_str());
+            }
+            registry
+                .dispatch_approved(&approved, &call.tool, call.arguments.clone())
+                .await
+        } else {
+            let message = decision.message.as_deref().unwrap_or("no reason given");
+            let result = ToolResult::from_error(
+                call.tool.clone(),
+                ToolError::new(
+                    ToolErrorKind::new("approval_denied"),
+                    format!("the operator denied this call: {message}"),
+                )
+                .with_details(json!({
+                    "approval_id": call.id,
+                    "operator_message": decision.message,
+                }))
+                .with_hint(
+                    "do not repeat the call as it was; take the operator's message into account",
+                ),
+            );
+            if let Some(observer) = context.observer() {
+                observe(observer, context, &call, &result, Decision::Denied);
+            }
+            result
+        };
+        let envelope = serde_json::to_value(&result).unwrap_or(Value::Null);
+        if let Err(error) = self.store.record_outcome(&call.id, &envelope) {
+            eprintln!(
+                "holon: the outcome of approval {} could not be stored: {error}",
+                call.id
+            );
+        }
+        result
+    }
+}
+
+/// The standing grant an approval for `standing` adds.
+fn grant_of(call: &PendingCall, standing: Standing) -> Option<Rule> {
+    let rule = Rule::new(Verdict::Allow)
+        .for_tool(call.tool.clone())
+        .because(format!("granted by the operator with approval {}", call.id));
+    match standing {
+        Standing::Once => None,
+        Standing::Session => call
+            .session
+            .clone()
+            .map(|session| rule.for_session(session)),
+        Standing::Principal => Some(rule.for_principal(call.principal.clone())),
+    }
+}
+
+/// Tells `observer` of a decision on `call` that ran nothing.
+fn observe(
+    observer: &dyn crate::context::DispatchObserver,
+    context: &ToolContext,
+    call: &PendingCall,
+    result: &ToolResult,
+    decision: Decision,
+) {
+    let input = crate::json_text::write(&call.arguments);
+    observer.record(&Execution {
+        requested_name: &call.tool,
+        input_json: &input,
+        result,
+        started_at: SystemTime::now(),
+        elapsed: Duration::ZERO,
+        context,
+        decision,
+    });
+}
+
+/// The principal of a call in `context`: the authenticated principal's id, else the
+/// caller's id, else empty.
+fn principal_of(context: &ToolContext) -> String {
+    match context.state::<Principal>() {
+        Ok(principal) => principal.id().to_string(),
+        Err(_) => context.caller().unwrap_or_default().to_string(),
+    }
+}
+
+/// The `deferred` envelope of the asked `call`.
+fn deferred_result(tool: &'static str, call: PendingCall) -> ToolResult {
+    let id = call.id.clone();
+    let required = ApprovalRequired {
+        approval_id: call.id,
+        tool: call.tool,
+        arguments: call.arguments,
+        arguments_sha256: call.arguments_sha256,
+        principal: call.principal,
+        caller: call.caller,
+        reason: call.reason,
+        expires_at_ms: call.expires_at_ms,
+    };
+    let mut result = ToolResult::deferred(tool);
+    let extras = result.extras_mut();
+    extras.summary = Some(format!("{tool} deferred: approval_required ({id})"));
+    extras.directive = Some(format!(
+        "the operator's decision on approval {id}; nothing has run yet"
+    ));
+    extras.deferral = Some(crate::result::Deferral::ApprovalRequired(required));
+    result
+}

@@ -1,0 +1,203 @@
+//! A call the policy asked about, and where it waits for the operator.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::rules::Rule;
+use crate::family::ToolCapabilityFamily;
+
+/// Where a stored call is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalState {
+    /// Waiting for the operator.
+    Pending,
+    /// Approved: it ran (or is running); its outcome is recorded when it ends.
+    Approved,
+    /// Denied: it never runs.
+    Denied,
+}
+
+impl ApprovalState {
+    /// The snake_case wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Approved => "approved",
+            Self::Denied => "denied",
+        }
+    }
+
+    /// The state named `name`, if it is one.
+    pub fn parse(name: &str) -> Option<Self> {
+        [Self::Pending, Self::Approved, Self::Denied]
+            .into_iter()
+            .find(|state| state.as_str() == name)
+    }
+}
+
+/// A call the policy asked about: exactly what will run, for whom, and why it asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingCall {
+    /// The approval id (128 random bits, hex).
+    pub id: String,
+    /// The tool's canonical name.
+    pub tool: String,
+    /// The arguments, as they will be given to the tool.
+    pub arguments: Value,
+    /// SHA-256 (hex) of the arguments' canonical form, fixed when the call was asked.
+    pub arguments_sha256: String,
+    /// Who the call is for (see [`CallFacts::principal`](super::CallFacts::principal)).
+    pub principal: String,
+    /// The caller's id (an agent), when the context named one.
+    pub caller: Option<String>,
+    /// The session the call came in, when the transport has sessions.
+    pub session: Option<String>,
+    /// The families the caller was allowed; the approved call runs under them.
+    pub families: Vec<ToolCapabilityFamily>,
+    /// Why the policy asked.
+    pub reason: String,
+    /// When the call was asked, ms since the Unix epoch.
+    pub created_at_ms: i64,
+    /// After this (ms since the Unix epoch) the call can no longer be approved.
+    pub expires_at_ms: i64,
+    /// Where it is in its life.
+    pub state: ApprovalState,
+    /// The operator's message with the decision.
+    pub message: Option<String>,
+    /// The result envelope of the approved run, or the denial, once there is one.
+    pub outcome: Option<Value>,
+}
+
+/// Why an [`ApprovalStore`] failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalStoreError(pub String);
+
+impl fmt::Display for ApprovalStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the approval store failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for ApprovalStoreError {}
+
+/// Where pending calls and the operator's standing grants are kept. The runtime
+/// keeps them in its SQLite store, so they survive a restart and are shared by every
+/// process on the state directory; [`MemoryApprovalStore`] keeps them in memory.
+///
+/// [`ApprovalStore::claim`] is what makes a decision single-use: of any number of
+/// concurrent claims of one call (threads, processes), exactly one succeeds.
+pub trait ApprovalStore: Send + Sync {
+    /// Stores a new pending call.
+    fn insert(&self, call: &PendingCall) -> Result<(), ApprovalStoreError>;
+
+    /// The call `id`, if there is one.
+    fn get(&self, id: &str) -> Result<Option<PendingCall>, ApprovalStoreError>;
+
+    /// Every stored call, newest first.
+    fn list(&self) -> Result<Vec<PendingCall>, ApprovalStoreError>;
+
+    /// Moves the call `id` from `pending` to `to` with the operator's `message`, if
+    /// and only if it is pending now, atomically: whether this claim did it.
+    fn claim(
+        &self,
+        id: &str,
+        to: ApprovalState,
+        message: Option<&str>,
+    ) -> Result<bool, ApprovalStoreError>;
+
+    /// Records the outcome (a result envelope) of the claimed call `id`.
+    fn record_outcome(&self, id: &str, outcome: &Value) -> Result<(), ApprovalStoreError>;
+
+    /// Adds a standing grant of the operator (an `allow` rule).
+    fn add_grant(&self, rule: &Rule) -> Result<(), ApprovalStoreError>;
+
+    /// The standing grants, oldest first.
+    fn grants(&self) -> Result<Vec<Rule>, ApprovalStoreError>;
+}
+
+/// An [`ApprovalStore`] in memory: for tests and hosts without durable state.
+#[derive(Debug, Default)]
+pub struct MemoryApprovalStore {
+    inner: Mutex<Memory>,
+}
+
+#[derive(Debug, Default)]
+struct Memory {
+    calls: HashMap<String, PendingCall>,
+    grants: Vec<Rule>,
+}
+
+impl MemoryApprovalStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl ApprovalStore for MemoryApprovalStore {
+    fn insert(&self, call: &PendingCall) -> Result<(), ApprovalStoreError> {
+        let mut memory = self.memory();
+        if memory.calls.contains_key(&call.id) {
+            return Err(ApprovalStoreError(format!(
+                "an approval with the id {} exists already",
+                call.id
+            )));
+        }
+        memory.calls.insert(call.id.clone(), call.clone());
+        Ok(())
+    }
+
+    fn get(&self, id: &str) -> Result<Option<PendingCall>, ApprovalStoreError> {
+        Ok(self.memory().calls.get(id).cloned())
+    }
+
+    fn list(&self) -> Result<Vec<PendingCall>, ApprovalStoreError> {
+        let mut calls: Vec<_> = self.memory().calls.values().cloned().collect();
+        calls.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(b.id.cmp(&a.id)));
+        Ok(calls)
+    }
+
+    fn claim(
+        &self,
+        id: &str,
+        to: ApprovalState,
+        message: Option<&str>,
+    ) -> Result<bool, ApprovalStoreError> {
+        let mut memory = self.memory();
+        match memory.calls.get_mut(id) {
+            Some(call) if call.state == ApprovalState::Pending => {
+                call.state = to;
+                call.message = message.map(str::to_string);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn record_outcome(&self, id: &str, outcome: &Value) -> Result<(), ApprovalStoreError> {
+        if let Some(call) = self.memory().calls.get_mut(id) {
+            call.outcome = Some(outcome.clone());
+        }
+        Ok(())
+    }
+
+    fn add_grant(&self, rule: &Rule) -> Result<(), ApprovalStoreError> {
+        self.memory().grants.push(rule.clone());
+        Ok(())
+    }
+
+    fn grants(&self) -> Result<Vec<Rule>, ApprovalStoreError> {
+        Ok(self.memory().grants.clone())
+    }
+}

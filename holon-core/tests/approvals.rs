@@ -1,0 +1,488 @@
+//! The approval policy in the dispatcher: allow, deny, ask; and the operator's
+//! signed decisions, which run an asked call exactly once or refuse it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use holon_core::policy::{
+    AnnotationMatch, ApprovalPolicy, ApprovalState, ApprovalStore, ApprovalStoreError, Approvals,
+    Decision, MemoryApprovalStore, OperatorKey, PendingCall, Rule, SignedDecision, Standing,
+    Verdict,
+};
+use holon_core::prelude::*;
+use holon_core::{
+    Deferral, DispatchObserver, Execution, FamilyPolicy, Principal, Registry, ToolCall,
+    ToolCapabilityFamily, ToolStatus,
+};
+use serde_json::{Value, json};
+
+/// How many times the tool below ran.
+#[derive(Default)]
+struct Counter(AtomicUsize);
+
+/// Arguments of Bump.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct BumpArgs {
+    /// A label, echoed.
+    #[schemars(length(min = 1))]
+    label: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Bumped {
+    label: String,
+    runs: usize,
+}
+
+/// Adds one to the host's counter and says how many runs there were.
+#[holon_tool(family = LocalEnvironment, annotations(destructive, open_world = false))]
+fn bump(counter: &Counter, args: BumpArgs) -> Result<Bumped, ToolError> {
+    let runs = counter.0.fetch_add(1, Ordering::SeqCst) + 1;
+    Ok(Bumped {
+        label: args.label,
+        runs,
+    })
+}
+
+/// Reads nothing; allowed by every policy below.
+#[holon_tool(family = CoreAgent, annotations(read_only))]
+fn peek() -> Result<String, ToolError> {
+    Ok("peeked".to_string())
+}
+
+const KEY: [u8; 32] = [42; 32];
+
+fn ask_bump() -> ApprovalPolicy {
+    ApprovalPolicy::new(Verdict::Allow).with_rule(
+        Rule::new(Verdict::Ask)
+            .for_annotation(AnnotationMatch::Destructive)
+            .because("it changes things"),
+    )
+}
+
+struct Host {
+    approvals: Arc<Approvals>,
+    counter: Arc<Counter>,
+    decisions: Arc<Decisions>,
+}
+
+#[derive(Default)]
+struct Decisions(Mutex<Vec<(String, Decision)>>);
+
+impl DispatchObserver for Decisions {
+    fn record(&self, execution: &Execution<'_>) {
+        let mut seen = self.0.lock().unwrap();
+        seen.push((execution.requested_name.to_string(), execution.decision));
+    }
+}
+
+impl Host {
+    fn new(policy: ApprovalPolicy, store: Arc<dyn ApprovalStore>) -> Self {
+        Self::with(Approvals::new(policy, store, OperatorKey::from_bytes(KEY)))
+    }
+
+    fn with(approvals: Approvals) -> Self {
+        Self {
+            approvals: Arc::new(approvals),
+            counter: Arc::default(),
+            decisions: Arc::default(),
+        }
+    }
+
+    fn context(&self) -> ToolContext {
+        ToolContext::new(FamilyPolicy::all())
+            .with_caller("agent-1")
+            .with_shared_state(Arc::clone(&self.counter))
+            .with_observer(self.decisions.clone())
+            .with_approvals(Arc::clone(&self.approvals))
+    }
+
+    fn runs(&self) -> usize {
+        self.counter.0.load(Ordering::SeqCst)
+    }
+
+    fn decisions(&self) -> Vec<Decision> {
+        self.decisions
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, d)| *d)
+            .collect()
+    }
+
+    async fn call(&self, context: &ToolContext, name: &str, input: Value) -> ToolResult {
+        Registry::global()
+            .dispatch(context, ToolCall::new(name, input))
+            .await
+    }
+
+    /// Asks Bump and returns the approval id the deferred envelope names.
+    async fn ask(&self) -> String {
+        let result = self
+            .call(&self.context(), "Bump", json!({ "label": "a" }))
+            .await;
+        approval_id(&result)
+    }
+
+    async fn decide(&self, decision: &SignedDecision) -> Result<ToolResult, ToolError> {
+        self.approvals
+            .decide(Registry::global(), &self.context(), decision)
+            .await
+    }
+}
+
+fn approval_id(result: &ToolResult) -> String {
+    assert_eq!(result.status, ToolStatus::Deferred, "{result:?}");
+    match result.deferral() {
+        Some(Deferral::ApprovalRequired(asked)) => asked.approval_id.clone(),
+        other => panic!("not an approval: {other:?}"),
+    }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn an_asked_call_runs_only_once_the_operator_approves_it_and_only_once() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let result = host
+            .call(&host.context(), "Bump", json!({ "label": "x" }))
+            .await;
+        assert_eq!(host.runs(), 0, "nothing runs before the operator decides");
+        let envelope = serde_json::to_value(&result).unwrap();
+        let deferral = &envelope["deferral"];
+        assert_eq!(envelope["status"], "deferred");
+        assert_eq!(deferral["kind"], "approval_required");
+        assert_eq!(deferral["tool"], "Bump");
+        assert_eq!(deferral["arguments"], json!({ "label": "x" }));
+        assert_eq!(deferral["principal"], "agent-1");
+        assert_eq!(deferral["caller"], "agent-1");
+        let reason = deferral["reason"].as_str().unwrap();
+        assert!(reason.contains("it changes things"), "{reason}");
+        assert!(reason.contains("annotation destructive"), "{reason}");
+        assert!(
+            result.receipt().contains("approval_id"),
+            "{}",
+            result.receipt()
+        );
+        let id = approval_id(&result);
+
+        // A read-only tool is not asked about.
+        let peeked = host.call(&host.context(), "Peek", json!({})).await;
+        assert!(peeked.is_success(), "{peeked:?}");
+
+        let decision = host
+            .approvals
+            .sign(&id, true, Standing::Once, None)
+            .unwrap();
+        let ran = host.decide(&decision).await.unwrap();
+        assert!(ran.is_success(), "{ran:?}");
+        assert_eq!(ran.structured.unwrap()["label"], "x");
+        assert_eq!(host.runs(), 1);
+
+        let replayed = host.decide(&decision).await.unwrap_err();
+        assert_eq!(replayed.kind.as_str(), "approval_already_decided");
+        assert_eq!(host.runs(), 1, "a replayed approval runs nothing");
+        let stored = host.approvals.store().get(&id).unwrap().unwrap();
+        assert_eq!(stored.state, ApprovalState::Approved);
+        assert_eq!(stored.outcome.unwrap()["status"], "success");
+        assert_eq!(
+            host.decisions(),
+            [
+                Decision::Asked,
+                Decision::Allowed,
+                Decision::Approved,
+                Decision::Refused
+            ]
+        );
+    });
+}
+
+#[test]
+fn a_denied_call_never_runs_and_the_model_reads_the_operators_message() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let id = host.ask().await;
+        let message = Some("not on the production tree".to_string());
+        let denial = host
+            .approvals
+            .sign(&id, false, Standing::Once, message)
+            .unwrap();
+        let refused = host.decide(&denial).await.unwrap();
+        let error = refused.error.as_deref().unwrap();
+        assert_eq!(error.kind.as_str(), "approval_denied");
+        assert!(
+            error.message.contains("not on the production tree"),
+            "{}",
+            error.message
+        );
+        let approval = host.approvals.sign(&id, true, Standing::Once, None);
+        // Signing works on any stored call; carrying it out does not after a denial.
+        let late = host.decide(&approval.unwrap()).await.unwrap_err();
+        assert_eq!(late.kind.as_str(), "approval_already_decided");
+        assert_eq!(host.runs(), 0);
+        assert_eq!(
+            host.decisions(),
+            [Decision::Asked, Decision::Denied, Decision::Refused]
+        );
+    });
+}
+
+#[test]
+fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
+    rt().block_on(async {
+        let store = Arc::new(TamperingStore::default());
+        let host = Host::new(ask_bump(), store.clone());
+        let key = OperatorKey::from_bytes(KEY);
+        let id = host.ask().await;
+        let good = host
+            .approvals
+            .sign(&id, true, Standing::Once, None)
+            .unwrap();
+
+        // Signed with another key.
+        let mut forged = SignedDecision::sign(
+            &OperatorKey::from_bytes([1; 32]),
+            &id,
+            &good.arguments_sha256,
+            &good.principal,
+            good.expires_at_ms,
+            true,
+            Standing::Once,
+            None,
+        );
+        assert_eq!(
+            kind(host.decide(&forged).await),
+            "approval_signature_invalid"
+        );
+        // The signature of a good decision on other fields (a later expiry).
+        forged = good.clone();
+        forged.expires_at_ms += 1;
+        assert_eq!(
+            kind(host.decide(&forged).await),
+            "approval_signature_invalid"
+        );
+        // Another decision's digest: the signature does not cover it.
+        forged = good.clone();
+        forged.arguments_sha256 = holon_core::policy::arguments_digest(&json!({ "label": "b" }));
+        assert_eq!(
+            kind(host.decide(&forged).await),
+            "approval_signature_invalid"
+        );
+        // Properly signed, but expired.
+        let expired = SignedDecision::sign(
+            &key,
+            &id,
+            &good.arguments_sha256,
+            &good.principal,
+            1,
+            true,
+            Standing::Once,
+            None,
+        );
+        assert_eq!(kind(host.decide(&expired).await), "approval_expired");
+        // Properly signed, for another principal.
+        let elsewhere = SignedDecision::sign(
+            &key,
+            &id,
+            &good.arguments_sha256,
+            "mallory",
+            good.expires_at_ms,
+            true,
+            Standing::Once,
+            None,
+        );
+        assert_eq!(
+            kind(host.decide(&elsewhere).await),
+            "approval_principal_mismatch"
+        );
+        // The stored arguments were changed after the operator decided.
+        *store.alter.lock().unwrap() = Some(json!({ "label": "rm -rf" }));
+        assert_eq!(kind(host.decide(&good).await), "approval_arguments_altered");
+        assert_eq!(host.runs(), 0);
+
+        // Untampered, the good decision still holds, once.
+        *store.alter.lock().unwrap() = None;
+        assert!(host.decide(&good).await.unwrap().is_success());
+        assert_eq!(host.runs(), 1);
+    });
+}
+
+#[test]
+fn a_call_past_its_time_to_live_cannot_be_approved() {
+    rt().block_on(async {
+        let approvals = Approvals::new(
+            ask_bump(),
+            Arc::new(MemoryApprovalStore::new()),
+            OperatorKey::from_bytes(KEY),
+        )
+        .with_ttl(Duration::ZERO);
+        let host = Host::with(approvals);
+        let id = host.ask().await;
+        let decision = host
+            .approvals
+            .sign(&id, true, Standing::Once, None)
+            .unwrap();
+        assert_eq!(kind(host.decide(&decision).await), "approval_expired");
+        assert_eq!(host.runs(), 0);
+    });
+}
+
+#[test]
+fn sixteen_threads_approving_one_call_run_it_once() {
+    let host = Arc::new(Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new())));
+    let id = rt().block_on(host.ask());
+    let decision = host
+        .approvals
+        .sign(&id, true, Standing::Once, None)
+        .unwrap();
+    let start = Arc::new(std::sync::Barrier::new(16));
+    let outcomes: Vec<bool> = (0..16)
+        .map(|_| {
+            let (host, decision, start) = (host.clone(), decision.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                rt().block_on(host.decide(&decision)).is_ok()
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|thread| thread.join().unwrap())
+        .collect();
+    assert_eq!(outcomes.iter().filter(|ok| **ok).count(), 1);
+    assert_eq!(host.runs(), 1);
+}
+
+#[test]
+fn deny_rules_refuse_and_allow_rules_run_the_most_specific_first() {
+    rt().block_on(async {
+        let policy = ApprovalPolicy::new(Verdict::Allow)
+            .with_rule(Rule::new(Verdict::Deny).for_family(ToolCapabilityFamily::LocalEnvironment))
+            .with_rule(
+                Rule::new(Verdict::Allow)
+                    .for_tool("Bump")
+                    .for_principal("ada"),
+            );
+        let host = Host::new(policy, Arc::new(MemoryApprovalStore::new()));
+        let refused = host
+            .call(&host.context(), "Bump", json!({ "label": "a" }))
+            .await;
+        assert_eq!(refused.error_kind(), Some("policy_denied"));
+        assert!(
+            refused
+                .error
+                .as_ref()
+                .unwrap()
+                .message
+                .contains("family local_environment")
+        );
+        assert_eq!(host.runs(), 0);
+        let ada = host.context().with_state(Principal::new("ada", ["tools"]));
+        assert!(
+            host.call(&ada, "Bump", json!({ "label": "a" }))
+                .await
+                .is_success()
+        );
+        assert_eq!(host.runs(), 1);
+        assert_eq!(host.decisions(), [Decision::Refused, Decision::Allowed]);
+    });
+}
+
+#[test]
+fn always_for_a_principal_grants_that_principals_later_calls_only() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let id = host.ask().await;
+        let decision = host
+            .approvals
+            .sign(&id, true, Standing::Principal, None)
+            .unwrap();
+        host.decide(&decision).await.unwrap();
+        let again = host
+            .call(&host.context(), "Bump", json!({ "label": "b" }))
+            .await;
+        assert!(again.is_success(), "{again:?}");
+        assert_eq!(host.runs(), 2);
+        let other = host.context().with_caller("agent-2");
+        let asked = host.call(&other, "Bump", json!({ "label": "c" })).await;
+        assert_eq!(asked.status, ToolStatus::Deferred);
+        assert_eq!(host.runs(), 2);
+        let session = host
+            .approvals
+            .sign(&approval_id(&asked), true, Standing::Session, None);
+        assert_eq!(
+            session.unwrap_err().kind.as_str(),
+            "approval_standing_unavailable"
+        );
+    });
+}
+
+#[test]
+fn an_asked_call_with_bad_arguments_is_answered_at_once_and_not_stored() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let result = host
+            .call(&host.context(), "Bump", json!({ "label": "" }))
+            .await;
+        assert_eq!(result.error_kind(), Some("invalid_tool_input"));
+        let text = Registry::global()
+            .dispatch_text(&host.context(), "Bump", r#"{"label":"a","label":"b"}"#)
+            .await;
+        assert_eq!(text.error_kind(), Some("duplicate_field"));
+        assert!(host.approvals.store().list().unwrap().is_empty());
+    });
+}
+
+fn kind(outcome: Result<ToolResult, ToolError>) -> String {
+    match outcome {
+        Ok(result) => panic!("the decision was carried out: {result:?}"),
+        Err(error) => error.kind.as_str().to_string(),
+    }
+}
+
+/// A store whose stored arguments someone may change behind the host's back.
+#[derive(Default)]
+struct TamperingStore {
+    inner: MemoryApprovalStore,
+    alter: Mutex<Option<Value>>,
+}
+
+impl ApprovalStore for TamperingStore {
+    fn insert(&self, call: &PendingCall) -> Result<(), ApprovalStoreError> {
+        self.inner.insert(call)
+    }
+    fn get(&self, id: &str) -> Result<Option<PendingCall>, ApprovalStoreError> {
+        let mut call = self.inner.get(id)?;
+        if let (Some(call), Some(arguments)) = (&mut call, &*self.alter.lock().unwrap()) {
+            call.arguments = arguments.clone();
+        }
+        Ok(call)
+    }
+    fn list(&self) -> Result<Vec<PendingCall>, ApprovalStoreError> {
+        self.inner.list()
+    }
+    fn claim(
+        &self,
+        id: &str,
+        to: ApprovalState,
+        message: Option<&str>,
+    ) -> Result<bool, ApprovalStoreError> {
+        self.inner.claim(id, to, message)
+    }
+    fn record_outcome(&self, id: &str, outcome: &Value) -> Result<(), ApprovalStoreError> {
+        self.inner.record_outcome(id, outcome)
+    }
+    fn add_grant(&self, rule: &Rule) -> Result<(), ApprovalStoreError> {
+        self.inner.add_grant(rule)
+    }
+    fn grants(&self) -> Result<Vec<Rule>, ApprovalStoreError> {
+        self.inner.grants()
+    }
+}

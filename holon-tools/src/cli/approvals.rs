@@ -1,0 +1,262 @@
+//! `holon-tools approvals`: the operator's side of the approval policy. List and show
+//! the calls the policy asked about; approve one (it runs now, once, and its result
+//! is printed) or deny it (the model reads the message). Decisions are signed with
+//! the operator key in the state directory; approving is never a tool.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Subcommand, ValueEnum};
+use holon_core::policy::{Approvals, PendingCall, Standing};
+use holon_core::{FamilyPolicy, Registry, ToolResult};
+use holon_runtime::Runtime;
+
+use super::EXIT_TOOL_ERROR;
+use super::output::emit_line;
+
+/// What `approvals` does.
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsCommand {
+    /// List the asked calls, newest first: the pending ones, or every one with --all.
+    List {
+        /// Every asked call, decided ones too.
+        #[arg(long)]
+        all: bool,
+        /// One JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one asked call: what will run, for whom, why, and its outcome.
+    Show {
+        /// The approval id.
+        id: String,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve an asked call: it runs now, exactly once, and its result is printed.
+    Approve {
+        /// The approval id.
+        id: String,
+        /// Also let later calls of the same tool run without asking, for the call's
+        /// session or its principal.
+        #[arg(long, value_name = "WHOM")]
+        always: Option<Always>,
+        /// A note kept with the decision.
+        #[arg(long)]
+        message: Option<String>,
+        /// Print the result envelope as JSON instead of the receipt.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deny an asked call: it never runs, and the model reads the message.
+    Deny {
+        /// The approval id.
+        id: String,
+        /// Why, for the model.
+        #[arg(long)]
+        message: Option<String>,
+        /// Print the refusal envelope as JSON instead of the receipt.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// For whom `--always` grants later calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Always {
+    /// The call's session (MCP).
+    Session,
+    /// The call's principal (the authenticated client, or the calling agent).
+    Principal,
+}
+
+/// Runs `command` on `runtime`'s approvals.
+pub(super) async fn approvals(runtime: Arc<Runtime>, command: &ApprovalsCommand) -> ExitCode {
+    let approvals = match runtime.approvals() {
+        Ok(approvals) => approvals,
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match command {
+        ApprovalsCommand::List { all, json } => list(&approvals, *all, *json),
+        ApprovalsCommand::Show { id, json } => show(&approvals, id, *json),
+        ApprovalsCommand::Approve {
+            id,
+            always,
+            message,
+            json,
+        } => {
+            let standing = match always {
+                None => Standing::Once,
+                Some(Always::Session) => Standing::Session,
+                Some(Always::Principal) => Standing::Principal,
+            };
+            let outcome = decide(&runtime, &approvals, id, true, standing, message.clone()).await;
+            print_outcome(outcome, *json)
+        }
+        ApprovalsCommand::Deny { id, message, json } => {
+            let outcome = decide(
+                &runtime,
+                &approvals,
+                id,
+                false,
+                Standing::Once,
+                message.clone(),
+            )
+            .await;
+            print_outcome(outcome, *json)
+        }
+    }
+}
+
+/// Signs the operator's decision on `id` and carries it out.
+pub(super) async fn decide(
+    runtime: &Arc<Runtime>,
+    approvals: &Arc<Approvals>,
+    id: &str,
+    approve: bool,
+    standing: Standing,
+    message: Option<String>,
+) -> Result<ToolResult, holon_core::ToolError> {
+    let decision = approvals.sign(id, approve, standing, message)?;
+    // The approvals decide under them, so the call's audit record carries the decision.
+    let context = runtime
+        .context(FamilyPolicy::all())
+        .with_approvals(Arc::clone(approvals));
+    approvals
+        .decide(Registry::global(), &context, &decision)
+        .await
+}
+
+fn print_outcome(outcome: Result<ToolResult, holon_core::ToolError>, json: bool) -> ExitCode {
+    match outcome {
+        Ok(result) => {
+            if json {
+                match serde_json::to_string_pretty(&result) {
+                    Ok(text) => emit_line(&text),
+                    Err(error) => eprintln!("holon-tools: {error}"),
+                }
+            } else {
+                emit_line(&result.receipt());
+            }
+            if result.error.is_some() {
+                ExitCode::from(EXIT_TOOL_ERROR)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(error) => {
+            eprintln!("holon-tools: {}: {}", error.kind, error.message);
+            if let Some(hint) = &error.recovery_hint {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(EXIT_TOOL_ERROR)
+        }
+    }
+}
+
+fn list(approvals: &Approvals, all: bool, json: bool) -> ExitCode {
+    let calls = match approvals.store().list() {
+        Ok(calls) => calls,
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let calls: Vec<&PendingCall> = calls
+        .iter()
+        .filter(|call| all || call.state == holon_core::policy::ApprovalState::Pending)
+        .collect();
+    if json {
+        match serde_json::to_string_pretty(&calls) {
+            Ok(text) => emit_line(&text),
+            Err(error) => eprintln!("holon-tools: {error}"),
+        }
+        return ExitCode::SUCCESS;
+    }
+    if calls.is_empty() {
+        emit_line(if all {
+            "no asked calls"
+        } else {
+            "no pending calls (--all lists the decided ones too)"
+        });
+    }
+    for call in calls {
+        emit_line(&format!(
+            "{}  {:<8}  {:<18}  {}  {}",
+            call.id,
+            call.state.as_str(),
+            call.tool,
+            call.principal,
+            one_line(&call.arguments.to_string(), 60)
+        ));
+    }
+    ExitCode::SUCCESS
+}
+
+fn show(approvals: &Approvals, id: &str, json: bool) -> ExitCode {
+    let call = match approvals.store().get(id) {
+        Ok(Some(call)) => call,
+        Ok(None) => {
+            eprintln!(
+                "holon-tools: there is no asked call with the approval id `{id}`; `holon-tools approvals list --all` lists them"
+            );
+            return ExitCode::from(EXIT_TOOL_ERROR);
+        }
+        Err(error) => {
+            eprintln!("holon-tools: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if json {
+        match serde_json::to_string_pretty(&call) {
+            Ok(text) => emit_line(&text),
+            Err(error) => eprintln!("holon-tools: {error}"),
+        }
+    } else {
+        emit_line(&describe(&call));
+        if let Some(outcome) = &call.outcome {
+            emit_line(&format!("outcome: {outcome}"));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// What an asked call will do, as the operator reads it before deciding.
+pub(super) fn describe(call: &PendingCall) -> String {
+    let arguments = serde_json::to_string_pretty(&call.arguments)
+        .unwrap_or_else(|_| call.arguments.to_string());
+    let mut text = format!(
+        "approval {}\nstate: {}\ntool: {}\narguments: {arguments}\nprincipal: {}\n",
+        call.id,
+        call.state.as_str(),
+        call.tool,
+        call.principal
+    );
+    if let Some(caller) = &call.caller {
+        text.push_str(&format!("caller: {caller}\n"));
+    }
+    if let Some(session) = &call.session {
+        text.push_str(&format!("session: {session}\n"));
+    }
+    text.push_str(&format!("why: {}", call.reason));
+    if let Some(message) = &call.message {
+        text.push_str(&format!("\nmessage: {message}"));
+    }
+    text
+}
+
+/// `text` on one line, cut to about `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .collect();
+    match flat.char_indices().nth(max) {
+        Some((at, _)) => format!("{}...", &flat[..at]),
+        None => flat,
+    }
+}
