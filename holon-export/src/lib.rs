@@ -30,7 +30,9 @@
 //! ```
 
 mod anthropic;
+#[cfg(feature = "search")]
 pub mod deferred;
+#[cfg(feature = "search")]
 pub mod discovery;
 mod fallback;
 mod gemini;
@@ -40,6 +42,7 @@ mod openai;
 pub mod portable;
 mod restore;
 pub mod rules;
+#[cfg(feature = "search")]
 pub mod search;
 pub mod strict;
 mod subset;
@@ -56,6 +59,7 @@ use holon_core::FamilyPolicy;
 use holon_core::Registry;
 use holon_core::ToolDefinition;
 
+#[cfg(feature = "search")]
 pub use deferred::{DeferOptions, DeferredExport, Namespaces, export_deferred};
 pub use fallback::{InputSurface, input_surface};
 

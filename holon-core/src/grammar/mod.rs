@@ -41,7 +41,7 @@ fn check_lark(definition: &str) -> Result<(), String> {
 fn check_lark(_definition: &str) -> Result<(), String> {
     Err(
         "Lark grammars are checked with llguidance before any model sees them: \
-         enable holon-core's `lark` feature (on by default)"
+         enable holon-core's `lark` feature"
             .to_string(),
     )
 }

@@ -1,0 +1,579 @@
+//! The same one-tool server (CountWords) on holon-mcp and on rmcp 3.11 directly, in the
+//! same run: `tools/call` p50 and p99 over stdio and over streamable HTTP, calls/s with
+//! 8 concurrent HTTP clients, and the server's RSS after opening and closing 1,000
+//! HTTP sessions.
+//!
+//! `cargo bench -p holon-mcp --bench mcp_vs_rmcp`; as a test (`cargo test -p holon-mcp
+//! --bench mcp_vs_rmcp`) each case runs a few times only. `HOLON_BENCH_CALLS` sets the
+//! calls per transport (default 400), `HOLON_BENCH_SESSIONS` the sessions (1,000).
+//!
+//! The bench is its own server: it runs itself again with `MCP_VS_RMCP_SERVE` set to
+//! the server it should be, so that each server is a process of its own on real
+//! stdio or a real socket. The servers take turns call by call (latency), round by
+//! round (throughput) and batch by batch (sessions), so that load from elsewhere on
+//! the machine falls on both alike. Both HTTP servers set `TCP_NODELAY` on their
+//! sockets; the holon-mcp one also checks its bearer token, as it always does.
+
+// A benchmark harness: it starts processes and sockets of its own.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{self, Child, ChildStdin, ChildStdout, Command, ExitCode};
+use std::time::{Duration, Instant};
+
+use holon_core::Registry;
+use holon_core::prelude::*;
+use serde_json::{Value, json};
+
+/// The server a child process is: `holon-stdio`, `holon-http`, `rmcp-stdio`, `rmcp-http`.
+const ROLE_ENV: &str = "MCP_VS_RMCP_SERVE";
+const TOKEN: &str = "bench-token-0123456789abcdef";
+const PROTOCOL: &str = "2025-11-25";
+const WARMUP_CALLS: usize = 20;
+const CLIENTS: usize = 8;
+const TEXT: &str = "the quick brown fox jumps over the lazy dog";
+
+/// Arguments of CountWords.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct CountWordsArgs {
+    /// The text to count the words of.
+    pub text: String,
+}
+
+/// Count the words of a text.
+#[holon_tool(family = CoreAgent)]
+fn count_words(args: CountWordsArgs) -> usize {
+    args.text.split_whitespace().count()
+}
+
+fn main() -> ExitCode {
+    if let Ok(role) = std::env::var(ROLE_ENV) {
+        return serve(&role);
+    }
+    let quick = test_mode();
+    let count = |name: &str, full: usize, test: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|value| value.parse().ok())
+            .unwrap_or(if quick { test } else { full })
+    };
+    let calls = count("HOLON_BENCH_CALLS", 400, 10);
+    let sessions = count("HOLON_BENCH_SESSIONS", 1000, 20);
+    println!("mcp_vs_rmcp: CountWords, {calls} tools/call per transport, {sessions} sessions");
+    latency(calls);
+    throughput(if quick { 2 } else { 100 }, if quick { 1 } else { 5 });
+    session_memory(sessions);
+    ExitCode::SUCCESS
+}
+
+/// Whether this run is a test of the bench rather than a measurement, as criterion
+/// decides it: `cargo test --benches` passes no `--bench`, `cargo bench -- --test`
+/// passes both.
+fn test_mode() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().any(|arg| arg == name);
+    !flag("--bench") || flag("--test")
+}
+
+/// The two servers, holon-mcp's first.
+#[derive(Clone, Copy)]
+enum Server {
+    Holon,
+    Rmcp,
+}
+
+impl Server {
+    const BOTH: [Server; 2] = [Server::Holon, Server::Rmcp];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Holon => "holon-mcp",
+            Self::Rmcp => "rmcp 3.11",
+        }
+    }
+
+    fn call(self, id: usize) -> Value {
+        let tool = match self {
+            Self::Holon => "CountWords",
+            Self::Rmcp => "count_words",
+        };
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": tool, "arguments": {"text": TEXT}}})
+    }
+
+    fn spawn(self, transport: &str) -> Child {
+        let role = match self {
+            Self::Holon => "holon",
+            Self::Rmcp => "rmcp",
+        };
+        Command::new(std::env::current_exe().expect("the bench's own path"))
+            .env(ROLE_ENV, format!("{role}-{transport}"))
+            .env(holon_mcp::TOKEN_ENV, TOKEN)
+            .stdin(process::Stdio::piped())
+            .stdout(process::Stdio::piped())
+            .stderr(process::Stdio::piped())
+            .spawn()
+            .expect("the server starts")
+    }
+}
+
+fn latency(calls: usize) {
+    let mut stdio = Server::BOTH.map(StdioClient::start);
+    let mut http = Server::BOTH.map(HttpServer::start);
+    let mut took: [[Vec<Duration>; 2]; 2] = Default::default();
+    // Call by call: holon-mcp then rmcp on stdio, then the same on HTTP.
+    for id in 1..=WARMUP_CALLS + calls {
+        for (index, server) in Server::BOTH.into_iter().enumerate() {
+            let on_stdio = stdio[index].call(server, id);
+            let session = http[index].session.clone();
+            let on_http = http[index].client.call(server, id, &session);
+            if id > WARMUP_CALLS {
+                took[0][index].push(on_stdio);
+                took[1][index].push(on_http);
+            }
+        }
+    }
+    for (transport, took) in ["stdio", "http"].into_iter().zip(&took) {
+        let holon = quantiles(&took[0]);
+        let rmcp = quantiles(&took[1]);
+        for (server, (p50, p99)) in Server::BOTH.into_iter().zip([holon, rmcp]) {
+            println!(
+                "{transport:<6} {:<10} p50 {p50:>8.3} ms  p99 {p99:>8.3} ms",
+                server.name()
+            );
+        }
+        println!(
+            "{transport:<6} holon-mcp/rmcp at p50: {:.2}x",
+            holon.0 / rmcp.0
+        );
+    }
+    for client in stdio {
+        client.stop();
+    }
+}
+
+/// Calls/s of `CLIENTS` clients at once, each with its connection and session making
+/// `calls` calls, over `rounds` rounds that alternate the servers.
+fn throughput(calls: usize, rounds: usize) {
+    let servers = Server::BOTH.map(HttpServer::start);
+    let mut clients: Vec<Vec<(HttpClient, String)>> = servers
+        .iter()
+        .map(|server| {
+            (0..CLIENTS)
+                .map(|_| {
+                    let mut client = HttpClient::connect(&server.authority);
+                    let session = client.open_session();
+                    (client, session)
+                })
+                .collect()
+        })
+        .collect();
+    let mut elapsed = [Duration::ZERO; 2];
+    for _ in 0..rounds {
+        for (index, server) in Server::BOTH.into_iter().enumerate() {
+            let started = Instant::now();
+            std::thread::scope(|scope| {
+                for (client, session) in &mut clients[index] {
+                    scope.spawn(move || {
+                        for id in 1..=calls {
+                            client.call(server, id, session);
+                        }
+                    });
+                }
+            });
+            elapsed[index] += started.elapsed();
+        }
+    }
+    let total = (calls * CLIENTS * rounds) as f64;
+    let rates = elapsed.map(|took| total / took.as_secs_f64());
+    for (server, rate) in Server::BOTH.into_iter().zip(rates) {
+        println!(
+            "http   {:<10} {CLIENTS} clients: {rate:>8.0} calls/s",
+            server.name()
+        );
+    }
+    println!(
+        "http   rmcp/holon-mcp in calls/s: {:.2}x",
+        rates[1] / rates[0]
+    );
+}
+
+/// The servers' RSS after `sessions` sessions were each opened (initialize,
+/// initialized) and closed (DELETE), in batches that alternate the servers.
+fn session_memory(sessions: usize) {
+    let mut servers = Server::BOTH.map(HttpServer::start);
+    let mut clients = servers
+        .each_ref()
+        .map(|server| HttpClient::connect(&server.authority));
+    let before = servers.each_mut().map(|server| rss_kib(&server.child));
+    let batch = 50;
+    let mut opened = 0;
+    while opened < sessions {
+        let this_batch = batch.min(sessions - opened);
+        for client in &mut clients {
+            for _ in 0..this_batch {
+                let session = client.open_session();
+                client.close_session(&session);
+            }
+        }
+        opened += this_batch;
+    }
+    let after = servers.each_mut().map(|server| rss_kib(&server.child));
+    for ((server, before), after) in Server::BOTH.into_iter().zip(before).zip(after) {
+        println!(
+            "http   {:<10} RSS {:>6.1} MiB at start, {:>6.1} MiB after {sessions} sessions",
+            server.name(),
+            before as f64 / 1024.0,
+            after as f64 / 1024.0
+        );
+    }
+    println!(
+        "http   holon-mcp/rmcp in RSS after: {:.2}x",
+        after[0] as f64 / after[1] as f64
+    );
+}
+
+/// The resident set of `child` in KiB, from `/proc` (0 where there is none).
+fn rss_kib(child: &Child) -> u64 {
+    std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+        .ok()
+        .and_then(|status| {
+            status.lines().find_map(|line| {
+                line.strip_prefix("VmRSS:")?
+                    .trim()
+                    .strip_suffix("kB")?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+        })
+        .unwrap_or(0)
+}
+
+/// (p50, p99) in milliseconds.
+fn quantiles(latencies: &[Duration]) -> (f64, f64) {
+    let mut sorted = latencies.to_vec();
+    sorted.sort();
+    let at = |quantile: f64| {
+        let index = ((sorted.len() as f64 * quantile).ceil() as usize).clamp(1, sorted.len()) - 1;
+        sorted[index].as_secs_f64() * 1000.0
+    };
+    (at(0.50), at(0.99))
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": PROTOCOL,
+        "capabilities": {},
+        "clientInfo": {"name": "mcp_vs_rmcp", "version": "0"},
+    }})
+}
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// A server on stdio, initialized.
+struct StdioClient {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl StdioClient {
+    fn start(server: Server) -> Self {
+        let mut child = server.spawn("stdio");
+        let mut client = Self {
+            stdin: child.stdin.take().unwrap(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+        };
+        client.exchange(&initialize());
+        writeln!(client.stdin, "{INITIALIZED}").unwrap();
+        client
+    }
+
+    fn exchange(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server hung up"
+            );
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply["id"] == message["id"] {
+                assert!(reply["result"]["isError"] != true, "{reply}");
+                assert!(reply.get("result").is_some(), "{reply}");
+                return;
+            }
+        }
+    }
+
+    fn call(&mut self, server: Server, id: usize) -> Duration {
+        let started = Instant::now();
+        self.exchange(&server.call(id));
+        started.elapsed()
+    }
+
+    fn stop(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+/// A server on streamable HTTP on loopback, with a client holding one session.
+struct HttpServer {
+    child: Child,
+    authority: String,
+    client: HttpClient,
+    session: String,
+}
+
+impl HttpServer {
+    fn start(server: Server) -> Self {
+        let mut child = server.spawn("http");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let authority = line
+            .split("at http://")
+            .nth(1)
+            .and_then(|url| url.trim().strip_suffix("/mcp"))
+            .unwrap_or_else(|| panic!("no URL in {line:?}"))
+            .to_string();
+        // Drain stderr so that the server never blocks on it.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let mut client = HttpClient::connect(&authority);
+        let session = client.open_session();
+        Self {
+            child,
+            authority,
+            client,
+            session,
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Just enough HTTP/1.1 for the bench: one kept-alive connection with `TCP_NODELAY`, a
+/// request, and its response read to its end (a length or chunks).
+struct HttpClient {
+    authority: String,
+    stream: BufReader<TcpStream>,
+}
+
+impl HttpClient {
+    fn connect(authority: &str) -> Self {
+        let stream = TcpStream::connect(authority).expect("the server accepts");
+        stream.set_nodelay(true).unwrap();
+        Self {
+            authority: authority.to_string(),
+            stream: BufReader::new(stream),
+        }
+    }
+
+    /// initialize and notifications/initialized: the session's id.
+    fn open_session(&mut self) -> String {
+        let (headers, _) = self.request("POST", &initialize().to_string(), None);
+        let session = header(&headers, "mcp-session-id").expect("a session id");
+        self.request("POST", INITIALIZED, Some(&session));
+        session
+    }
+
+    fn close_session(&mut self, session: &str) {
+        self.request("DELETE", "", Some(session));
+    }
+
+    fn call(&mut self, server: Server, id: usize, session: &str) -> Duration {
+        let started = Instant::now();
+        let (_, body) = self.request("POST", &server.call(id).to_string(), Some(session));
+        let took = started.elapsed();
+        assert!(
+            body.contains("\"result\"") && !body.contains("\"isError\":true"),
+            "{body}"
+        );
+        took
+    }
+
+    /// The response's header block and body.
+    fn request(&mut self, method: &str, body: &str, session: Option<&str>) -> (String, String) {
+        let session = session
+            .map(|id| format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: {PROTOCOL}\r\n"))
+            .unwrap_or_default();
+        let request = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             {session}Content-Length: {}\r\n\r\n{body}",
+            self.authority,
+            body.len()
+        );
+        self.stream.get_mut().write_all(request.as_bytes()).unwrap();
+        let mut headers = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stream.read_line(&mut line).unwrap() > 0,
+                "the server hung up"
+            );
+            if line == "\r\n" {
+                break;
+            }
+            headers.push_str(&line);
+        }
+        assert!(headers.starts_with("HTTP/1.1 2"), "{headers}");
+        let mut body = Vec::new();
+        if let Some(length) = header(&headers, "content-length") {
+            body.resize(length.parse().unwrap(), 0);
+            self.stream.read_exact(&mut body).unwrap();
+        } else if header(&headers, "transfer-encoding")
+            .is_some_and(|value| value.contains("chunked"))
+        {
+            loop {
+                let mut size = String::new();
+                self.stream.read_line(&mut size).unwrap();
+                let size = usize::from_str_radix(size.trim(), 16).unwrap();
+                let start = body.len();
+                body.resize(start + size + 2, 0);
+                self.stream.read_exact(&mut body[start..]).unwrap();
+                body.truncate(start + size);
+                if size == 0 {
+                    break;
+                }
+            }
+        }
+        (headers, String::from_utf8(body).unwrap())
+    }
+}
+
+fn header(headers: &str, name: &str) -> Option<String> {
+    headers.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_string())
+    })
+}
+
+/// Runs as the server `role` names, until its client goes.
+fn serve(role: &str) -> ExitCode {
+    let loopback: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    match role {
+        "holon-stdio" => holon_mcp::run_stdio(holon_server()),
+        "holon-http" => holon_mcp::run_http(holon_server(), holon_mcp::HttpOptions::new(loopback)),
+        "rmcp-stdio" => runtime().block_on(on_rmcp::serve_stdio()),
+        "rmcp-http" => runtime().block_on(on_rmcp::serve_http(loopback)),
+        other => {
+            eprintln!("mcp_vs_rmcp: no server {other:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn holon_server() -> holon_mcp::McpServer {
+    let tools = Registry::of_module(module_path!()).expect("the bench's one tool");
+    holon_mcp::McpServer::new(tools, holon_mcp::server_info!())
+}
+
+/// The runtime holon-mcp's `run_stdio` and `run_http` start.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime")
+}
+
+/// The same server on rmcp 3.11 alone: its macros, stdio and streamable HTTP over hyper,
+/// as `scripts/mcp-build-cost` builds it.
+mod on_rmcp {
+    use std::net::SocketAddr;
+    use std::process::ExitCode;
+    use std::sync::Arc;
+
+    use hyper::body::Incoming;
+    use hyper_util::rt::TokioIo;
+    use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+    use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    struct CountWordsArgs {
+        /// The text to count the words of.
+        text: String,
+    }
+
+    #[derive(Debug, Clone)]
+    struct Server {
+        tool_router: ToolRouter<Self>,
+    }
+
+    #[tool_router]
+    impl Server {
+        #[tool(description = "Count the words of a text.")]
+        fn count_words(&self, Parameters(args): Parameters<CountWordsArgs>) -> String {
+            args.text.split_whitespace().count().to_string()
+        }
+    }
+
+    #[tool_handler(router = self.tool_router)]
+    impl ServerHandler for Server {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+                .with_server_info(Implementation::new("on-rmcp", "0.1.0"))
+        }
+    }
+
+    fn server() -> Server {
+        Server {
+            tool_router: Server::tool_router(),
+        }
+    }
+
+    pub(crate) async fn serve_stdio() -> ExitCode {
+        let Ok(running) = server().serve(rmcp::transport::stdio()).await else {
+            return ExitCode::FAILURE;
+        };
+        let _ = running.waiting().await;
+        ExitCode::SUCCESS
+    }
+
+    pub(crate) async fn serve_http(addr: SocketAddr) -> ExitCode {
+        let service = StreamableHttpService::new(
+            || Ok(server()),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default(),
+        );
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .expect("the address");
+        let local = listener.local_addr().expect("a bound address");
+        eprintln!("on-rmcp: serving MCP over streamable HTTP at http://{local}/mcp");
+        loop {
+            let (stream, _) = listener.accept().await.expect("a connection");
+            // As holon-mcp does: no delayed-ACK stall on each response.
+            let _ = stream.set_nodelay(true);
+            let service = service.clone();
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(
+                    move |request: hyper::Request<Incoming>| {
+                        let service = service.clone();
+                        async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), handler)
+                    .await;
+            });
+        }
+    }
+}
