@@ -1,178 +1,204 @@
-//! Discovery at scale: 10,000 tools over 50 modules (the `scale` feature). Prints the
-//! registry's build time and memory, the search index's, `tools/list` time and size
-//! over MCP (every tool listed, and only the meta-tools), export time and size per
-//! provider (full and deferred), and search latency p50/p99 over the query set.
+//! Discovery at scale: 10,000 generated tools over 50 modules (the `scale` feature),
+//! measured in one run against 1,000 of them (the first 5 modules), so that every
+//! figure has a ratio that shows how it grows. Prints the registry's and the search
+//! index's build time and heap (kept, and peak while building), search latency
+//! p50/p99 over the query set, export time and size per provider (full and deferred)
+//! against a plain `serde_json` serialization of the same definitions, and the MCP
+//! `tools/list` round trip (every tool, and only the meta-tools).
 //!
-//! `cargo run --release -p holon-discovery-fixture --no-default-features --features scale --bin discovery-scale`
+//! `cargo run --release -p holon-discovery-fixture --features scale --bin discovery-scale`
 
-#![allow(clippy::disallowed_methods)] // reads /proc/self/statm for the resident memory
+mod measure;
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use measure::{Figures, measure};
+use peak_alloc::PeakAlloc;
 
-use holon_core::{FamilyPolicy, Registry, ToolContext};
-use holon_discovery_fixture::queries;
-use holon_export::discovery::Discovery;
-use holon_export::search::{SearchIndex, SearchScope};
-use holon_export::{DeferOptions, ExportOptions, Provider, export, export_deferred};
-use holon_mcp::rmcp::ServiceExt;
-use holon_mcp::{McpServer, ServerInfo};
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+/// Counts the heap, for the memory figures (its `realloc` always moves: the times
+/// are a little above the system allocator's, for both sizes alike).
+#[global_allocator]
+static HEAP: PeakAlloc = PeakAlloc;
 
-/// Resident memory of this process, in bytes (Linux).
-fn resident() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
+/// Modules of the generated fixture (each 200 tools).
+const MODULES: usize = 50;
+/// Modules of the baseline: 1,000 tools.
+const BASELINE_MODULES: usize = 5;
+
+fn mib(bytes: usize) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
+fn kib(bytes: usize) -> String {
+    format!("{:.1} KiB", bytes as f64 / 1024.0)
 }
 
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
+fn ms(seconds: f64) -> String {
+    format!("{:.3} ms", seconds * 1000.0)
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+/// One line of the table: a measure at both sizes and large / small.
+fn row(label: &str, small: f64, large: f64, show: impl Fn(f64) -> String) {
+    println!(
+        "| {label} | {} | {} | {:.2}x |",
+        show(small),
+        show(large),
+        large / small
+    );
 }
 
-/// The time of a `tools/list` round trip over an in-process pipe, and the response size.
-async fn tools_list(server: McpServer) -> (Duration, usize) {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
+fn print(small: &Figures, large: &Figures) {
+    println!(
+        "| measure | {} tools | {} tools | ratio |",
+        small.tools, large.tools
+    );
+    println!("| --- | --- | --- | --- |");
+    let bytes = |b: f64| mib(b as usize);
+    let secs = |s: f64| ms(s);
+    row(
+        "registry build",
+        small.registry.seconds,
+        large.registry.seconds,
+        secs,
+    );
+    row(
+        "registry heap kept",
+        small.registry.kept as f64,
+        large.registry.kept as f64,
+        bytes,
+    );
+    row(
+        "registry heap peak while building",
+        small.registry.peak as f64,
+        large.registry.peak as f64,
+        bytes,
+    );
+    row(
+        "search index build",
+        small.index.seconds,
+        large.index.seconds,
+        secs,
+    );
+    row(
+        "search index heap kept",
+        small.index.kept as f64,
+        large.index.kept as f64,
+        bytes,
+    );
+    row("search p50", small.search.p50, large.search.p50, secs);
+    row("search p99", small.search.p99, large.search.p99, secs);
+    row("search max", small.search.max, large.search.max, secs);
+    row(
+        "plain serde_json of the definitions: time",
+        small.plain.seconds,
+        large.plain.seconds,
+        secs,
+    );
+    row(
+        "plain serde_json of the definitions: size",
+        small.plain.bytes as f64,
+        large.plain.bytes as f64,
+        |b| kib(b as usize),
+    );
+    for (s, l) in small.exports.iter().zip(&large.exports) {
+        let name = s.provider.as_str();
+        row(
+            &format!("export {name}, full: time"),
+            s.full.seconds,
+            l.full.seconds,
+            secs,
+        );
+        row(
+            &format!("export {name}, full: size"),
+            s.full.bytes as f64,
+            l.full.bytes as f64,
+            |b| kib(b as usize),
+        );
+        match (&s.deferred, &l.deferred) {
+            (Ok(sd), Ok(ld)) => {
+                row(
+                    &format!("export {name}, deferred: time"),
+                    sd.seconds,
+                    ld.seconds,
+                    secs,
+                );
+                row(
+                    &format!("export {name}, deferred: size"),
+                    sd.bytes as f64,
+                    ld.bytes as f64,
+                    |b| kib(b as usize),
+                );
+            }
+            (Err(error), _) | (_, Err(error)) => {
+                println!("| export {name}, deferred | {error} | | |");
+            }
         }
-    });
-    let (reader, mut writer) = tokio::io::split(client_end);
-    let mut lines = BufReader::new(reader).lines();
-    let mut send = async |message: Value| {
-        writer
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .expect("the pipe is open");
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "scale", "version": "0"}}}),
-    )
-    .await;
-    let _ = lines.next_line().await;
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-    let mut best = Duration::MAX;
-    let mut size = 0;
-    for id in 2..7 {
-        let start = Instant::now();
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})).await;
-        let line = lines
-            .next_line()
-            .await
-            .expect("the pipe is open")
-            .expect("an answer");
-        best = best.min(start.elapsed());
-        size = line.len();
     }
-    (best, size)
+    row(
+        "MCP tools/list, every tool: first (builds the list)",
+        small.list_all.first,
+        large.list_all.first,
+        secs,
+    );
+    row(
+        "MCP tools/list, every tool: median of the next 5",
+        small.list_all.median,
+        large.list_all.median,
+        secs,
+    );
+    row(
+        "MCP tools/list, every tool: size",
+        small.list_all.bytes as f64,
+        large.list_all.bytes as f64,
+        |b| kib(b as usize),
+    );
+    row(
+        "MCP tools/list, meta-tools only: median of 5",
+        small.list_meta.median,
+        large.list_meta.median,
+        secs,
+    );
+    row(
+        "MCP tools/list, meta-tools only: size",
+        small.list_meta.bytes as f64,
+        large.list_meta.bytes as f64,
+        |b| kib(b as usize),
+    );
+
+    println!();
+    println!(
+        "Against a plain serde_json serialization of the same definitions (name, description, input schema), at each size:"
+    );
+    println!(
+        "| measure | {} tools | {} tools |",
+        small.tools, large.tools
+    );
+    println!("| --- | --- | --- |");
+    for (s, l) in small.exports.iter().zip(&large.exports) {
+        println!(
+            "| export {} full / plain: time, size | {:.2}x, {:.2}x | {:.2}x, {:.2}x |",
+            s.provider.as_str(),
+            s.full.seconds / small.plain.seconds,
+            s.full.bytes as f64 / small.plain.bytes as f64,
+            l.full.seconds / large.plain.seconds,
+            l.full.bytes as f64 / large.plain.bytes as f64,
+        );
+    }
+    println!(
+        "| MCP tools/list (warm) / plain: time, size | {:.2}x, {:.2}x | {:.2}x, {:.2}x |",
+        small.list_all.median / small.plain.seconds,
+        small.list_all.bytes as f64 / small.plain.bytes as f64,
+        large.list_all.median / large.plain.seconds,
+        large.list_all.bytes as f64 / large.plain.bytes as f64,
+    );
+    println!(
+        "| MCP tools/list, meta-tools only / every tool: size | {:.5}x | {:.5}x |",
+        small.list_meta.bytes as f64 / small.list_all.bytes as f64,
+        large.list_meta.bytes as f64 / large.list_all.bytes as f64,
+    );
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let before = resident();
-    let start = Instant::now();
-    let registry = Arc::new(
-        holon_discovery::registry(|meta| {
-            meta.defined_at
-                .module
-                .starts_with("holon_discovery_fixture::scale")
-        })
-        .expect("a valid registry"),
-    );
-    let registry_time = start.elapsed();
-    let registry_memory = resident().saturating_sub(before);
-    println!(
-        "registry: {} tools, built in {:.1} ms, {:.1} MiB resident",
-        registry.len(),
-        ms(registry_time),
-        mib(registry_memory)
-    );
-
-    let before = resident();
-    let start = Instant::now();
-    let index = SearchIndex::of(&registry);
-    let index_time = start.elapsed();
-    println!(
-        "search index: built in {:.1} ms, {:.1} MiB resident",
-        ms(index_time),
-        mib(resident().saturating_sub(before))
-    );
-
-    let scope = SearchScope::model(FamilyPolicy::all());
-    let all = queries();
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        for query in &all {
-            let start = Instant::now();
-            let hits = index.search(&query.text, 8, scope);
-            times.push(start.elapsed());
-            std::hint::black_box(hits);
-        }
-    }
-    times.sort();
-    println!(
-        "search: {} queries x5, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-        all.len(),
-        ms(percentile(&times, 0.5)),
-        ms(percentile(&times, 0.99)),
-        ms(*times.last().expect("queries ran"))
-    );
-
-    for provider in Provider::ALL {
-        let start = Instant::now();
-        let full = export(&registry, provider, ExportOptions::default());
-        let full_time = start.elapsed();
-        let full_size = full.payload().to_string().len();
-        let start = Instant::now();
-        let deferred = export_deferred(
-            &registry,
-            provider,
-            ExportOptions::default(),
-            &DeferOptions::new(),
-        )
-        .expect("a deferred export");
-        let deferred_time = start.elapsed();
-        let deferred_size = deferred.payload().to_string().len();
-        println!(
-            "export {provider:<16}: full {:>7.1} ms {:>9} bytes | deferred {:>7.1} ms {:>9} bytes ({:.4}x the size)",
-            ms(full_time),
-            full_size,
-            ms(deferred_time),
-            deferred_size,
-            deferred_size as f64 / full_size as f64
-        );
-    }
-
-    let context = ToolContext::new(FamilyPolicy::all())
-        .with_state(Discovery::new(registry.clone(), Provider::Mcp));
-    let server =
-        McpServer::new(registry.clone(), ServerInfo::new("scale", "0")).with_context(context);
-    let (all_time, all_size) = tools_list(server.clone()).await;
-    let (meta_time, meta_size) =
-        tools_list(server.with_listed(holon_discovery::listed(Vec::<String>::new()))).await;
-    println!(
-        "tools/list over MCP: every tool {:.1} ms {} bytes | meta-tools only {:.3} ms {} bytes ({:.5}x the size, {:.4}x the time)",
-        ms(all_time),
-        all_size,
-        ms(meta_time),
-        meta_size,
-        meta_size as f64 / all_size as f64,
-        meta_time.as_secs_f64() / all_time.as_secs_f64()
-    );
+    let small = measure(&HEAP, BASELINE_MODULES).await;
+    let large = measure(&HEAP, MODULES).await;
+    print(&small, &large);
 }
