@@ -30,9 +30,9 @@ use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ResultType, ServerCapabilities, ServerConfig, Tool,
+    GetPromptResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 #[allow(deprecated)] // logging and resource subscriptions: see client, extras
@@ -289,6 +289,27 @@ impl McpServer {
         })
     }
 
+    /// The client of a 2026-07-28 call: the rounds its `requestState` (sealed for
+    /// `binding`) and `responses` carry.
+    fn open_rounds(
+        &self,
+        client: McpClient,
+        binding: &[u8],
+        request_state: Option<String>,
+        responses: Option<InputResponses>,
+    ) -> Result<InputRounds, ErrorData> {
+        InputRounds::open(
+            client,
+            &self.seal,
+            binding,
+            request_state.as_deref(),
+            responses,
+        )
+        .map_err(|BadState(message)| {
+            ErrorData::invalid_params(message, Some(json!({ "kind": "invalid_request_state" })))
+        })
+    }
+
     fn unknown_tool(&self, name: &str) -> ErrorData {
         let tools = self.tools().unwrap_or_default();
         let suggestion = closest(name, tools.iter().map(|tool| tool.name.as_ref()));
@@ -384,6 +405,7 @@ impl ServerHandler for McpServer {
         if let Some(tasks) = &self.tasks
             && tasks::run_as_task(definition, &context)?
         {
+            let binding = rounds::binding(name, &input, principal(&context).map(|p| p.id()));
             let call = tasks::TaskCall {
                 registry: self.registry.clone(),
                 definition: definition.clone(),
@@ -391,7 +413,18 @@ impl ServerHandler for McpServer {
                 context: call_context,
                 workspace: self.workspace.clone(),
             };
-            return call.start(tasks, &context);
+            if !stateless {
+                return call.start(tasks, &context);
+            }
+            let rounds = self.open_rounds(
+                client,
+                &binding,
+                request.request_state,
+                request.input_responses,
+            )?;
+            return call
+                .start_after_input(tasks, &context, rounds, &self.seal, &binding)
+                .await;
         }
         let progress = context
             .meta
@@ -402,16 +435,12 @@ impl ServerHandler for McpServer {
         }
         let result = if stateless {
             let binding = rounds::binding(name, &input, principal(&context).map(|p| p.id()));
-            let rounds = InputRounds::open(
+            let rounds = self.open_rounds(
                 client,
-                &self.seal,
                 &binding,
-                request.request_state.as_deref(),
+                request.request_state,
                 request.input_responses,
-            )
-            .map_err(|BadState(message)| {
-                ErrorData::invalid_params(message, Some(json!({ "kind": "invalid_request_state" })))
-            })?;
+            )?;
             let rounds = Arc::new(rounds);
             let call_context = call_context.with_client(rounds.clone() as Arc<dyn ClientPeer>);
             let call = self
@@ -593,7 +622,7 @@ impl ServerHandler for McpServer {
 
 /// Under 2026-07-28, a call that needed a capability the request's `_meta` does not
 /// declare is the protocol's error (-32021, naming the capability), not a tool's.
-fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
+pub(crate) fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
     let error = result.error.as_deref()?;
     if error.kind != ToolErrorKind::CLIENT_CAPABILITY_MISSING {
         return None;
