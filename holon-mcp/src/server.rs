@@ -43,7 +43,7 @@ use serde_json::{Value, json};
 
 use crate::client::{LogGate, McpClient, SessionLogLevel, level_of};
 use crate::content;
-use crate::context::{call_context, is_stateless, principal};
+use crate::context::{call_context, granted, is_stateless, principal};
 use crate::extras::Extras;
 use crate::info::ServerInfo;
 use crate::progress::CallProgress;
@@ -349,22 +349,37 @@ impl ServerHandler for McpServer {
         }
     }
 
+    /// The tools the caller may call: under an access token, those of the families
+    /// it grants only, and then the list is the caller's own (`cacheScope: private`).
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let tools = self
             .tools()
             .map_err(|error| ErrorData::internal_error(error, None))?;
+        let granted = granted(&context).map(|grant| grant.narrow(self.context.policy()));
+        let callable = |name: &str| {
+            granted.is_none_or(|policy| {
+                self.registry
+                    .get(name)
+                    .is_some_and(|definition| policy.allows(definition.family))
+            })
+        };
         let listed = tools
             .iter()
             .filter(|tool| self.listed.as_ref().is_none_or(|listed| listed(&tool.name)))
+            .filter(|tool| callable(&tool.name))
             .cloned()
             .collect();
+        let scope = match granted {
+            Some(_) => CacheScope::Private,
+            None => self.caching.scope,
+        };
         Ok(ListToolsResult::with_all_items(listed)
             .with_ttl_ms(self.caching.ttl_ms)
-            .with_cache_scope(self.caching.scope))
+            .with_cache_scope(scope))
     }
 
     /// The client's least level of the log messages its tools send it.
