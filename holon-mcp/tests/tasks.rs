@@ -525,3 +525,21 @@ async fn a_task_that_gathers_input_first_asks_in_rounds_then_answers_with_its_ha
         "hello Alice and Bob"
     );
 }
+
+#[tokio::test]
+async fn under_2026_07_28_a_task_tool_without_escalation_is_a_task_even_when_done_at_once() {
+    let meta = stateless_meta(&with_tasks());
+    let mut client = Client::stateless(server()).await;
+    let params = json!({ "name": "QuickJob", "arguments": {}, "_meta": meta });
+    let id = task_id(&client.request("tools/call", params).await);
+    let get = json!({ "taskId": id, "_meta": meta });
+    let task = loop {
+        let task = client.request("tasks/get", get.clone()).await["result"].clone();
+        if task["status"] != "working" {
+            break task;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(task["result"]["structuredContent"]["result"], "inline");
+}

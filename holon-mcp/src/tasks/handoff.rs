@@ -143,7 +143,8 @@ pub(crate) type Dispatch = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
 
 /// How the part of a call within its request ended.
 pub(crate) enum InRequest {
-    /// The handler finished without escalating: its result is the answer.
+    /// The handler, which meant to escalate, finished without: its result is the
+    /// answer.
     Done(ToolResult),
     /// The handler asked the client: the round's answer.
     InputRequired(InputRequiredResult),
@@ -162,11 +163,17 @@ pub(crate) async fn run_in_request(
 ) -> InRequest {
     // The first poll builds the handler's parameters: a `TaskEscalation` among
     // them says so before its body runs.
-    if let Poll::Ready(result) = futures_poll_once(&mut call).await {
-        return InRequest::Done(result);
-    }
-    if !client.expected.load(Ordering::SeqCst) {
-        return InRequest::Task(call);
+    let first = futures_poll_once(&mut call).await;
+    let expected = client.expected.load(Ordering::SeqCst);
+    match first {
+        // A handler that never meant to run within the request is a task even when
+        // it is done at once: its client asked for a task and gets one.
+        Poll::Ready(result) if !expected => {
+            return InRequest::Task(Box::pin(std::future::ready(result)));
+        }
+        Poll::Ready(result) => return InRequest::Done(result),
+        Poll::Pending if !expected => return InRequest::Task(call),
+        Poll::Pending => {}
     }
     tokio::select! {
         biased;
