@@ -70,6 +70,19 @@ pub trait ClientPeer: Send + Sync {
             ))
         })
     }
+
+    /// Told, before the handler runs, that the call will hand itself over to a task
+    /// at a point of its choosing (the handler takes a [`TaskEscalation`]): a host
+    /// that runs the call as a task (the MCP tasks extension) may then run it within
+    /// the request until [`ClientPeer::escalate`]. Nothing by default.
+    fn expect_escalation(&self) {}
+
+    /// The call runs on as a task from here, where its host runs it as one: the
+    /// host answers the request with the task's handle and the handler goes on in
+    /// the background. Returns at once by default (the call simply goes on).
+    fn escalate(&self) -> ClientFuture<'_, ()> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// A capability a client declares when it connects.
@@ -428,6 +441,59 @@ impl<'a> FromToolContext<'a> for Sampling {
 impl<'a> FromToolContext<'a> for Option<Sampling> {
     fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
         Ok(Sampling::from_context(context).ok())
+    }
+}
+
+/// The point from which a call runs as a task (MCP tasks extension, SEP-2663), for a
+/// tool that first gathers input within the request: what the handler asks the
+/// client before [`TaskEscalation::escalate`] is asked in the request (under MCP
+/// 2026-07-28, as `InputRequiredResult` rounds); then the server answers with the
+/// task's handle and the handler goes on in the task. Where the call does not run
+/// as a task (no tasks extension, no MCP), `escalate` returns at once.
+///
+/// ```
+/// use holon_core::prelude::*;
+/// use holon_core::{Elicitation, TaskEscalation};
+///
+/// /// Asks what to build, then builds it in the background.
+/// #[holon_tool(family = CoreAgent, task = required)]
+/// async fn build(elicitation: Elicitation, task: TaskEscalation) -> Result<String, ToolError> {
+///     let schema = serde_json::Map::new();
+///     let answer = elicitation.ask("What shall I build?", schema).await?;
+///     task.escalate().await?;
+///     Ok(format!("built {}", answer.action()))
+/// }
+/// ```
+#[derive(Clone)]
+pub struct TaskEscalation {
+    client: Option<Arc<dyn ClientPeer>>,
+}
+
+impl TaskEscalation {
+    /// Hands the call over to its task, where it runs as one; returns once the
+    /// handler goes on there.
+    pub async fn escalate(&self) -> Result<(), ToolError> {
+        match &self.client {
+            Some(client) => client.escalate().await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for TaskEscalation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskEscalation").finish_non_exhaustive()
+    }
+}
+
+impl<'a> FromToolContext<'a> for TaskEscalation {
+    /// Never fails: without a client, there is no task to hand over to.
+    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
+        let client = context.client("TaskEscalation").ok().cloned();
+        if let Some(client) = &client {
+            client.expect_escalation();
+        }
+        Ok(Self { client })
     }
 }
 

@@ -133,7 +133,7 @@ pub use cancel::Cancellation;
 pub use client::{
     ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,
     ElicitationResponse, LogLevel, LogMessage, Role, Root, Roots, RootsRequest, Sampling,
-    SamplingMessage, SamplingRequest, SamplingResponse,
+    SamplingMessage, SamplingRequest, SamplingResponse, TaskEscalation,
 };
 pub use closed::ClosedInput;
 pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};

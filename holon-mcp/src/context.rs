@@ -35,6 +35,15 @@ pub(crate) fn principal(request: &RequestContext<RoleServer>) -> Option<&Princip
         .and_then(|parts| parts.extensions.get::<Principal>())
 }
 
+/// The families the access token of `request` grants, when its host checked one.
+pub(crate) fn granted(request: &RequestContext<RoleServer>) -> Option<GrantedFamilies> {
+    request
+        .extensions
+        .get::<Parts>()
+        .and_then(|parts| parts.extensions.get::<GrantedFamilies>())
+        .copied()
+}
+
 /// The context `base` for the call `request` (the client is the caller's to attach).
 pub(crate) fn call_context(
     base: &ToolContext,

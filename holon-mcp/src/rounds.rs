@@ -174,8 +174,19 @@ impl InputRounds {
         tokio::select! {
             biased;
             result = &mut call => return Outcome::Done(result),
-            () = self.asked.notified() => {}
+            () = self.asked() => {}
         }
+        Outcome::InputRequired(self.input_required(seal, binding))
+    }
+
+    /// Resolves once the handler waits on a request the client has not answered.
+    pub(crate) async fn asked(&self) {
+        self.asked.notified().await;
+    }
+
+    /// The round's end: the requests without an answer, and the answers the handler
+    /// used sealed with `seal` for `binding` as the `requestState`.
+    pub(crate) fn input_required(&self, seal: &StateSeal, binding: &[u8]) -> InputRequiredResult {
         let round = std::mem::take(&mut *self.lock());
         let state = RoundState {
             answers: round.used,
@@ -185,7 +196,7 @@ impl InputRounds {
             .0
             .seal_json_with(&state, &options)
             .expect("the answers are JSON values, which serialize");
-        Outcome::InputRequired(InputRequiredResult::new(Some(round.pending), Some(sealed)))
+        InputRequiredResult::new(Some(round.pending), Some(sealed))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Round> {

@@ -30,7 +30,7 @@ use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    GetPromptResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ResultType, ServerCapabilities, ServerConfig, Tool,
 };
@@ -43,7 +43,7 @@ use serde_json::{Value, json};
 
 use crate::client::{LogGate, McpClient, SessionLogLevel, level_of};
 use crate::content;
-use crate::context::{call_context, is_stateless, principal};
+use crate::context::{call_context, granted, is_stateless, principal};
 use crate::extras::Extras;
 use crate::info::ServerInfo;
 use crate::progress::CallProgress;
@@ -319,6 +319,7 @@ impl McpServer {
         if let Some(tasks) = &self.tasks
             && tasks::run_as_task(definition, &context)?
         {
+            let binding = rounds::binding(name, &input, principal(&context).map(|p| p.id()));
             let call = tasks::TaskCall {
                 registry: self.registry.clone(),
                 definition: definition.clone(),
@@ -326,7 +327,18 @@ impl McpServer {
                 context: call_context,
                 workspace: self.workspace.clone(),
             };
-            return call.start(tasks, &context);
+            if !stateless {
+                return call.start(tasks, &context);
+            }
+            let rounds = self.open_rounds(
+                client,
+                &binding,
+                request.request_state,
+                request.input_responses,
+            )?;
+            return call
+                .start_after_input(tasks, &context, rounds, &self.seal, &binding)
+                .await;
         }
         let progress = context
             .meta
@@ -337,16 +349,12 @@ impl McpServer {
         }
         let result = if stateless {
             let binding = rounds::binding(name, &input, principal(&context).map(|p| p.id()));
-            let rounds = InputRounds::open(
+            let rounds = self.open_rounds(
                 client,
-                &self.seal,
                 &binding,
-                request.request_state.as_deref(),
+                request.request_state,
                 request.input_responses,
-            )
-            .map_err(|BadState(message)| {
-                ErrorData::invalid_params(message, Some(json!({ "kind": "invalid_request_state" })))
-            })?;
+            )?;
             let rounds = Arc::new(rounds);
             let call_context = call_context.with_client(rounds.clone() as Arc<dyn ClientPeer>);
             let call = self
@@ -378,6 +386,27 @@ impl McpServer {
             telemetry::mark_tool_error();
         }
         Ok(result.into())
+    }
+
+    /// The client of a 2026-07-28 call: the rounds its `requestState` (sealed for
+    /// `binding`) and `responses` carry.
+    fn open_rounds(
+        &self,
+        client: McpClient,
+        binding: &[u8],
+        request_state: Option<String>,
+        responses: Option<InputResponses>,
+    ) -> Result<InputRounds, ErrorData> {
+        InputRounds::open(
+            client,
+            &self.seal,
+            binding,
+            request_state.as_deref(),
+            responses,
+        )
+        .map_err(|BadState(message)| {
+            ErrorData::invalid_params(message, Some(json!({ "kind": "invalid_request_state" })))
+        })
     }
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
@@ -419,6 +448,8 @@ impl ServerHandler for McpServer {
         }
     }
 
+    /// The tools the caller may call: under an access token, those of the families
+    /// it grants only, and then the list is the caller's own (`cacheScope: private`).
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -429,14 +460,28 @@ impl ServerHandler for McpServer {
             let tools = self
                 .tools()
                 .map_err(|error| ErrorData::internal_error(error, None))?;
+            let granted = granted(&context).map(|grant| grant.narrow(self.context.policy()));
+            let callable = |name: &str| {
+                granted.is_none_or(|policy| {
+                    self.registry
+                        .get(name)
+                        .is_some_and(|definition| policy.allows(definition.family))
+                })
+            };
             let listed = tools
                 .iter()
                 .filter(|tool| self.listed.as_ref().is_none_or(|listed| listed(&tool.name)))
+                .filter(|tool| callable(&tool.name))
                 .cloned()
                 .collect();
+            // Under an access token the list is the caller's own.
+            let scope = match granted {
+                Some(_) => CacheScope::Private,
+                None => self.caching.scope,
+            };
             Ok(ListToolsResult::with_all_items(listed)
                 .with_ttl_ms(self.caching.ttl_ms)
-                .with_cache_scope(self.caching.scope))
+                .with_cache_scope(scope))
         })
         .await
     }
@@ -678,7 +723,7 @@ impl ServerHandler for McpServer {
 
 /// Under 2026-07-28, a call that needed a capability the request's `_meta` does not
 /// declare is the protocol's error (-32021, naming the capability), not a tool's.
-fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
+pub(crate) fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
     let error = result.error.as_deref()?;
     if error.kind != ToolErrorKind::CLIENT_CAPABILITY_MISSING {
         return None;

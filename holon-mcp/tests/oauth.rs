@@ -129,6 +129,14 @@ struct Fixture {
 
 impl Fixture {
     async fn start(configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Self {
+        Self::start_with(|server| server, configure).await
+    }
+
+    /// [`Fixture::start`] of the server `server` makes of the default one.
+    async fn start_with(
+        server: impl FnOnce(McpServer) -> McpServer,
+        configure: impl FnOnce(OAuthConfig) -> OAuthConfig,
+    ) -> Self {
         let signer = SigningKey::generate("key-1");
         let jwks = jwks_server(vec![signer.jwk.clone()]).await;
         // A free port, so that the resource URL can name it before the server binds.
@@ -140,7 +148,10 @@ impl Fixture {
         let keys = KeySource::jwks_url(&jwks.url).unwrap();
         let config = configure(OAuthConfig::new(&resource, ISSUER, keys).unwrap());
         let registry = Registry::of_module(module_path!()).unwrap();
-        let server = McpServer::new(registry, ServerInfo::new("oauth-test", "1.0.0"));
+        let server = server(McpServer::new(
+            registry,
+            ServerInfo::new("oauth-test", "1.0.0"),
+        ));
         let options = HttpOptions::new(addr).with_oauth(config);
         tokio::spawn(serve_http(server, options));
         for _ in 0..500 {
@@ -233,6 +244,18 @@ impl Fixture {
     /// A session opened with `token`, then `tools/call` of `tool`: the status and
     /// headers of the call's answer, and its JSON-RPC message.
     async fn call(&self, token: &str, tool: &str) -> (StatusCode, hyper::HeaderMap, Value) {
+        let params = json!({ "name": tool, "arguments": {} });
+        self.request(token, "tools/call", params).await
+    }
+
+    /// A session opened with `token`, then a `method` request with `params`: the
+    /// status and headers of its answer, and its JSON-RPC message.
+    async fn request(
+        &self,
+        token: &str,
+        method: &str,
+        params: Value,
+    ) -> (StatusCode, hyper::HeaderMap, Value) {
         let (status, headers, body) = self.initialize(Some(token)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         let session = headers["mcp-session-id"].to_str().unwrap().to_string();
@@ -247,10 +270,7 @@ impl Fixture {
             .send("POST", "/mcp", &with_session, Some(&initialized))
             .await;
         assert_eq!(status, StatusCode::ACCEPTED);
-        let call = json!({
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": { "name": tool, "arguments": {} },
-        });
+        let call = json!({ "jsonrpc": "2.0", "id": 2, "method": method, "params": params });
         let (status, headers, body) = self.send("POST", "/mcp", &with_session, Some(&call)).await;
         (status, headers, message(&body))
     }
@@ -495,4 +515,48 @@ async fn a_key_the_issuer_rotates_in_is_fetched_when_a_token_names_it() {
     let (status, _, _) = fixture.initialize(Some(&token)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(fixture.jwks.hits.load(Ordering::SeqCst), hits);
+}
+
+/// The names `tools/list` shows to `token`, and the list's `cacheScope`.
+async fn listed(fixture: &Fixture, token: &str) -> (Vec<String>, Value) {
+    let (status, _, answer) = fixture.request(token, "tools/list", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let result = &answer["result"];
+    let names = result["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a tools list: {answer}"))
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_string())
+        .collect();
+    (names, result["cacheScope"].clone())
+}
+
+#[tokio::test]
+async fn tools_list_shows_only_the_tools_of_the_families_a_token_grants_to_it_alone() {
+    // Lists any client may reuse, but for the token's narrowing.
+    let public = |server: McpServer| {
+        server.with_list_caching(holon_mcp::ListCaching {
+            ttl_ms: 60_000,
+            scope: holon_mcp::rmcp::model::CacheScope::Public,
+        })
+    };
+    let fixture = Fixture::start_with(public, |config| config).await;
+    let core_only = fixture.signer.sign(&fixture.claims("tools:core_agent"));
+    let both = fixture
+        .signer
+        .sign(&fixture.claims("tools:core_agent tools:web"));
+    let (names, scope) = listed(&fixture, &core_only).await;
+    assert_eq!(names, ["Whoami"]);
+    assert_eq!(scope, "private", "the list depends on the caller");
+    let (names, scope) = listed(&fixture, &both).await;
+    assert_eq!(names, ["FetchPage", "Whoami"]);
+    assert_eq!(scope, "private");
+    // What the list leaves out is what the family gate refuses.
+    let (_, _, answer) = fixture.call(&core_only, "FetchPage").await;
+    assert!(
+        answer
+            .get("result")
+            .is_none_or(|result| result["isError"] == true),
+        "{answer}"
+    );
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use holon_core::prelude::*;
-use holon_core::{Elicitation, ElicitationResponse, Registry};
+use holon_core::{Elicitation, ElicitationRequest, ElicitationResponse, Registry, TaskEscalation};
 use holon_mcp::McpServer;
 use holon_mcp::rmcp::ServiceExt;
 use serde_json::{Map, Value, json};
@@ -90,6 +90,32 @@ async fn asking_job(elicitation: Elicitation) -> Result<String, ToolError> {
     })
 }
 
+/// Asks the user's name within the request, goes on as a task, and there asks
+/// again (as a task asks: `input_required`).
+#[holon_tool(family = CoreAgent, task = required)]
+async fn naming_job(elicitation: Elicitation, task: TaskEscalation) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": { "name": { "type": "string" } },
+        "required": ["name"]
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("an object literal")
+    };
+    let asked = ElicitationRequest::new("Your name?", schema.clone()).with_key("user_name");
+    let name = match elicitation.request(asked).await? {
+        ElicitationResponse::Accept(content) => content["name"].as_str().unwrap_or("?").to_string(),
+        other => format!("{other:?}"),
+    };
+    task.escalate().await?;
+    let again = elicitation.ask("Your name, again?", schema).await?;
+    let again = match again {
+        ElicitationResponse::Accept(content) => content["name"].as_str().unwrap_or("?").to_string(),
+        other => format!("{other:?}"),
+    };
+    Ok(format!("hello {name} and {again}"))
+}
+
 /// A client on a pipe to `server`.
 struct Client {
     writer: WriteHalf<DuplexStream>,
@@ -129,6 +155,23 @@ impl Client {
             .send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
             .await;
         client
+    }
+
+    /// A client of MCP 2026-07-28 (stateless: no `initialize`), each request's
+    /// `_meta` declaring `capabilities`.
+    async fn stateless(server: McpServer) -> Self {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(tokio::io::split(theirs)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (reader, writer) = tokio::io::split(ours);
+        Self {
+            writer,
+            lines: BufReader::new(reader).lines(),
+            next_id: 0,
+        }
     }
 
     async fn send(&mut self, message: Value) {
@@ -403,4 +446,100 @@ fn the_mcp_export_names_each_tools_task_support() {
         tool("PlainJob").get("execution").is_none(),
         "the default is left out"
     );
+}
+
+/// The `_meta` of a 2026-07-28 request from a client of `capabilities`.
+fn stateless_meta(capabilities: &Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": { "name": "tasks-test", "version": "1" }
+    })
+}
+
+#[tokio::test]
+async fn a_task_that_gathers_input_first_asks_in_rounds_then_answers_with_its_handle() {
+    let capabilities = with_tasks();
+    let meta = stateless_meta(&capabilities);
+    let mut client = Client::stateless(server()).await;
+    let call = |more: Value| {
+        let mut params = json!({ "name": "NamingJob", "arguments": {}, "_meta": meta });
+        if let (Some(params), Value::Object(more)) = (params.as_object_mut(), more) {
+            params.extend(more);
+        }
+        params
+    };
+    // Round 1: the question, within the request; no task yet.
+    let round = client.request("tools/call", call(json!({}))).await;
+    let result = &round["result"];
+    assert_eq!(result["resultType"], "input_required", "{round}");
+    assert!(result.get("taskId").is_none(), "{round}");
+    let request = &result["inputRequests"]["user_name"];
+    assert_eq!(request["method"], "elicitation/create", "{round}");
+    assert_eq!(request["params"]["message"], "Your name?");
+    // Round 2: answered, the handler escalates: the answer is the task's handle,
+    // without the rounds' state.
+    let answered = json!({
+        "inputResponses": { "user_name": { "action": "accept", "content": { "name": "Alice" } } },
+        "requestState": result["requestState"],
+    });
+    let answer = client.request("tools/call", call(answered)).await;
+    let id = task_id(&answer);
+    assert!(answer["result"].get("requestState").is_none(), "{answer}");
+    assert!(answer["result"].get("inputRequests").is_none(), "{answer}");
+    // In the task, the handler's next question parks it as input_required.
+    let get = |id: &str| json!({ "taskId": id, "_meta": meta });
+    let parked = loop {
+        let task = client.request("tasks/get", get(&id)).await["result"].clone();
+        if task["status"] == "input_required" {
+            break task;
+        }
+        assert_eq!(task["status"], "working", "{task}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    let requests = parked["inputRequests"].as_object().expect("input requests");
+    let (key, request) = requests.iter().next().expect("one request");
+    assert_eq!(request["params"]["message"], "Your name, again?");
+    let mut responses = Map::new();
+    responses.insert(
+        key.clone(),
+        json!({ "action": "accept", "content": { "name": "Bob" } }),
+    );
+    let ack = client
+        .request(
+            "tasks/update",
+            json!({ "taskId": id, "inputResponses": responses, "_meta": meta }),
+        )
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = loop {
+        let task = client.request("tasks/get", get(&id)).await["result"].clone();
+        if task["status"] != "working" && task["status"] != "input_required" {
+            break task;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"]["result"],
+        "hello Alice and Bob"
+    );
+}
+
+#[tokio::test]
+async fn under_2026_07_28_a_task_tool_without_escalation_is_a_task_even_when_done_at_once() {
+    let meta = stateless_meta(&with_tasks());
+    let mut client = Client::stateless(server()).await;
+    let params = json!({ "name": "QuickJob", "arguments": {}, "_meta": meta });
+    let id = task_id(&client.request("tools/call", params).await);
+    let get = json!({ "taskId": id, "_meta": meta });
+    let task = loop {
+        let task = client.request("tasks/get", get.clone()).await["result"].clone();
+        if task["status"] != "working" {
+            break task;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(task["result"]["structuredContent"]["result"], "inline");
 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use holon_core::prelude::*;
-use holon_core::{Elicitation, ElicitationResponse};
+use holon_core::{Elicitation, ElicitationRequest, ElicitationResponse, TaskEscalation};
 use serde_json::{Map, Value, json};
 
 /// Arguments of `greet`.
@@ -119,4 +119,39 @@ async fn multi_input(elicitation: Elicitation) -> Result<String, ToolError> {
         accepted(&first?),
         accepted(&second?)
     ))
+}
+
+/// The schema of a question for the user's name.
+fn name_schema() -> Map<String, Value> {
+    let schema = json!({
+        "type": "object",
+        "properties": { "name": { "type": "string", "description": "Your name" } },
+        "required": ["name"]
+    });
+    match schema {
+        Value::Object(schema) => schema,
+        _ => Map::new(),
+    }
+}
+
+/// Asks the user's name within the request, then goes on as a task and greets them
+/// (the composition of input rounds with tasks).
+#[holon_tool(family = CoreAgent, name = "test_tool_with_task", task = required)]
+async fn test_tool_with_task(
+    elicitation: Elicitation,
+    task: TaskEscalation,
+) -> Result<String, ToolError> {
+    let request =
+        ElicitationRequest::new("What is your name?", name_schema()).with_key("user_name");
+    let name = match elicitation.request(request).await? {
+        ElicitationResponse::Accept(content) => content
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("stranger")
+            .to_string(),
+        _ => "stranger".to_string(),
+    };
+    task.escalate().await?;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Ok(format!("Hello, {name}, from a task"))
 }

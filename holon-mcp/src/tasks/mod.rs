@@ -5,12 +5,18 @@
 //! polls `tasks/get` (the result or error inlined once it ends), answers the tool's
 //! requests to it (`input_required`) with `tasks/update`, and may `tasks/cancel`.
 //!
+//! Under MCP 2026-07-28, a tool that takes a [`holon_core::TaskEscalation`] runs
+//! within the request until it escalates: what it asks the client before is asked
+//! in `InputRequiredResult` rounds, and the round it escalates in is answered with
+//! the task's handle (the composition of SEP-2663).
+//!
 //! A `task = required` tool called by a client that did not declare the extension
 //! is refused with `-32021` (missing required client capability). Tasks belong to
 //! the principal that created them (else the session, else all unauthenticated
 //! stateless clients): another owner's task is an unknown task (`-32602`).
 
 mod clock;
+mod handoff;
 mod input;
 mod live;
 mod memory;

@@ -1,6 +1,7 @@
 //! How the server runs a `tools/call` as a task: whether it does, whose task it is,
 //! and what the task ends in.
 
+use std::convert::Infallible;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,12 +13,15 @@ use rmcp::model::{CallToolResponse, ClientCapabilities};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
+use super::handoff::{Dispatch, HandoffClient, InRequest, run_in_request};
 use super::input::TaskClient;
 use super::record::{TaskOwner, TaskState};
 use super::runner::{Tasks, failed_state};
 use crate::content;
-use crate::server::ServedRegistry;
+use crate::rounds::{InputRounds, StateSeal};
+use crate::server::{ServedRegistry, missing_capability};
 
 /// The header a streamable HTTP request names its session in.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -89,13 +93,7 @@ impl TaskCall {
         tasks: &Arc<Tasks>,
         request: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let capabilities = request.client_capabilities();
-        let sampling = capabilities
-            .as_ref()
-            .is_some_and(|capabilities| capabilities.sampling.is_some());
-        let elicitation = capabilities
-            .as_ref()
-            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let (sampling, elicitation) = declared_inputs(request);
         let tool = self.definition.name().to_string();
         let created = tasks.start(owner_of(request), &tool, move |live| {
             let client = TaskClient::new(live.clone(), sampling, elicitation);
@@ -112,6 +110,76 @@ impl TaskCall {
         })?;
         Ok(CallToolResponse::Task(created))
     }
+}
+
+impl TaskCall {
+    /// Under MCP 2026-07-28: runs the call within the request while its handler
+    /// gathers input before it escalates (see [`super::handoff`]), and as a task
+    /// from there; `rounds` is the request's client, its `requestState` sealed with
+    /// `seal` for `binding`.
+    pub(crate) async fn start_after_input(
+        self,
+        tasks: &Arc<Tasks>,
+        request: &RequestContext<RoleServer>,
+        rounds: InputRounds,
+        seal: &StateSeal,
+        binding: &[u8],
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (sampling, elicitation) = declared_inputs(request);
+        let client = Arc::new(HandoffClient::new(Arc::new(rounds)));
+        // The call's own token: the request's end drops the call while it runs
+        // within the request; `tasks/cancel` fires it once it is a task.
+        let cancel = CancellationToken::new();
+        let context = self
+            .context
+            .with_client(client.clone())
+            .with_cancellation(cancel.clone());
+        let registry = self.registry.clone();
+        let dispatch: Dispatch =
+            Box::pin(async move { registry.dispatch(&context, self.call).await });
+        let dispatch = match run_in_request(dispatch, &client, seal, binding).await {
+            InRequest::Done(result) => {
+                if let Some(missing) = missing_capability(&result) {
+                    return Err(missing);
+                }
+                let result =
+                    content::call_result(&self.definition, result, self.workspace.as_deref())?;
+                return Ok(result.into());
+            }
+            InRequest::InputRequired(asked) => return Ok(CallToolResponse::InputRequired(asked)),
+            InRequest::Task(dispatch) => dispatch,
+        };
+        let tool = self.definition.name().to_string();
+        let created = tasks.start(owner_of(request), &tool, move |live| {
+            client.attach(TaskClient::new(live.clone(), sampling, elicitation));
+            let cancelled = live.cancellation().clone();
+            async move {
+                let forward = async move {
+                    cancelled.cancelled().await;
+                    cancel.cancel();
+                    std::future::pending::<Infallible>().await
+                };
+                let result = tokio::select! {
+                    result = dispatch => result,
+                    never = forward => match never {},
+                };
+                final_state(&self.definition, result, self.workspace)
+            }
+        })?;
+        Ok(CallToolResponse::Task(created))
+    }
+}
+
+/// Whether the request declared sampling and elicitation.
+fn declared_inputs(request: &RequestContext<RoleServer>) -> (bool, bool) {
+    let capabilities = request.client_capabilities();
+    let sampling = capabilities
+        .as_ref()
+        .is_some_and(|capabilities| capabilities.sampling.is_some());
+    let elicitation = capabilities
+        .as_ref()
+        .is_some_and(|capabilities| capabilities.elicitation.is_some());
+    (sampling, elicitation)
 }
 
 /// The state a task's call ends in: `completed` with its `tools/call` result (a
