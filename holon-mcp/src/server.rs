@@ -30,9 +30,9 @@ use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ResultType, ServerCapabilities, ServerConfig, Tool,
+    GetPromptResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 #[allow(deprecated)] // logging and resource subscriptions: see client, extras
