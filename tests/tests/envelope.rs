@@ -369,7 +369,7 @@ fn the_envelope_schema_lists_every_envelope_key() {
         .map(String::as_str)
         .collect();
     let mut expected = BTreeSet::from(ALWAYS);
-    expected.extend(["call_id", "directive"]);
+    expected.extend(["call_id", "directive", "deferral"]);
     assert_eq!(properties, expected);
 }
 
