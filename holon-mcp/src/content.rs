@@ -9,6 +9,9 @@ use holon_export::mcp;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ResultType};
 
+/// Where a deferred call's `deferral` (`approval_required`) is in its result's `_meta`.
+pub(crate) const DEFERRAL_META_KEY: &str = "holon/deferral";
+
 /// The `tools/call` result of `result`, a call of `definition`; relative artifact
 /// paths are taken in `workspace`.
 pub(crate) fn call_result(
@@ -24,7 +27,20 @@ pub(crate) fn call_result(
     if !links.is_empty() {
         result.extras_mut().content.extend(links);
     }
-    let wire = mcp::call_result(Some(definition), &result);
+    let mut wire = mcp::call_result(Some(definition), &result);
+    // A deferred call (the operator's approval pending) has no output to match the
+    // tool's output schema; its deferral goes beside the result, as errors do.
+    if let Some(deferral) = result.deferral()
+        && let Ok(deferral) = serde_json::to_value(deferral)
+        && let Some(wire) = wire.as_object_mut()
+    {
+        let meta = wire
+            .entry("_meta")
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(DEFERRAL_META_KEY.to_string(), deferral);
+        }
+    }
     let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
         ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
     })?;

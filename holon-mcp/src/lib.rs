@@ -34,6 +34,7 @@ macro_rules! note {
     }};
 }
 
+mod approval;
 pub mod auth;
 mod client;
 mod content;

@@ -41,6 +41,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
+use crate::approval;
 use crate::client::{LogGate, McpClient, SessionLogLevel, level_of};
 use crate::content;
 use crate::context::{call_context, granted, is_stateless, principal};
@@ -357,9 +358,13 @@ impl McpServer {
             )?;
             let rounds = Arc::new(rounds);
             let call_context = call_context.with_client(rounds.clone() as Arc<dyn ClientPeer>);
-            let call = self
-                .registry
-                .dispatch(&call_context, ToolCall::new(name, input.clone()));
+            let registry: &Registry = &self.registry;
+            let call = async {
+                let result = registry
+                    .dispatch(&call_context, ToolCall::new(name, input.clone()))
+                    .await;
+                approval::resolve(registry, &call_context, &*rounds, result).await
+            };
             match rounds.run(call, &self.seal, &binding).await {
                 Outcome::Done(result) => result,
                 Outcome::InputRequired(asked) => {
@@ -370,10 +375,13 @@ impl McpServer {
                 }
             }
         } else {
-            let call_context = call_context.with_client(Arc::new(client));
-            self.registry
+            let client = Arc::new(client);
+            let call_context = call_context.with_client(client.clone());
+            let result = self
+                .registry
                 .dispatch(&call_context, ToolCall::new(name, input))
-                .await
+                .await;
+            approval::resolve(&self.registry, &call_context, &*client, result).await
         };
         if let Some(progress) = progress {
             progress.flush().await;

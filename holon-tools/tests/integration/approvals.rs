@@ -12,23 +12,23 @@ use serde_json::Value;
 use crate::cli_support::{holon, holon_command};
 
 /// A policy asking before CreateWorkItem, the tool whose effect the tests count.
-const ASK_CREATE: &str = r#"
+pub(crate) const ASK_CREATE: &str = r#"
 [[rule]]
 tool = "CreateWorkItem"
 decision = "ask"
 reason = "work items are the operator's plan"
 "#;
 
-const CREATE: &str = r#"{"objective": "ship", "plan": "build, test"}"#;
+pub(crate) const CREATE: &str = r#"{"objective": "ship", "plan": "build, test"}"#;
 
-fn with_policy(text: &str) -> tempfile::TempDir {
+pub(crate) fn with_policy(text: &str) -> tempfile::TempDir {
     let workspace = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(workspace.path().join(".holon")).unwrap();
     std::fs::write(workspace.path().join(".holon/policy.toml"), text).unwrap();
     workspace
 }
 
-fn json_of(output: &std::process::Output) -> Value {
+pub(crate) fn json_of(output: &std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
         panic!(
             "{error}: {}{}",
@@ -39,7 +39,7 @@ fn json_of(output: &std::process::Output) -> Value {
 }
 
 /// How many work items exist: what the asked calls change.
-fn work_items(workspace: &Path) -> usize {
+pub(crate) fn work_items(workspace: &Path) -> usize {
     let output = holon(
         workspace,
         &[

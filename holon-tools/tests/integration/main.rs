@@ -24,6 +24,7 @@ mod apply_patch_concurrent;
 mod apply_patch_grammar;
 mod apply_patch_vs_git;
 mod approvals;
+mod approvals_mcp;
 mod audit_cli;
 mod cancellation;
 mod cli;

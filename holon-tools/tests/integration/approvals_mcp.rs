@@ -1,0 +1,243 @@
+//! An asked call over MCP (`holon-tools serve` on stdio, raw JSON-RPC): put to the
+//! client's user as an elicitation when the client can ask, under 2025-11-25 (an
+//! `elicitation/create` request in the session) and 2026-07-28 (an input round), and
+//! the deferred `approval_required` envelope for a client that cannot, which the
+//! operator then approves out of band.
+
+use std::process::{Child, ChildStdin};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::approvals::{ASK_CREATE, CREATE, json_of, with_policy, work_items};
+use crate::cli_support::holon;
+use crate::serve::{lines, send, spawn};
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+struct Served {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: Receiver<String>,
+    next_id: u64,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Served {
+    fn start(workspace: &std::path::Path) -> Self {
+        let mut child = spawn(workspace, &[]);
+        let stdin = child.stdin.take().unwrap();
+        let stdout = lines(child.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    /// Starts a 2025-11-25 session of a client of `capabilities`.
+    fn session(workspace: &std::path::Path, capabilities: Value) -> Self {
+        let mut served = Self::start(workspace);
+        let (_, answer) = served.request(
+            "initialize",
+            json!({ "protocolVersion": "2025-11-25", "capabilities": capabilities,
+                    "clientInfo": { "name": "approvals-test", "version": "1" } }),
+            |_| None,
+        );
+        assert!(answer["result"].is_object(), "{answer}");
+        send(
+            &mut served.stdin,
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        served
+    }
+
+    /// Sends `method`; the server's requests before the answer (each answered with
+    /// what `reply` gives), and the answer.
+    fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        reply: impl Fn(&Value) -> Option<Value>,
+    ) -> (Vec<Value>, Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        send(
+            &mut self.stdin,
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        let mut asked = Vec::new();
+        loop {
+            let line = self
+                .stdout
+                .recv_timeout(TIMEOUT)
+                .expect("the server answers");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id && message.get("method").is_none() {
+                return (asked, message);
+            }
+            if message.get("method").is_some() && message.get("id").is_some() {
+                if let Some(result) = reply(&message) {
+                    send(
+                        &mut self.stdin,
+                        &json!({"jsonrpc": "2.0", "id": message["id"], "result": result}),
+                    );
+                }
+                asked.push(message);
+            }
+        }
+    }
+
+    fn create(&mut self, action: &'static str) -> (Vec<Value>, Value) {
+        let arguments: Value = serde_json::from_str(CREATE).unwrap();
+        self.request(
+            "tools/call",
+            json!({ "name": "CreateWorkItem", "arguments": arguments }),
+            move |request| {
+                (request["method"] == "elicitation/create").then(|| json!({ "action": action }))
+            },
+        )
+    }
+}
+
+fn error_kind(answer: &Value) -> &str {
+    answer["result"]["_meta"]["holon/error"]["kind"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a typed error: {answer}"))
+}
+
+#[test]
+fn a_client_that_elicits_accepts_one_asked_call_and_declines_another() {
+    let workspace = with_policy(ASK_CREATE);
+    let ws = workspace.path();
+    let mut served = Served::session(ws, json!({ "elicitation": {} }));
+
+    let (asked, accepted) = served.create("accept");
+    assert_eq!(asked.len(), 1, "one question: {asked:?}");
+    let message = asked[0]["params"]["message"].as_str().unwrap();
+    for shown in [
+        "CreateWorkItem",
+        "ship",
+        "root",
+        "work items are the operator's plan",
+    ] {
+        assert!(message.contains(shown), "{shown} in {message}");
+    }
+    assert_eq!(accepted["result"]["isError"], false, "{accepted}");
+    assert_eq!(
+        accepted["result"]["structuredContent"]["work_item"]["objective"], "ship",
+        "{accepted}"
+    );
+    assert_eq!(work_items(ws), 1, "the accepted call ran once");
+
+    let (_, declined) = served.create("decline");
+    assert_eq!(declined["result"]["isError"], true, "{declined}");
+    assert_eq!(error_kind(&declined), "approval_denied");
+    let (_, cancelled) = served.create("cancel");
+    assert_eq!(error_kind(&cancelled), "approval_denied");
+    assert_eq!(work_items(ws), 1, "the declined calls did not run");
+    let pending = json_of(&holon(ws, &["approvals", "list", "--json"]));
+    assert_eq!(pending, Value::Array(Vec::new()), "every call was decided");
+}
+
+#[test]
+fn a_client_without_elicitation_gets_the_deferral_and_the_operator_approves_it() {
+    let workspace = with_policy(ASK_CREATE);
+    let ws = workspace.path();
+    let mut served = Served::session(ws, json!({}));
+    let (asked, deferred) = served.create("accept");
+    assert!(asked.is_empty(), "nothing asked of the client: {asked:?}");
+    let deferral = &deferred["result"]["_meta"]["holon/deferral"];
+    assert_eq!(deferral["kind"], "approval_required", "{deferred}");
+    assert_eq!(deferral["tool"], "CreateWorkItem", "{deferred}");
+    let id = deferral["approval_id"].as_str().unwrap();
+    assert_eq!(
+        work_items(ws),
+        0,
+        "nothing runs before the operator decides"
+    );
+
+    let approved = holon(ws, &["approvals", "approve", id, "--json"]);
+    assert!(approved.status.success(), "{approved:?}");
+    assert_eq!(work_items(ws), 1);
+}
+
+/// The `_meta` of a stateless 2026-07-28 request from a client of `capabilities`.
+fn stateless(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": { "name": "approvals-test", "version": "1" }
+    })
+}
+
+fn call_2026(served: &mut Served, arguments: Value, more: Value) -> Value {
+    let mut params = json!({ "name": "CreateWorkItem", "arguments": arguments,
+        "_meta": stateless(json!({ "elicitation": {} })) });
+    if let (Some(params), Value::Object(more)) = (params.as_object_mut(), more) {
+        params.extend(more);
+    }
+    served.request("tools/call", params, |_| None).1
+}
+
+#[test]
+fn under_2026_07_28_the_question_is_a_round_bound_to_the_call() {
+    let workspace = with_policy(ASK_CREATE);
+    let ws = workspace.path();
+    let mut served = Served::start(ws);
+    let arguments: Value = serde_json::from_str(CREATE).unwrap();
+
+    let first = call_2026(&mut served, arguments.clone(), json!({}));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let asked = &first["result"]["inputRequests"]["approval"];
+    assert_eq!(asked["method"], "elicitation/create", "{first}");
+    assert!(
+        asked["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("CreateWorkItem"),
+        "{first}"
+    );
+    let state = first["result"]["requestState"].clone();
+    assert_eq!(work_items(ws), 0);
+
+    // The answer on a call with other arguments does not run either call.
+    let mut altered = arguments.clone();
+    altered["objective"] = json!("something else");
+    let replayed = call_2026(
+        &mut served,
+        altered,
+        json!({ "inputResponses": { "approval": { "action": "accept" } }, "requestState": state }),
+    );
+    assert!(replayed.get("error").is_some(), "refused: {replayed}");
+    assert_eq!(work_items(ws), 0, "the altered call did not run");
+
+    let accepted = call_2026(
+        &mut served,
+        arguments.clone(),
+        json!({ "inputResponses": { "approval": { "action": "accept" } }, "requestState": state }),
+    );
+    assert_eq!(
+        accepted["result"]["structuredContent"]["work_item"]["objective"], "ship",
+        "{accepted}"
+    );
+    assert_eq!(work_items(ws), 1, "the accepted call ran once");
+
+    let again = call_2026(&mut served, arguments.clone(), json!({}));
+    let declined = call_2026(
+        &mut served,
+        arguments,
+        json!({ "inputResponses": { "approval": { "action": "decline" } },
+                "requestState": again["result"]["requestState"] }),
+    );
+    assert_eq!(error_kind(&declined), "approval_denied", "{declined}");
+    assert_eq!(work_items(ws), 1, "the declined call did not run");
+}
