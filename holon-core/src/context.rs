@@ -11,7 +11,6 @@ use serde_json::Value;
 use crate::cancel::Cancellation;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
-use crate::policy::Approvals;
 use crate::progress::{Progress, ProgressSink};
 use crate::result::ToolResult;
 
@@ -41,7 +40,7 @@ pub struct Execution<'a> {
     /// [`Principal`]: crate::Principal
     pub context: &'a ToolContext,
     /// What the policy (and the operator) made of the call.
-    pub decision: crate::policy::Decision,
+    pub decision: crate::decision::Decision,
 }
 
 /// The context of a call: who calls, which families they may use, and the state the
@@ -58,7 +57,9 @@ pub struct ToolContext {
     runtime_access: bool,
     states: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     observer: Option<Arc<dyn DispatchObserver>>,
-    approvals: Option<Arc<Approvals>>,
+    /// The host's [`Approvals`](crate::policy::Approvals), held without naming them
+    /// (the policy reads the context): set and read by the policy module.
+    pub(crate) approvals: Option<Arc<dyn Any + Send + Sync>>,
     cancellation: Cancellation,
     progress: Progress,
     timeout: Option<Duration>,
@@ -114,19 +115,6 @@ impl ToolContext {
     pub fn with_observer(mut self, observer: Arc<dyn DispatchObserver>) -> Self {
         self.observer = Some(observer);
         self
-    }
-
-    /// Puts every call through this context under the host's approval policy:
-    /// after the family gate the dispatcher asks `approvals` whether to run the call,
-    /// refuse it, or store it for the operator (see [`crate::policy`]).
-    pub fn with_approvals(mut self, approvals: Arc<Approvals>) -> Self {
-        self.approvals = Some(approvals);
-        self
-    }
-
-    /// The approval policy calls through this context are under, if any.
-    pub fn approvals(&self) -> Option<&Arc<Approvals>> {
-        self.approvals.as_ref()
     }
 
     /// Makes calls through this context end with a `cancelled` error as soon as

@@ -95,6 +95,7 @@ mod cancel;
 mod client;
 mod closed;
 mod context;
+mod decision;
 mod declared;
 mod depth;
 mod dispatch;

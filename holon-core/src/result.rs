@@ -137,7 +137,29 @@ pub struct ResultExtras {
 pub enum Deferral {
     /// The host's policy asks the operator before the call runs: nothing has run,
     /// and the call runs once the operator approves it.
-    ApprovalRequired(crate::policy::ApprovalRequired),
+    ApprovalRequired(ApprovalRequired),
+}
+
+/// Why a call was deferred for approval: what the envelope's `deferral` holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ApprovalRequired {
+    /// The id the operator approves or denies.
+    pub approval_id: String,
+    /// The tool that will run.
+    pub tool: String,
+    /// The arguments it will run with.
+    pub arguments: Value,
+    /// SHA-256 (hex) of the arguments' canonical form.
+    pub arguments_sha256: String,
+    /// Who the call is for.
+    pub principal: String,
+    /// The caller's id, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+    /// Why the policy asks.
+    pub reason: String,
+    /// Until when the call can be approved, ms since the Unix epoch.
+    pub expires_at_ms: i64,
 }
 
 impl ResultExtras {

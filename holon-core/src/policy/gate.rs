@@ -4,8 +4,6 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Decision;
@@ -17,32 +15,10 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
 use crate::registry::{Entry, Registry};
 use crate::request::{Principal, SessionId};
-use crate::result::ToolResult;
+use crate::result::{ApprovalRequired, ToolResult};
 
 /// How long an asked call waits for the operator by default: one hour.
 pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
-
-/// Why a call was deferred for approval: what the envelope's `deferral` holds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ApprovalRequired {
-    /// The id the operator approves or denies.
-    pub approval_id: String,
-    /// The tool that will run.
-    pub tool: String,
-    /// The arguments it will run with.
-    pub arguments: Value,
-    /// SHA-256 (hex) of the arguments' canonical form.
-    pub arguments_sha256: String,
-    /// Who the call is for.
-    pub principal: String,
-    /// The caller's id, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub caller: Option<String>,
-    /// Why the policy asks.
-    pub reason: String,
-    /// Until when the call can be approved, ms since the Unix epoch.
-    pub expires_at_ms: i64,
-}
 
 /// A host's policy with what resolves its `ask`s: the store of pending calls and the
 /// operator's key. Put it into a context with
@@ -65,6 +41,23 @@ impl std::fmt::Debug for Approvals {
 
 /// Why a decision was not carried out, and the call it was on when it is stored.
 type Refused = Box<(ToolError, Option<PendingCall>)>;
+
+// The approvals a context carries. Here, not in `context`, so that the context does
+// not name the policy that reads it.
+impl ToolContext {
+    /// Puts every call through this context under the host's approval policy:
+    /// after the family gate the dispatcher asks `approvals` whether to run the call,
+    /// refuse it, or store it for the operator (see [`crate::policy`]).
+    pub fn with_approvals(mut self, approvals: Arc<Approvals>) -> Self {
+        self.approvals = Some(approvals);
+        self
+    }
+
+    /// The approval policy calls through this context are under, if any.
+    pub fn approvals(&self) -> Option<&Approvals> {
+        self.approvals.as_deref()?.downcast_ref()
+    }
+}
 
 /// Now, in ms since the Unix epoch.
 fn now_ms() -> i64 {
