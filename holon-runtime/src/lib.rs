@@ -139,9 +139,9 @@ pub struct RuntimeConfig {
     pub policy: Option<ApprovalPolicy>,
     /// How long an asked call waits for the operator.
     pub approval_ttl: Duration,
-    /// The file of the operator's key, which signs approvals [default:
+    /// The file of the operator's key, which signs approvals (default:
     /// `<state_dir>/operator.key`, made on first use; a key of its own per runtime
-    /// when the state is in memory].
+    /// when the state is in memory).
     pub operator_key_file: Option<PathBuf>,
 }
 
