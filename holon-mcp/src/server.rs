@@ -26,7 +26,6 @@ use std::sync::{Arc, OnceLock};
 use holon_core::{
     ClientPeer, FamilyPolicy, Registry, ToolCall, ToolContext, ToolErrorKind, ToolResult, closest,
 };
-use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
@@ -47,6 +46,7 @@ use crate::content;
 use crate::context::{call_context, granted, is_stateless, principal};
 use crate::extras::Extras;
 use crate::info::ServerInfo;
+use crate::listing::Catalog;
 use crate::progress::CallProgress;
 use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
 use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
@@ -123,7 +123,7 @@ pub struct McpServer {
     info: Arc<ServerInfo>,
     context: ToolContext,
     /// The MCP form of the tools the context's policy allows, built once.
-    tools: Arc<OnceLock<Result<Vec<Tool>, String>>>,
+    tools: Arc<OnceLock<Result<Catalog, String>>>,
     /// Where relative artifact paths are, for their `file://` links.
     workspace: Option<PathBuf>,
     /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
@@ -245,20 +245,16 @@ impl McpServer {
     }
 
     /// The MCP form of the served tools.
+    pub(crate) fn catalog(&self) -> Result<&Catalog, String> {
+        let catalog = self
+            .tools
+            .get_or_init(|| Catalog::export(&self.registry, self.context.policy()));
+        catalog.as_ref().map_err(Clone::clone)
+    }
+
+    /// The served tools as rmcp takes them.
     fn tools(&self) -> Result<&[Tool], String> {
-        let tools = self.tools.get_or_init(|| {
-            let options = ExportOptions::new(self.context.policy());
-            let tools = export::export(&self.registry, Provider::Mcp, options)
-                .tools
-                .into_iter()
-                .map(|tool| serde_json::from_value::<Tool>(tool.wire))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|error| format!("a tool cannot be listed over MCP: {error}"))?;
-            // The export lists them by name (the registry holds them so): a client,
-            // or a cache, sees the same tools/list every time.
-            Ok(tools)
-        });
-        tools.as_deref().map_err(Clone::clone)
+        self.catalog().map(Catalog::tools)
     }
 
     /// The same server for a new session: its own log level.
