@@ -1,4 +1,5 @@
-//! The `tools/list` a server serves, as our export form has it.
+//! The `tools/list` a server serves, as our export form has it, and the caching hints
+//! of list results ([`CachingHints`]).
 //!
 //! rmcp 3.11's `Tool` has no `execution`, the field MCP 2025-11-25 gives a tool
 //! (`execution.taskSupport`: whether a call may, or must, run as a task), and no place
@@ -23,13 +24,17 @@ use holon_core::{FamilyPolicy, Registry};
 use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, CustomResult, JsonRpcMessage, ServerJsonRpcMessage, ServerResult, Tool,
+    ClientJsonRpcMessage, CustomResult, JsonRpcMessage, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ReadResourceResponse,
+    ReadResourceResult, ResultType, ServerJsonRpcMessage, ServerResult, Tool,
 };
 use rmcp::service::TxJsonRpcMessage;
 use rmcp::transport::Transport;
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use serde_json::Value;
+
+use crate::server::ListCaching;
 
 /// The export's `execution` of the tools that have one, by name.
 pub(crate) type Executions = Arc<HashMap<String, Value>>;
@@ -232,5 +237,42 @@ impl<M: SessionManager> SessionManager for ListingSessions<M> {
         &self,
     ) -> Option<Arc<dyn rmcp::transport::streamable_http_server::session::EventStore>> {
         self.inner.event_store()
+    }
+}
+
+/// A result that carries the caching hints of SEP-2549 (MCP 2026-07-28).
+pub(crate) trait CachingHints {
+    /// Sets `ttlMs` and `cacheScope` to `caching`'s where the result sets none, and
+    /// `resultType` to `complete` where it is unset.
+    fn fill_hints(&mut self, caching: ListCaching);
+}
+
+/// [`CachingHints`] of rmcp results with `ttl_ms`, `cache_scope` and `result_type`.
+macro_rules! caching_hints {
+    ($($result:ty),+) => {$(
+        impl CachingHints for $result {
+            fn fill_hints(&mut self, caching: ListCaching) {
+                self.ttl_ms.get_or_insert(caching.ttl_ms);
+                self.cache_scope.get_or_insert(caching.scope);
+                self.result_type.get_or_insert(ResultType::COMPLETE);
+            }
+        }
+    )+};
+}
+
+caching_hints!(
+    ListToolsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListPromptsResult,
+    ReadResourceResult
+);
+
+/// A read that needs the client's input first (`InputRequiredResult`) has no hints.
+impl CachingHints for ReadResourceResponse {
+    fn fill_hints(&mut self, caching: ListCaching) {
+        if let Self::Complete(result) = self {
+            result.fill_hints(caching);
+        }
     }
 }

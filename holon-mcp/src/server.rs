@@ -46,7 +46,7 @@ use crate::content;
 use crate::context::{call_context, granted, is_stateless, principal};
 use crate::extras::Extras;
 use crate::info::ServerInfo;
-use crate::listing::Catalog;
+use crate::listing::{CachingHints, Catalog};
 use crate::progress::CallProgress;
 use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
 use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
@@ -257,6 +257,21 @@ impl McpServer {
         self.catalog().map(Catalog::tools)
     }
 
+    /// Answers a list (or a read) in the request's `span`: what `list` gives, with
+    /// the caching hints of [`ListCaching`] where it sets none.
+    async fn answer_list<R: CachingHints>(
+        &self,
+        span: RequestSpan,
+        list: impl Future<Output = Result<R, ErrorData>>,
+    ) -> Result<R, ErrorData> {
+        span.run(async move {
+            let mut result = list.await?;
+            result.fill_hints(self.caching);
+            Ok(result)
+        })
+        .await
+    }
+
     /// The same server for a new session: its own log level.
     pub(crate) fn session(&self) -> Self {
         Self {
@@ -460,7 +475,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let span = RequestSpan::new("tools/list", Target::None, &context);
-        span.run(async move {
+        self.answer_list(span, async move {
             let tools = self
                 .tools()
                 .map_err(|error| ErrorData::internal_error(error, None))?;
@@ -478,14 +493,12 @@ impl ServerHandler for McpServer {
                 .filter(|tool| callable(&tool.name))
                 .cloned()
                 .collect();
+            let result = ListToolsResult::with_all_items(listed);
             // Under an access token the list is the caller's own.
-            let scope = match granted {
-                Some(_) => CacheScope::Private,
-                None => self.caching.scope,
-            };
-            Ok(ListToolsResult::with_all_items(listed)
-                .with_ttl_ms(self.caching.ttl_ms)
-                .with_cache_scope(scope))
+            Ok(match granted {
+                Some(_) => result.with_cache_scope(CacheScope::Private),
+                None => result,
+            })
         })
         .await
     }
@@ -530,12 +543,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let span = RequestSpan::new("resources/list", Target::None, &context);
-        span.run(async move {
-            let mut result = self.extras()?.list_resources(request, context).await?;
-            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-            result.cache_scope.get_or_insert(self.caching.scope);
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-            Ok(result)
+        self.answer_list(span, async move {
+            self.extras()?.list_resources(request, context).await
         })
         .await
     }
@@ -546,15 +555,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let span = RequestSpan::new("resources/templates/list", Target::None, &context);
-        span.run(async move {
-            let mut result = self
-                .extras()?
+        self.answer_list(span, async move {
+            self.extras()?
                 .list_resource_templates(request, context)
-                .await?;
-            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-            result.cache_scope.get_or_insert(self.caching.scope);
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-            Ok(result)
+                .await
         })
         .await
     }
@@ -565,14 +569,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let span = RequestSpan::new("resources/read", Target::Resource(&request.uri), &context);
-        span.run(async move {
-            let mut response = self.extras()?.read_resource(request, context).await?;
-            if let ReadResourceResponse::Complete(result) = &mut response {
-                result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-                result.cache_scope.get_or_insert(self.caching.scope);
-                result.result_type.get_or_insert(ResultType::COMPLETE);
-            }
-            Ok(response)
+        self.answer_list(span, async move {
+            self.extras()?.read_resource(request, context).await
         })
         .await
     }
@@ -613,12 +611,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let span = RequestSpan::new("prompts/list", Target::None, &context);
-        span.run(async move {
-            let mut result = self.extras()?.list_prompts(request, context).await?;
-            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-            result.cache_scope.get_or_insert(self.caching.scope);
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-            Ok(result)
+        self.answer_list(span, async move {
+            self.extras()?.list_prompts(request, context).await
         })
         .await
     }
