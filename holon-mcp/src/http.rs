@@ -21,6 +21,7 @@ use tokio::sync::Semaphore;
 use crate::auth::{Gate, OAuthConfig};
 use crate::http_guard;
 use crate::http_limits::{self, AcceptBackoff, HttpLimits};
+use crate::listing::ListingSessions;
 use crate::server::McpServer;
 use crate::signal::shutdown_signal;
 
@@ -73,10 +74,13 @@ impl HttpOptions {
 /// server's name.
 pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let name: Arc<str> = server.info().name().into();
-    if let Err(error) = server.check() {
-        note!("{name}: {error}");
-        return ExitCode::FAILURE;
-    }
+    let executions = match server.catalog() {
+        Ok(catalog) => catalog.executions(),
+        Err(error) => {
+            note!("{name}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let addr = options.addr;
     let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
     let gate = match Gate::resolve(addr, &options, &server, max_body).await {
@@ -99,7 +103,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let sessions = Arc::new(LocalSessionManager::default());
     let service = StreamableHttpService::new(
         move || Ok(server.session()),
-        sessions.clone(),
+        Arc::new(ListingSessions::new(sessions.clone(), executions)),
         http_guard::transport_config(local, &options.allow_origins),
     );
     let connections = Arc::new(Semaphore::new(limits.max_connections));

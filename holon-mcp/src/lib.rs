@@ -44,6 +44,7 @@ mod http;
 pub mod http_guard;
 mod http_limits;
 mod info;
+mod listing;
 mod progress;
 mod rounds;
 mod run;

@@ -26,7 +26,6 @@ use std::sync::{Arc, OnceLock};
 use holon_core::{
     ClientPeer, FamilyPolicy, Registry, ToolCall, ToolContext, ToolErrorKind, ToolResult, closest,
 };
-use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
@@ -47,6 +46,7 @@ use crate::content;
 use crate::context::{call_context, granted, is_stateless, principal};
 use crate::extras::Extras;
 use crate::info::ServerInfo;
+use crate::listing::{CachingHints, Catalog};
 use crate::progress::CallProgress;
 use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
 use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
@@ -123,7 +123,7 @@ pub struct McpServer {
     info: Arc<ServerInfo>,
     context: ToolContext,
     /// The MCP form of the tools the context's policy allows, built once.
-    tools: Arc<OnceLock<Result<Vec<Tool>, String>>>,
+    tools: Arc<OnceLock<Result<Catalog, String>>>,
     /// Where relative artifact paths are, for their `file://` links.
     workspace: Option<PathBuf>,
     /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
@@ -245,20 +245,31 @@ impl McpServer {
     }
 
     /// The MCP form of the served tools.
+    pub(crate) fn catalog(&self) -> Result<&Catalog, String> {
+        let catalog = self
+            .tools
+            .get_or_init(|| Catalog::export(&self.registry, self.context.policy()));
+        catalog.as_ref().map_err(Clone::clone)
+    }
+
+    /// The served tools as rmcp takes them.
     fn tools(&self) -> Result<&[Tool], String> {
-        let tools = self.tools.get_or_init(|| {
-            let options = ExportOptions::new(self.context.policy());
-            let tools = export::export(&self.registry, Provider::Mcp, options)
-                .tools
-                .into_iter()
-                .map(|tool| serde_json::from_value::<Tool>(tool.wire))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|error| format!("a tool cannot be listed over MCP: {error}"))?;
-            // The export lists them by name (the registry holds them so): a client,
-            // or a cache, sees the same tools/list every time.
-            Ok(tools)
-        });
-        tools.as_deref().map_err(Clone::clone)
+        self.catalog().map(Catalog::tools)
+    }
+
+    /// Answers a list (or a read) in the request's `span`: what `list` gives, with
+    /// the caching hints of [`ListCaching`] where it sets none.
+    async fn answer_list<R: CachingHints>(
+        &self,
+        span: RequestSpan,
+        list: impl Future<Output = Result<R, ErrorData>>,
+    ) -> Result<R, ErrorData> {
+        span.run(async move {
+            let mut result = list.await?;
+            result.fill_hints(self.caching);
+            Ok(result)
+        })
+        .await
     }
 
     /// The same server for a new session: its own log level.
@@ -464,7 +475,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let span = RequestSpan::new("tools/list", Target::None, &context);
-        span.run(async move {
+        self.answer_list(span, async move {
             let tools = self
                 .tools()
                 .map_err(|error| ErrorData::internal_error(error, None))?;
@@ -482,14 +493,12 @@ impl ServerHandler for McpServer {
                 .filter(|tool| callable(&tool.name))
                 .cloned()
                 .collect();
+            let result = ListToolsResult::with_all_items(listed);
             // Under an access token the list is the caller's own.
-            let scope = match granted {
-                Some(_) => CacheScope::Private,
-                None => self.caching.scope,
-            };
-            Ok(ListToolsResult::with_all_items(listed)
-                .with_ttl_ms(self.caching.ttl_ms)
-                .with_cache_scope(scope))
+            Ok(match granted {
+                Some(_) => result.with_cache_scope(CacheScope::Private),
+                None => result,
+            })
         })
         .await
     }
@@ -534,12 +543,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let span = RequestSpan::new("resources/list", Target::None, &context);
-        span.run(async move {
-            let mut result = self.extras()?.list_resources(request, context).await?;
-            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-            result.cache_scope.get_or_insert(self.caching.scope);
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-            Ok(result)
+        self.answer_list(span, async move {
+            self.extras()?.list_resources(request, context).await
         })
         .await
     }
@@ -550,15 +555,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let span = RequestSpan::new("resources/templates/list", Target::None, &context);
-        span.run(async move {
-            let mut result = self
-                .extras()?
+        self.answer_list(span, async move {
+            self.extras()?
                 .list_resource_templates(request, context)
-                .await?;
-            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-            result.cache_scope.get_or_insert(self.caching.scope);
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-            Ok(result)
+                .await
         })
         .await
     }
@@ -569,14 +569,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let span = RequestSpan::new("resources/read", Target::Resource(&request.uri), &context);
-        span.run(async move {
-            let mut response = self.extras()?.read_resource(request, context).await?;
-            if let ReadResourceResponse::Complete(result) = &mut response {
-                result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-                result.cache_scope.get_or_insert(self.caching.scope);
-                result.result_type.get_or_insert(ResultType::COMPLETE);
-            }
-            Ok(response)
+        self.answer_list(span, async move {
+            self.extras()?.read_resource(request, context).await
         })
         .await
     }
@@ -617,12 +611,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let span = RequestSpan::new("prompts/list", Target::None, &context);
-        span.run(async move {
-            let mut result = self.extras()?.list_prompts(request, context).await?;
-            result.ttl_ms.get_or_insert(self.caching.ttl_ms);
-            result.cache_scope.get_or_insert(self.caching.scope);
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-            Ok(result)
+        self.answer_list(span, async move {
+            self.extras()?.list_prompts(request, context).await
         })
         .await
     }

@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use rmcp::ServiceExt;
+use rmcp::transport::async_rw::AsyncRwTransport;
 
+use crate::listing::ListingTransport;
 use crate::server::McpServer;
 use crate::signal::shutdown_signal;
 use crate::stdio_lines::{DEFAULT_MAX_LINE_BYTES, bounded_stdio};
@@ -20,11 +22,15 @@ pub async fn serve_stdio(server: McpServer) -> ExitCode {
 /// `message_too_long`), and the session goes on.
 pub async fn serve_stdio_bounded(server: McpServer, max_line_bytes: usize) -> ExitCode {
     let name = server.info().name().to_string();
-    if let Err(error) = server.check() {
-        note!("{name}: {error}");
-        return ExitCode::FAILURE;
-    }
-    let stdio = tokio::io::split(bounded_stdio(max_line_bytes));
+    let executions = match server.catalog() {
+        Ok(catalog) => catalog.executions(),
+        Err(error) => {
+            note!("{name}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (read, write) = tokio::io::split(bounded_stdio(max_line_bytes));
+    let stdio = ListingTransport::new(AsyncRwTransport::new_server(read, write), executions);
     let running = match server.serve(stdio).await {
         Ok(running) => running,
         Err(error) => {

@@ -15,11 +15,12 @@ use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use prost::Message as _;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::cli_support::holon_command;
 use crate::serve::{
-    Server, TOKEN, bearer, handshake, http, lines, post_initialize, send, session_id, wait,
+    TOKEN, bearer, handshake, lines, post_in_session, post_initialize, response, send, session_id,
+    spawn_stdio, start_http, wait,
 };
 
 /// The trace and parent span a client names in `_meta`.
@@ -251,32 +252,16 @@ fn a_bad_endpoint_is_a_clear_error_and_nothing_runs() {
     assert!(output.stdout.is_empty());
 }
 
-/// The answer to the request of id `id`.
-fn answer(stdout: &std::sync::mpsc::Receiver<String>, id: &Value) -> Value {
-    loop {
-        let line = stdout
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the server answers");
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if &message["id"] == id {
-            return message;
-        }
-    }
-}
-
 #[test]
 fn serve_exports_a_server_span_per_request_parented_by_the_traceparent_of_its_meta() {
     let receiver = Receiver::start();
     let dir = tempfile::tempdir().unwrap();
-    let mut child = holon_command(dir.path())
+    let mut command = holon_command(dir.path());
+    command
         .env_remove("OTEL_SERVICE_NAME")
         .args(["--otlp-endpoint", &receiver.url])
-        .args(["serve", "--families", "core_agent"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .args(["serve", "--families", "core_agent"]);
+    let mut child = spawn_stdio(command);
     let mut stdin = child.stdin.take().unwrap();
     let stdout = lines(child.stdout.take().unwrap());
     handshake(&mut stdin, &stdout);
@@ -289,19 +274,19 @@ fn serve_exports_a_server_span_per_request_parented_by_the_traceparent_of_its_me
             "_meta": {"traceparent": traceparent},
         }}),
     );
-    assert_eq!(answer(&stdout, &json!(2))["result"]["isError"], false);
+    assert_eq!(response(&stdout, 2)["result"]["isError"], false);
     send(
         &mut stdin,
         &json!({"jsonrpc": "2.0", "id": "call-7", "method": "tools/call", "params": {
             "name": "Sleep", "arguments": {"duration_mss": 1},
         }}),
     );
-    assert_eq!(answer(&stdout, &json!("call-7"))["result"]["isError"], true);
+    assert_eq!(response(&stdout, "call-7")["result"]["isError"], true);
     send(
         &mut stdin,
         &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
     );
-    assert!(answer(&stdout, &json!(4))["result"]["tools"].is_array());
+    assert!(response(&stdout, 4)["result"]["tools"].is_array());
     drop(stdin);
     assert_eq!(
         wait(&mut child),
@@ -375,45 +360,21 @@ fn serve_exports_a_server_span_per_request_parented_by_the_traceparent_of_its_me
 fn serve_over_http_names_the_session_and_the_tcp_transport_and_exports_on_sigterm() {
     let receiver = Receiver::start();
     let dir = tempfile::tempdir().unwrap();
-    let child = holon_command(dir.path())
+    let mut command = holon_command(dir.path());
+    command
         .env("HOLON_MCP_TOKEN", TOKEN)
         .env_remove("OTEL_SERVICE_NAME")
         .args(["--otlp-endpoint", &receiver.url])
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut server = Server(child);
-    let stderr = lines(server.0.stderr.take().unwrap());
-    let line = stderr
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the server prints its URL");
-    let authority = line
-        .split("at http://")
-        .nth(1)
-        .and_then(|url| url.strip_suffix("/mcp"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
+        .args(["serve", "--http", "127.0.0.1:0"]);
+    let (mut server, authority, _) = start_http(command);
     let session = session_id(&post_initialize(&authority, &[bearer(TOKEN)]));
 
-    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "Sleep", "arguments": {"duration_ms": 1},
         "_meta": {"traceparent": format!("00-{TRACE_ID}-{CLIENT_SPAN_ID}-01")},
-    }})
-    .to_string();
-    let reply = http(
-        &authority,
-        &format!(
-            "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\n{}\r\nMcp-Session-Id: {session}\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            bearer(TOKEN),
-            body.len()
-        ),
-    );
-    assert!(reply.contains("\"isError\":false"), "{reply}");
+    }});
+    let reply = post_in_session(&authority, TOKEN, &session, &call);
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
     // SIGTERM: the server stops as an operator stops it, and sends its last spans.
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &server.0.id().to_string()])

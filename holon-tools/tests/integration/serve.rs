@@ -14,9 +14,14 @@ use serde_json::{Value, json};
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 pub(crate) fn spawn(workspace: &std::path::Path, args: &[&str]) -> Child {
-    holon_command(workspace)
-        .arg("serve")
-        .args(args)
+    let mut command = holon_command(workspace);
+    command.arg("serve").args(args);
+    spawn_stdio(command)
+}
+
+/// Starts `command` (a `serve` on stdio) with its stdin, stdout and stderr piped.
+pub(crate) fn spawn_stdio(mut command: Command) -> Child {
+    command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -42,7 +47,9 @@ pub(crate) fn send(stdin: &mut ChildStdin, message: &Value) {
     stdin.flush().unwrap();
 }
 
-fn response(stdout: &Receiver<String>, id: u64) -> Value {
+/// The answer to the request of id `id`, the messages before it skipped.
+pub(crate) fn response(stdout: &Receiver<String>, id: impl Into<Value>) -> Value {
+    let id = id.into();
     loop {
         let line = stdout.recv_timeout(TIMEOUT).expect("the server answers");
         let message: Value = serde_json::from_str(&line).unwrap();

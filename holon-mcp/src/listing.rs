@@ -1,0 +1,278 @@
+//! The `tools/list` a server serves, as our export form has it, and the caching hints
+//! of list results ([`CachingHints`]).
+//!
+//! rmcp 3.11's `Tool` has no `execution`, the field MCP 2025-11-25 gives a tool
+//! (`execution.taskSupport`: whether a call may, or must, run as a task), and no place
+//! for fields it does not know; nor can a `ServerHandler` answer `tools/list` with
+//! anything but rmcp's `ListToolsResult`. So the server's tools are kept in their
+//! export form's [`Catalog`] (the rmcp `Tool`s, and the `execution` of each tool that
+//! has one), and the transports of [`crate::serve_stdio`] and [`crate::serve_http`]
+//! ([`ListingTransport`], [`ListingSessions`]) write each task tool's `execution` back
+//! into the `tools/list` results they carry.
+//!
+//! Only into those of a peer of a revision before 2026-07-28, which rmcp's handler
+//! marks by leaving out `resultType` (it strips `"complete"` for them, and our
+//! `tools/list` always sets it). The 2026-07-28 `Tool` has no `execution`: the tasks
+//! extension (SEP-2663) makes its capability the only handshake, and the server alone
+//! decides which call becomes a task.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures_core::Stream;
+use holon_core::{FamilyPolicy, Registry};
+use holon_export::{self as export, ExportOptions, Provider};
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientJsonRpcMessage, CustomResult, JsonRpcMessage, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ReadResourceResponse,
+    ReadResourceResult, ResultType, ServerJsonRpcMessage, ServerResult, Tool,
+};
+use rmcp::service::TxJsonRpcMessage;
+use rmcp::transport::Transport;
+use rmcp::transport::common::server_side_http::ServerSseMessage;
+use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
+use serde_json::Value;
+
+use crate::server::ListCaching;
+
+/// The export's `execution` of the tools that have one, by name.
+pub(crate) type Executions = Arc<HashMap<String, Value>>;
+
+/// The MCP form of a server's tools, in the export's order (by name): a client, or
+/// a cache, sees the same `tools/list` every time.
+#[derive(Debug, Default)]
+pub(crate) struct Catalog {
+    /// The tools as rmcp takes them.
+    tools: Vec<Tool>,
+    /// What rmcp's `Tool` has no field for.
+    executions: Executions,
+}
+
+impl Catalog {
+    /// The MCP export of the tools of `registry` that `policy` allows.
+    pub(crate) fn export(registry: &Registry, policy: FamilyPolicy) -> Result<Self, String> {
+        let mut executions = HashMap::new();
+        let tools = export::export(registry, Provider::Mcp, ExportOptions::new(policy))
+            .tools
+            .into_iter()
+            .map(|tool| {
+                let mut wire = tool.wire;
+                if let Some(execution) = wire.as_object_mut().and_then(|w| w.remove("execution")) {
+                    executions.insert(tool.name.to_string(), execution);
+                }
+                serde_json::from_value::<Tool>(wire)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| format!("a tool cannot be listed over MCP: {error}"))?;
+        Ok(Self {
+            tools,
+            executions: Arc::new(executions),
+        })
+    }
+
+    /// The tools as rmcp takes them.
+    pub(crate) fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The `execution` of the tools that have one, by name.
+    pub(crate) fn executions(&self) -> Executions {
+        self.executions.clone()
+    }
+}
+
+/// `message` with each task tool's `execution` when it is a `tools/list` result for
+/// a peer before 2026-07-28; as it is otherwise.
+fn with_executions(
+    mut message: ServerJsonRpcMessage,
+    executions: &Executions,
+) -> ServerJsonRpcMessage {
+    if executions.is_empty() {
+        return message;
+    }
+    let JsonRpcMessage::Response(response) = &mut message else {
+        return message;
+    };
+    let ServerResult::ListToolsResult(list) = &response.result else {
+        return message;
+    };
+    if list.result_type.is_some() {
+        return message;
+    }
+    // rmcp's own types encode; should one not, the list goes as rmcp has it.
+    let Ok(mut wire) = serde_json::to_value(list) else {
+        return message;
+    };
+    let tools = wire.get_mut("tools").and_then(Value::as_array_mut);
+    for tool in tools.into_iter().flatten().filter_map(Value::as_object_mut) {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        if let Some(execution) = executions.get(name) {
+            tool.insert("execution".to_string(), execution.clone());
+        }
+    }
+    response.result = ServerResult::CustomResult(CustomResult(wire));
+    message
+}
+
+/// A server transport that writes each task tool's `execution` into the `tools/list`
+/// results it sends (see the module).
+pub(crate) struct ListingTransport<T> {
+    inner: T,
+    executions: Executions,
+}
+
+impl<T> ListingTransport<T> {
+    /// `inner`, listing `executions`.
+    pub(crate) fn new(inner: T, executions: Executions) -> Self {
+        Self { inner, executions }
+    }
+}
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for ListingTransport<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(with_executions(item, &self.executions))
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
+        self.inner.receive()
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+/// The sessions of streamable HTTP, each on a [`ListingTransport`].
+pub(crate) struct ListingSessions<M> {
+    inner: Arc<M>,
+    executions: Executions,
+}
+
+impl<M> ListingSessions<M> {
+    /// The sessions of `inner`, listing `executions`.
+    pub(crate) fn new(inner: Arc<M>, executions: Executions) -> Self {
+        Self { inner, executions }
+    }
+}
+
+impl<M: SessionManager> SessionManager for ListingSessions<M> {
+    type Error = M::Error;
+    type Transport = ListingTransport<M::Transport>;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let (id, transport) = self.inner.create_session().await?;
+        Ok((
+            id,
+            ListingTransport::new(transport, self.executions.clone()),
+        ))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.inner.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.inner.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.inner.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.inner.create_stream(id, message).await
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        self.inner.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.inner.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.inner.resume(id, last_event_id).await
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        Ok(match self.inner.restore_session(id).await? {
+            RestoreOutcome::Restored(transport) => {
+                RestoreOutcome::Restored(ListingTransport::new(transport, self.executions.clone()))
+            }
+            RestoreOutcome::AlreadyPresent => RestoreOutcome::AlreadyPresent,
+            _ => RestoreOutcome::NotSupported,
+        })
+    }
+
+    fn event_store(
+        &self,
+    ) -> Option<Arc<dyn rmcp::transport::streamable_http_server::session::EventStore>> {
+        self.inner.event_store()
+    }
+}
+
+/// A result that carries the caching hints of SEP-2549 (MCP 2026-07-28).
+pub(crate) trait CachingHints {
+    /// Sets `ttlMs` and `cacheScope` to `caching`'s where the result sets none, and
+    /// `resultType` to `complete` where it is unset.
+    fn fill_hints(&mut self, caching: ListCaching);
+}
+
+/// [`CachingHints`] of rmcp results with `ttl_ms`, `cache_scope` and `result_type`.
+macro_rules! caching_hints {
+    ($($result:ty),+) => {$(
+        impl CachingHints for $result {
+            fn fill_hints(&mut self, caching: ListCaching) {
+                self.ttl_ms.get_or_insert(caching.ttl_ms);
+                self.cache_scope.get_or_insert(caching.scope);
+                self.result_type.get_or_insert(ResultType::COMPLETE);
+            }
+        }
+    )+};
+}
+
+caching_hints!(
+    ListToolsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListPromptsResult,
+    ReadResourceResult
+);
+
+/// A read that needs the client's input first (`InputRequiredResult`) has no hints.
+impl CachingHints for ReadResourceResponse {
+    fn fill_hints(&mut self, caching: ListCaching) {
+        if let Self::Complete(result) = self {
+            result.fill_hints(caching);
+        }
+    }
+}
