@@ -1,7 +1,8 @@
 //! Rust source for the tools of `data/catalog.txt`, declared with `#[holon_tool]` or
 //! written by hand (serde + schemars + a `match` dispatcher). Used by build.rs (the
-//! fixture's own tools) and by the `generate` binary (scripts/discovery-scale-build-cost).
-//! Standard library only, since build.rs uses it too.
+//! fixture's own tools) and by the `generate` binary (scripts/discovery-scale, which
+//! writes the scale fixture as a crate per generated module). Standard library only,
+//! since build.rs uses it too.
 
 use std::fmt::Write;
 
@@ -87,6 +88,10 @@ pub fn catalog_modules(entries: &[Entry]) -> Vec<(String, Vec<Instance<'_>>)> {
     }
     modules
 }
+
+/// What the library name of every crate of the scale fixture begins with: module `N`
+/// of [`scale_modules`] is crate `holon_scale_NN` (scripts/discovery-scale names them).
+pub const SCALE_CRATE_PREFIX: &str = "holon_scale_";
 
 /// `count` tools over `module_count` modules, cycling through the catalog: each a
 /// catalog tool under a name and description of its own.

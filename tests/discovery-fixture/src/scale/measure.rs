@@ -3,8 +3,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::generate::SCALE_CRATE_PREFIX;
+use crate::queries;
 use holon_core::{FamilyPolicy, ToolContext};
-use holon_discovery_fixture::queries;
 use holon_export::discovery::Discovery;
 use holon_export::search::{SearchIndex, SearchScope};
 use holon_export::{DeferOptions, ExportOptions, Provider, export, export_deferred};
@@ -15,12 +16,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// The module the generated tools are declared under.
-const SCALE_MODULE: &str = "holon_discovery_fixture::scale::";
-/// Tools per generated module (10,000 over 50).
-const TOOLS_PER_MODULE: usize = 200;
 /// Rounds of the query set, for the latency percentiles.
 const SEARCH_ROUNDS: usize = 5;
+/// Runs of each build and serialization, for the median time.
+const REPEATS: usize = 5;
 /// `tools/list` requests after the first, for the median.
 const LIST_REQUESTS: usize = 5;
 
@@ -78,38 +77,54 @@ pub struct Figures {
     pub list_meta: Listing,
 }
 
-/// Whether `module` is one of the first `modules` generated modules (named
-/// `<domain>_<NN>`).
-fn in_first(module: &str, modules: usize) -> bool {
+/// Whether `module` is in one of the first `crates` generated crates.
+fn in_first(module: &str, crates: usize) -> bool {
     module
-        .strip_prefix(SCALE_MODULE)
-        .and_then(|m| m.rsplit_once('_'))
-        .and_then(|(_, n)| n.parse::<usize>().ok())
-        .is_some_and(|n| n < modules)
+        .split("::")
+        .next()
+        .and_then(|krate| krate.strip_prefix(SCALE_CRATE_PREFIX))
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| n < crates)
 }
 
-/// Runs `build`, timing it and watching the heap.
-fn built<T>(heap: &PeakAlloc, build: impl FnOnce() -> T) -> (T, Build) {
-    heap.reset_peak_usage();
-    let before = heap.current_usage();
-    let start = Instant::now();
-    let value = build();
-    let seconds = start.elapsed().as_secs_f64();
+/// Runs `build` [`REPEATS`] times, each after the previous result is dropped: the
+/// median time, and the heap figures of the last run, whose result it returns.
+fn built<T>(heap: &PeakAlloc, build: impl Fn() -> T) -> (T, Build) {
+    let mut times = Vec::with_capacity(REPEATS);
+    let mut last = None;
+    for _ in 0..REPEATS {
+        drop(last.take());
+        heap.reset_peak_usage();
+        let before = heap.current_usage();
+        let start = Instant::now();
+        let value = build();
+        times.push(start.elapsed());
+        let kept = heap.current_usage().saturating_sub(before);
+        let peak = heap.peak_usage().saturating_sub(before);
+        last = Some((value, kept, peak));
+    }
+    let (value, kept, peak) = last.expect("REPEATS is not zero");
     let figures = Build {
-        seconds,
-        kept: heap.current_usage().saturating_sub(before),
-        peak: heap.peak_usage().saturating_sub(before),
+        seconds: median(times),
+        kept,
+        peak,
     };
     (value, figures)
 }
 
-/// Runs `text`, timing it, and the size of the text.
-fn serialized(text: impl FnOnce() -> String) -> Serialized {
-    let start = Instant::now();
-    let text = text();
+/// Runs `text` [`REPEATS`] times: the median time, and the size of the text.
+fn serialized(text: impl Fn() -> String) -> Serialized {
+    let mut times = Vec::with_capacity(REPEATS);
+    let mut bytes = 0;
+    for _ in 0..REPEATS {
+        let start = Instant::now();
+        let text = text();
+        times.push(start.elapsed());
+        bytes = text.len();
+    }
     Serialized {
-        seconds: start.elapsed().as_secs_f64(),
-        bytes: text.len(),
+        seconds: median(times),
+        bytes,
     }
 }
 
@@ -137,17 +152,32 @@ struct PlainTool<'a> {
     input_schema: &'a Value,
 }
 
-/// Every figure for the first `modules` generated modules.
-pub async fn measure(heap: &PeakAlloc, modules: usize) -> Figures {
+/// Builds the registry and the search index of the first `crates` generated crates
+/// once and drops them, so that what the first build of a program does once (the
+/// inventory's first walk, caches filled on first use) is not counted against the
+/// size measured first.
+pub fn warm_up(crates: usize) {
+    let registry = holon_discovery::registry(|meta| in_first(meta.defined_at.module, crates))
+        .expect("a valid registry");
+    drop(SearchIndex::of(&registry));
+}
+
+/// Every figure for the tools of the first `crates` generated crates.
+pub async fn measure(heap: &PeakAlloc, crates: usize) -> Figures {
     let (registry, registry_build) = built(heap, || {
-        holon_discovery::registry(|meta| in_first(meta.defined_at.module, modules))
+        holon_discovery::registry(|meta| in_first(meta.defined_at.module, crates))
             .expect("a valid registry")
     });
     let registry = Arc::new(registry);
+    let generated = registry
+        .definitions()
+        .filter(|definition| in_first(definition.defined_at.module, crates))
+        .map(|definition| definition.defined_at.module.split("::").next())
+        .collect::<std::collections::BTreeSet<_>>();
     assert_eq!(
-        registry.len(),
-        modules * TOOLS_PER_MODULE + holon_discovery::META_TOOLS.len(),
-        "the generated modules hold {TOOLS_PER_MODULE} tools each"
+        generated.len(),
+        crates,
+        "each of the first {crates} generated crates contributes tools: is every one linked?"
     );
 
     let (index, index_build) = built(heap, || SearchIndex::of(&registry));
@@ -248,7 +278,7 @@ fn search_latency(index: &SearchIndex) -> Latency {
 /// `tools/list` round trips over an in-process pipe, after the handshake.
 async fn tools_list(server: McpServer, listed: usize) -> Listing {
     let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
+    let served = tokio::spawn(async move {
         if let Ok(running) = server.serve(server_end).await {
             let _ = running.waiting().await;
         }
@@ -289,6 +319,10 @@ async fn tools_list(server: McpServer, listed: usize) -> Listing {
         );
         bytes = line.len();
     }
+    // Closing the pipe ends the server, so that what it frees is freed before the
+    // next phase is measured, not while it runs (the heap figures would be off).
+    drop((lines, writer));
+    served.await.expect("the server task ends");
     let first = times.remove(0).as_secs_f64();
     Listing {
         first,

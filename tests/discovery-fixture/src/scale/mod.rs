@@ -1,27 +1,21 @@
-//! Discovery at scale: 10,000 generated tools over 50 modules (the `scale` feature),
-//! measured in one run against 1,000 of them (the first 5 modules), so that every
-//! figure has a ratio that shows how it grows. Prints the registry's and the search
-//! index's build time and heap (kept, and peak while building), search latency
-//! p50/p99 over the query set, export time and size per provider (full and deferred)
-//! against a plain `serde_json` serialization of the same definitions, and the MCP
-//! `tools/list` round trip (every tool, and only the meta-tools).
-//!
-//! `cargo run --release -p holon-discovery-fixture --features scale --bin discovery-scale`
+//! Discovery at scale: the measurements of scripts/discovery-scale, which generates
+//! the catalog's tools many times over (10,000 by default), a crate of 200 per
+//! generated module (`holon_scale_00`, ...), and a binary that links them all and
+//! calls [`run`]. One run measures the first tenth of the crates (1,000 tools) and
+//! then all of them, and prints each figure at both sizes with their ratio, so that
+//! every figure shows how it grows: the registry's and the search index's build time
+//! and heap (kept, and peak while building), search latency p50/p99 over the query
+//! set, export time and size per provider (full and deferred) against a plain
+//! `serde_json` serialization of the same definitions, and the MCP `tools/list`
+//! round trip (every tool, and only the meta-tools).
 
 mod measure;
 
-use measure::{Figures, measure};
-use peak_alloc::PeakAlloc;
-
-/// Counts the heap, for the memory figures (its `realloc` always moves: the times
-/// are a little above the system allocator's, for both sizes alike).
-#[global_allocator]
-static HEAP: PeakAlloc = PeakAlloc;
-
-/// Modules of the generated fixture (each 200 tools).
-const MODULES: usize = 50;
-/// Modules of the baseline: 1,000 tools.
-const BASELINE_MODULES: usize = 5;
+use measure::{Figures, measure, warm_up};
+/// The allocator the benchmark's binary installs as its global allocator, for the
+/// memory figures (its `realloc` always moves: the times are a little above the
+/// system allocator's, for both sizes alike).
+pub use peak_alloc::PeakAlloc;
 
 fn mib(bytes: usize) -> String {
     format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
@@ -46,6 +40,11 @@ fn row(label: &str, small: f64, large: f64, show: impl Fn(f64) -> String) {
 }
 
 fn print(small: &Figures, large: &Figures) {
+    println!(
+        "Build and export times: the median of 5 runs; search: {} queries, 5 rounds; heap: the last build's.",
+        crate::queries().len()
+    );
+    println!();
     println!(
         "| measure | {} tools | {} tools | ratio |",
         small.tools, large.tools
@@ -196,9 +195,24 @@ fn print(small: &Figures, large: &Figures) {
     );
 }
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() {
-    let small = measure(&HEAP, BASELINE_MODULES).await;
-    let large = measure(&HEAP, MODULES).await;
-    print(&small, &large);
+/// Measures the tools of the first tenth of the `crates` generated crates (at least
+/// one) and then of all of them, and prints the figures as Markdown tables. `heap`
+/// is the program's global allocator.
+///
+/// # Panics
+/// When the linked tools are not those of `crates` generated crates (a registry
+/// problem, or a crate that contributed no tool).
+pub fn run(heap: &PeakAlloc, crates: usize) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let baseline = (crates / 10).max(1);
+    warm_up(baseline);
+    runtime.block_on(async {
+        let small = measure(heap, baseline).await;
+        let large = measure(heap, crates).await;
+        print(&small, &large);
+    });
 }
