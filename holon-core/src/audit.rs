@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::context::Execution;
+use crate::decision::Decision;
 use crate::error::ToolErrorKind;
+use crate::policy::DecidedBy;
 use crate::request::{Principal, SessionId};
 use crate::result::ToolStatus;
 
@@ -60,6 +62,13 @@ pub struct AuditRecord {
     /// or `refused` (a `deny` rule, or an approval that did not hold). `None` when
     /// only the family gate applied.
     pub decision: Option<String>,
+    /// Who decided an `approved` or `denied` call: the operator's name, or
+    /// `mcp-elicitation:<principal>` for an MCP client's user (see
+    /// [`SignedDecision::decided_by`](crate::policy::SignedDecision::decided_by)).
+    /// Absent from other records, and from records written before it existed, which
+    /// therefore hash as they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
     /// How long the call took, in microseconds.
     pub duration_us: u64,
     /// The previous record's `hash`, or [`GENESIS_HASH`] for the first.
@@ -112,6 +121,13 @@ impl AuditRecord {
             decision: context
                 .approvals()
                 .map(|_| execution.decision.as_str().to_string()),
+            decided_by: match execution.decision {
+                Decision::Approved | Decision::Denied => context
+                    .state::<DecidedBy>()
+                    .ok()
+                    .map(|decided| decided.0.clone()),
+                _ => None,
+            },
             duration_us: u64::try_from(execution.elapsed.as_micros()).unwrap_or(u64::MAX),
             prev_hash: String::new(),
             hash: String::new(),
@@ -236,6 +252,7 @@ mod tests {
             outcome: Outcome::Success,
             kind: None,
             decision: None,
+            decided_by: None,
             duration_us: 5,
             prev_hash: String::new(),
             hash: String::new(),
@@ -303,6 +320,43 @@ mod tests {
         let mut lines = log();
         lines.swap(1, 2);
         assert_eq!(verified(&lines), Err(ChainBreak::Unlinked { line: 2 }));
+    }
+
+    /// A record written before `decided_by` existed, with the hash that version gave it.
+    const RECORD_BEFORE_DECIDED_BY: &str = r#"{"time_unix_ms":1,"principal":null,"caller":"root","session":null,"tool":"Bash","call_id":null,"arguments_sha256":"44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","arguments":null,"outcome":"success","kind":null,"decision":"approved","duration_us":5,"prev_hash":"0000000000000000000000000000000000000000000000000000000000000000","hash":"e359f1f5976286a7959ab0fe9ed6dea43d17c141c66010857f9c0e1deb609095"}"#;
+
+    #[test]
+    fn a_record_from_before_decided_by_still_verifies_and_chains_on() {
+        let old: AuditRecord = serde_json::from_str(RECORD_BEFORE_DECIDED_BY).unwrap();
+        assert_eq!(old.decided_by, None);
+        assert_eq!(
+            serde_json::to_string(&old).unwrap(),
+            RECORD_BEFORE_DECIDED_BY
+        );
+        let mut next = record("Write");
+        next.decision = Some("denied".into());
+        next.decided_by = Some("ada".into());
+        next.seal(&old.hash);
+        let lines = [
+            RECORD_BEFORE_DECIDED_BY.to_string(),
+            serde_json::to_string(&next).unwrap(),
+        ];
+        assert_eq!(verified(&lines).unwrap().records, 2);
+    }
+
+    #[test]
+    fn who_decided_is_covered_by_the_hash() {
+        let mut decided = record("Bash");
+        decided.decision = Some("approved".into());
+        decided.decided_by = Some("ada".into());
+        decided.seal(GENESIS_HASH);
+        let line = serde_json::to_string(&decided).unwrap();
+        assert!(line.contains(r#""decided_by":"ada""#), "{line}");
+        assert_eq!(verified(std::slice::from_ref(&line)).unwrap().records, 1);
+        let edited = line.replace(r#""decided_by":"ada""#, r#""decided_by":"mallory""#);
+        assert_eq!(verified(&[edited]), Err(ChainBreak::Edited { line: 1 }));
+        let removed = line.replace(r#","decided_by":"ada""#, "");
+        assert_eq!(verified(&[removed]), Err(ChainBreak::Edited { line: 1 }));
     }
 
     #[test]

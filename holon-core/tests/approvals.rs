@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use holon_core::audit::AuditRecord;
 use holon_core::policy::{
     AnnotationMatch, ApprovalPolicy, ApprovalState, ApprovalStore, ApprovalStoreError, Approvals,
     Decision, MemoryApprovalStore, OperatorKey, PendingCall, Rule, SignedDecision, Standing,
@@ -68,13 +69,14 @@ struct Host {
     decisions: Arc<Decisions>,
 }
 
+/// The audit record of every call, as a host's observer would write it.
 #[derive(Default)]
-struct Decisions(Mutex<Vec<(String, Decision)>>);
+struct Decisions(Mutex<Vec<AuditRecord>>);
 
 impl DispatchObserver for Decisions {
     fn record(&self, execution: &Execution<'_>) {
         let mut seen = self.0.lock().unwrap();
-        seen.push((execution.requested_name.to_string(), execution.decision));
+        seen.push(AuditRecord::of_execution(execution, false));
     }
 }
 
@@ -109,7 +111,25 @@ impl Host {
             .lock()
             .unwrap()
             .iter()
-            .map(|(_, d)| *d)
+            .map(|record| match record.decision.as_deref() {
+                Some("allowed") => Decision::Allowed,
+                Some("asked") => Decision::Asked,
+                Some("approved") => Decision::Approved,
+                Some("denied") => Decision::Denied,
+                Some("refused") => Decision::Refused,
+                other => panic!("no decision: {other:?}"),
+            })
+            .collect()
+    }
+
+    /// Each audit record's decision and who decided.
+    fn deciders(&self) -> Vec<(String, Option<String>)> {
+        self.decisions
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|record| (record.decision.clone().unwrap(), record.decided_by.clone()))
             .collect()
     }
 
@@ -180,7 +200,7 @@ fn an_asked_call_runs_only_once_the_operator_approves_it_and_only_once() {
 
         let decision = host
             .approvals
-            .sign(&id, true, Standing::Once, None)
+            .sign(&id, true, Standing::Once, None, "operator")
             .unwrap();
         let ran = host.decide(&decision).await.unwrap();
         assert!(ran.is_success(), "{ran:?}");
@@ -213,7 +233,7 @@ fn a_denied_call_never_runs_and_the_model_reads_the_operators_message() {
         let message = Some("not on the production tree".to_string());
         let denial = host
             .approvals
-            .sign(&id, false, Standing::Once, message)
+            .sign(&id, false, Standing::Once, message, "operator")
             .unwrap();
         let refused = host.decide(&denial).await.unwrap();
         let error = refused.error.as_deref().unwrap();
@@ -223,7 +243,9 @@ fn a_denied_call_never_runs_and_the_model_reads_the_operators_message() {
             "{}",
             error.message
         );
-        let approval = host.approvals.sign(&id, true, Standing::Once, None);
+        let approval = host
+            .approvals
+            .sign(&id, true, Standing::Once, None, "operator");
         // Signing works on any stored call; carrying it out does not after a denial.
         let late = host.decide(&approval.unwrap()).await.unwrap_err();
         assert_eq!(late.kind.as_str(), "approval_already_decided");
@@ -244,7 +266,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
         let id = host.ask().await;
         let good = host
             .approvals
-            .sign(&id, true, Standing::Once, None)
+            .sign(&id, true, Standing::Once, None, "operator")
             .unwrap();
 
         // Signed with another key.
@@ -257,6 +279,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
             true,
             Standing::Once,
             None,
+            "operator",
         );
         assert_eq!(
             kind(host.decide(&forged).await),
@@ -286,6 +309,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
             true,
             Standing::Once,
             None,
+            "operator",
         );
         assert_eq!(kind(host.decide(&expired).await), "approval_expired");
         // Properly signed, for another principal.
@@ -298,6 +322,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
             true,
             Standing::Once,
             None,
+            "operator",
         );
         assert_eq!(
             kind(host.decide(&elsewhere).await),
@@ -328,7 +353,7 @@ fn a_call_past_its_time_to_live_cannot_be_approved() {
         let id = host.ask().await;
         let decision = host
             .approvals
-            .sign(&id, true, Standing::Once, None)
+            .sign(&id, true, Standing::Once, None, "operator")
             .unwrap();
         assert_eq!(kind(host.decide(&decision).await), "approval_expired");
         assert_eq!(host.runs(), 0);
@@ -341,7 +366,7 @@ fn sixteen_threads_approving_one_call_run_it_once() {
     let id = rt().block_on(host.ask());
     let decision = host
         .approvals
-        .sign(&id, true, Standing::Once, None)
+        .sign(&id, true, Standing::Once, None, "operator")
         .unwrap();
     let start = Arc::new(std::sync::Barrier::new(16));
     let outcomes: Vec<bool> = (0..16)
@@ -402,7 +427,7 @@ fn always_for_a_principal_grants_that_principals_later_calls_only() {
         let id = host.ask().await;
         let decision = host
             .approvals
-            .sign(&id, true, Standing::Principal, None)
+            .sign(&id, true, Standing::Principal, None, "operator")
             .unwrap();
         host.decide(&decision).await.unwrap();
         let again = host
@@ -414,12 +439,65 @@ fn always_for_a_principal_grants_that_principals_later_calls_only() {
         let asked = host.call(&other, "Bump", json!({ "label": "c" })).await;
         assert_eq!(asked.status, ToolStatus::Deferred);
         assert_eq!(host.runs(), 2);
-        let session = host
-            .approvals
-            .sign(&approval_id(&asked), true, Standing::Session, None);
+        let session = host.approvals.sign(
+            &approval_id(&asked),
+            true,
+            Standing::Session,
+            None,
+            "operator",
+        );
         assert_eq!(
             session.unwrap_err().kind.as_str(),
             "approval_standing_unavailable"
+        );
+    });
+}
+
+#[test]
+fn the_audit_record_names_who_decided_and_a_grant_names_who_granted_it() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let blank = host
+            .approvals
+            .sign(&host.ask().await, true, Standing::Once, None, "  ");
+        assert_eq!(blank.unwrap_err().kind.as_str(), "approval_decider_missing");
+
+        let id = host.ask().await;
+        let approval = host
+            .approvals
+            .sign(&id, true, Standing::Principal, None, "ada")
+            .unwrap();
+        assert_eq!(approval.decided_by, "ada");
+        // Who decided is signed: naming someone else breaks the signature.
+        let mut impersonated = approval.clone();
+        impersonated.decided_by = "mallory".into();
+        assert_eq!(
+            kind(host.decide(&impersonated).await),
+            "approval_signature_invalid"
+        );
+        assert!(host.decide(&approval).await.unwrap().is_success());
+        let grants = host.approvals.store().grants().unwrap();
+        let reason = grants[0].reason.as_deref().unwrap();
+        assert!(reason.contains("granted by ada"), "{reason}");
+
+        let other = host.context().with_caller("agent-2");
+        let asked = host.call(&other, "Bump", json!({ "label": "c" })).await;
+        let denial = host
+            .approvals
+            .sign(&approval_id(&asked), false, Standing::Once, None, "bob")
+            .unwrap();
+        host.decide(&denial).await.unwrap();
+        let ada = Some("ada".to_string());
+        let bob = Some("bob".to_string());
+        assert_eq!(
+            host.deciders(),
+            [
+                ("asked".to_string(), None),
+                ("asked".to_string(), None),
+                ("approved".to_string(), ada),
+                ("asked".to_string(), None),
+                ("denied".to_string(), bob),
+            ]
         );
     });
 }

@@ -3,11 +3,15 @@
 //! typed denial, both through the same signed, single-use decision the operator's CLI
 //! makes. A client that cannot ask gets the deferred `approval_required` envelope, and
 //! the host decides out of band (`holon-tools approvals approve ID`).
+//!
+//! The decision names who made it ([`decided_by`]): the client's user, as
+//! `mcp-elicitation:<principal id>` when the request was authenticated, else
+//! `mcp-elicitation:session:<session id>`, else `mcp-elicitation:unauthenticated`.
 
 use holon_core::policy::{ApprovalRequired, Standing};
 use holon_core::{
-    ClientCapability, ClientPeer, Deferral, ElicitationRequest, ElicitationResponse, Registry,
-    ToolContext, ToolResult,
+    ClientCapability, ClientPeer, Deferral, ElicitationRequest, ElicitationResponse, Principal,
+    Registry, SessionId, ToolContext, ToolResult,
 };
 use serde_json::{Map, json};
 
@@ -45,11 +49,24 @@ pub(crate) async fn resolve(
         Err(_) => return result,
     };
     let note = (!approve).then(|| "declined by the user of the MCP client".to_string());
-    let decided = match approvals.sign(&asked.approval_id, approve, Standing::Once, note) {
+    let by = decided_by(context);
+    let decided = match approvals.sign(&asked.approval_id, approve, Standing::Once, note, &by) {
         Ok(decision) => approvals.decide(registry, context, &decision).await,
         Err(error) => Err(error),
     };
     decided.unwrap_or_else(|error| ToolResult::from_error(asked.tool.clone(), error))
+}
+
+/// Who answered an elicitation in `context`: the client's user, named by the
+/// authenticated principal, else by the session, else as unauthenticated.
+pub(crate) fn decided_by(context: &ToolContext) -> String {
+    if let Ok(principal) = context.state::<Principal>() {
+        return format!("mcp-elicitation:{}", principal.id());
+    }
+    match context.state::<SessionId>() {
+        Ok(session) => format!("mcp-elicitation:session:{}", session.as_str()),
+        Err(_) => "mcp-elicitation:unauthenticated".to_string(),
+    }
 }
 
 /// What the user is shown: the call, who it is for, and why the policy asks.

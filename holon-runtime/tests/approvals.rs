@@ -93,7 +93,9 @@ fn an_asked_call_survives_a_restart_and_runs_once_approved() {
         (pending.state, pending.tool.as_str()),
         (ApprovalState::Pending, "Bump")
     );
-    let decision = approvals.sign(&id, true, Standing::Once, None).unwrap();
+    let decision = approvals
+        .sign(&id, true, Standing::Once, None, "operator")
+        .unwrap();
     let context = runtime
         .context(FamilyPolicy::all())
         .with_state(RunLog(log.clone()));
@@ -118,7 +120,7 @@ fn a_grant_for_a_principal_is_kept_in_the_store() {
     let id = ask(&runtime, &log);
     let approvals = runtime.approvals().unwrap();
     let decision = approvals
-        .sign(&id, true, Standing::Principal, None)
+        .sign(&id, true, Standing::Principal, None, "operator")
         .unwrap();
     let context = runtime
         .context(FamilyPolicy::all())
@@ -150,7 +152,9 @@ fn two_processes_approving_the_same_calls_run_each_once() {
     let decisions: Vec<SignedDecision> = (0..RACED)
         .map(|_| {
             let id = ask(&runtime, &log);
-            approvals.sign(&id, true, Standing::Once, None).unwrap()
+            approvals
+                .sign(&id, true, Standing::Once, None, "operator")
+                .unwrap()
         })
         .collect();
     drop((approvals, runtime));

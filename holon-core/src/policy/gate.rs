@@ -172,15 +172,26 @@ impl Approvals {
     }
 
     /// The operator's side: a decision on the pending call `id`, bound to its
-    /// arguments and principal as stored now, and signed. `standing` other than
-    /// [`Standing::Once`] also grants later calls of the tool (approvals only).
+    /// arguments and principal as stored now, and signed, with who decided
+    /// (`decided_by`, which the signature covers and the audit record names).
+    /// `standing` other than [`Standing::Once`] also grants later calls of the tool
+    /// (approvals only).
     pub fn sign(
         &self,
         id: &str,
         approve: bool,
         standing: Standing,
         message: Option<String>,
+        decided_by: &str,
     ) -> Result<SignedDecision, ToolError> {
+        let decided_by = decided_by.trim();
+        if decided_by.is_empty() {
+            return Err(refusal(
+                "approval_decider_missing",
+                format!("the decision on `{id}` names nobody who decided it"),
+                "name the operator who decides (`holon-tools approvals approve ID --as NAME`)",
+            ));
+        }
         let call = self.pending(id)?;
         if standing == Standing::Session && call.session.is_none() {
             return Err(refusal(
@@ -200,6 +211,7 @@ impl Approvals {
             approve,
             standing,
             message,
+            decided_by,
         ))
     }
 
@@ -330,8 +342,12 @@ impl Approvals {
         decision: &SignedDecision,
         call: PendingCall,
     ) -> ToolResult {
+        // The audit record of the decided call names who decided it.
+        let context = &context
+            .clone()
+            .with_state(DecidedBy(decision.decided_by.clone()));
         let result = if decision.approve {
-            if let Some(grant) = grant_of(&call, decision.standing)
+            if let Some(grant) = grant_of(&call, decision)
                 && let Err(error) = self.store.add_grant(&grant)
             {
                 eprintln!("holon: the standing grant could not be stored: {error}");
@@ -381,12 +397,21 @@ impl Approvals {
     }
 }
 
-/// The standing grant an approval for `standing` adds.
-fn grant_of(call: &PendingCall, standing: Standing) -> Option<Rule> {
+/// Who decided the call a context carries out: the [`SignedDecision::decided_by`]
+/// of the operator's decision, put into the context of the approved (or denied) call
+/// so that its audit record names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecidedBy(pub String);
+
+/// The standing grant `decision` adds, naming who granted it.
+fn grant_of(call: &PendingCall, decision: &SignedDecision) -> Option<Rule> {
     let rule = Rule::new(Verdict::Allow)
         .for_tool(call.tool.clone())
-        .because(format!("granted by the operator with approval {}", call.id));
-    match standing {
+        .because(format!(
+            "granted by {} with approval {}",
+            decision.decided_by, call.id
+        ));
+    match decision.standing {
         Standing::Once => None,
         Standing::Session => call
             .session

@@ -25,7 +25,7 @@ mod signing;
 
 pub use crate::decision::Decision;
 pub use crate::result::ApprovalRequired;
-pub use gate::{Approvals, DEFAULT_APPROVAL_TTL};
+pub use gate::{Approvals, DEFAULT_APPROVAL_TTL, DecidedBy};
 pub use pending::{
     ApprovalState, ApprovalStore, ApprovalStoreError, MemoryApprovalStore, PendingCall,
 };

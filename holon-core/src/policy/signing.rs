@@ -4,8 +4,8 @@
 //! length-prefixed so no two decisions encode alike: a version tag, the approval id,
 //! the SHA-256 of the call's arguments in their RFC 8785 canonical form, the
 //! principal, the expiry (ms since the Unix epoch), the verdict, the standing grant
-//! asked for and the operator's message. Changing any of them breaks the signature;
-//! only a holder of the key can make one.
+//! asked for, the operator's message and who decided. Changing any of them breaks the
+//! signature; only a holder of the key can make one.
 
 use std::fmt;
 
@@ -108,6 +108,10 @@ pub struct SignedDecision {
     /// The operator's message (with a denial, the model sees it).
     #[serde(default)]
     pub message: Option<String>,
+    /// Who decided: the operator's name (`holon-tools approvals --as`, the OS user by
+    /// default) or, for an MCP client's user, `mcp-elicitation:<principal>`. The audit
+    /// record of the decided call names them.
+    pub decided_by: String,
     /// HMAC-SHA-256 (hex) of everything above under the operator's key.
     pub signature: String,
 }
@@ -124,6 +128,7 @@ impl SignedDecision {
         approve: bool,
         standing: Standing,
         message: Option<String>,
+        decided_by: &str,
     ) -> Self {
         let mut decision = Self {
             approval_id: approval_id.to_string(),
@@ -133,6 +138,7 @@ impl SignedDecision {
             approve,
             standing,
             message,
+            decided_by: decided_by.to_string(),
             signature: String::new(),
         };
         decision.signature = to_hex(&decision.signed(key).finalize().into_bytes());
@@ -151,8 +157,8 @@ impl SignedDecision {
     fn signed(&self, key: &OperatorKey) -> Hmac<Sha256> {
         let mut mac = key.mac();
         let expires = self.expires_at_ms.to_be_bytes();
-        let fields: [&[u8]; 8] = [
-            b"holon-approval-v1",
+        let fields: [&[u8]; 9] = [
+            b"holon-approval-v2",
             self.approval_id.as_bytes(),
             self.arguments_sha256.as_bytes(),
             self.principal.as_bytes(),
@@ -160,6 +166,7 @@ impl SignedDecision {
             if self.approve { b"approve" } else { b"deny" },
             self.standing.as_str().as_bytes(),
             self.message.as_deref().unwrap_or("").as_bytes(),
+            self.decided_by.as_bytes(),
         ];
         for field in fields {
             mac.update(&(field.len() as u64).to_be_bytes());
@@ -226,11 +233,20 @@ mod tests {
     #[test]
     fn every_field_is_bound_by_the_signature() {
         let key = OperatorKey::from_bytes([7; 32]);
-        let decision =
-            SignedDecision::sign(&key, "id", "d1", "ada", 10, true, Standing::Once, None);
+        let decision = SignedDecision::sign(
+            &key,
+            "id",
+            "d1",
+            "ada",
+            10,
+            true,
+            Standing::Once,
+            None,
+            "operator-ada",
+        );
         assert!(decision.verify(&key));
         assert!(!decision.verify(&OperatorKey::from_bytes([8; 32])));
-        let altered: [fn(&mut SignedDecision); 7] = [
+        let altered: [fn(&mut SignedDecision); 8] = [
             |d| d.approval_id.push('x'),
             |d| d.arguments_sha256 = "d2".into(),
             |d| d.principal = "mallory".into(),
@@ -238,6 +254,7 @@ mod tests {
             |d| d.approve = false,
             |d| d.standing = Standing::Principal,
             |d| d.message = Some(String::new()),
+            |d| d.decided_by = "mallory".into(),
         ];
         for alter in altered {
             let mut forged = decision.clone();

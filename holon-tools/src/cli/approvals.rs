@@ -45,6 +45,9 @@ pub enum ApprovalsCommand {
         /// A note kept with the decision.
         #[arg(long)]
         message: Option<String>,
+        /// Who decides, as the audit record names them (signed with the decision).
+        #[arg(long = "as", value_name = "NAME", default_value_t = operator_name())]
+        decided_by: String,
         /// Print the result envelope as JSON instead of the receipt.
         #[arg(long)]
         json: bool,
@@ -56,6 +59,9 @@ pub enum ApprovalsCommand {
         /// Why, for the model.
         #[arg(long)]
         message: Option<String>,
+        /// Who decides, as the audit record names them (signed with the decision).
+        #[arg(long = "as", value_name = "NAME", default_value_t = operator_name())]
+        decided_by: String,
         /// Print the refusal envelope as JSON instead of the receipt.
         #[arg(long)]
         json: bool,
@@ -69,6 +75,17 @@ pub enum Always {
     Session,
     /// The call's principal (the authenticated client, or the calling agent).
     Principal,
+}
+
+/// The operator's name when none is given: the OS user (`$USER`, else `$LOGNAME`),
+/// else `operator`.
+pub(super) fn operator_name() -> String {
+    ["USER", "LOGNAME"]
+        .into_iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .map(|name| name.trim().to_string())
+        .find(|name| !name.is_empty())
+        .unwrap_or_else(|| "operator".to_string())
 }
 
 /// Runs `command` on `runtime`'s approvals.
@@ -87,6 +104,7 @@ pub(super) async fn approvals(runtime: Arc<Runtime>, command: &ApprovalsCommand)
             id,
             always,
             message,
+            decided_by,
             json,
         } => {
             let standing = match always {
@@ -94,22 +112,43 @@ pub(super) async fn approvals(runtime: Arc<Runtime>, command: &ApprovalsCommand)
                 Some(Always::Session) => Standing::Session,
                 Some(Always::Principal) => Standing::Principal,
             };
-            let outcome = decide(&runtime, &approvals, id, true, standing, message.clone()).await;
+            let decision = Decided {
+                approve: true,
+                standing,
+                message: message.clone(),
+                by: decided_by,
+            };
+            let outcome = decide(&runtime, &approvals, id, decision).await;
             print_outcome(outcome, *json)
         }
-        ApprovalsCommand::Deny { id, message, json } => {
-            let outcome = decide(
-                &runtime,
-                &approvals,
-                id,
-                false,
-                Standing::Once,
-                message.clone(),
-            )
-            .await;
+        ApprovalsCommand::Deny {
+            id,
+            message,
+            decided_by,
+            json,
+        } => {
+            let decision = Decided {
+                approve: false,
+                standing: Standing::Once,
+                message: message.clone(),
+                by: decided_by,
+            };
+            let outcome = decide(&runtime, &approvals, id, decision).await;
             print_outcome(outcome, *json)
         }
     }
+}
+
+/// What the operator decided on one call, before it is signed.
+pub(super) struct Decided<'a> {
+    /// Run it, or refuse it.
+    pub approve: bool,
+    /// Whether an approval stands for later calls too.
+    pub standing: Standing,
+    /// The operator's note.
+    pub message: Option<String>,
+    /// Who decided.
+    pub by: &'a str,
 }
 
 /// Signs the operator's decision on `id` and carries it out.
@@ -117,11 +156,15 @@ pub(super) async fn decide(
     runtime: &Arc<Runtime>,
     approvals: &Arc<Approvals>,
     id: &str,
-    approve: bool,
-    standing: Standing,
-    message: Option<String>,
+    decided: Decided<'_>,
 ) -> Result<ToolResult, holon_core::ToolError> {
-    let decision = approvals.sign(id, approve, standing, message)?;
+    let decision = approvals.sign(
+        id,
+        decided.approve,
+        decided.standing,
+        decided.message,
+        decided.by,
+    )?;
     // The approvals decide under them, so the call's audit record carries the decision.
     let context = runtime
         .context(FamilyPolicy::all())

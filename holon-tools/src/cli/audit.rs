@@ -127,9 +127,20 @@ fn list(lines: &[String], filter: &AuditFilter, json: bool) -> ExitCode {
             writeln!(out, "{line}")
         } else {
             let outcome = serde_json::to_value(record.outcome).unwrap_or_default();
+            // The policy's decision, and who decided, where there are.
+            let decision = record
+                .decision
+                .as_deref()
+                .map(|decision| format!(" decision={decision}"))
+                .unwrap_or_default();
+            let decided_by = record
+                .decided_by
+                .as_deref()
+                .map(|by| format!(" by={by}"))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "{}  {}  {}  {}  {}us  caller={} principal={}",
+                "{}  {}  {}  {}  {}us  caller={} principal={}{decision}{decided_by}",
                 record.time_unix_ms,
                 record.tool,
                 outcome.as_str().unwrap_or_default(),

@@ -322,8 +322,15 @@ async fn ask_operator<R: tokio::io::AsyncBufRead + Unpin>(
             "l" | "later" => return None,
             _ => continue,
         };
-        let outcome =
-            super::approvals::decide(runtime, &approvals, id, approve, standing, message).await;
+        // The operator at this terminal: the OS user.
+        let operator = super::approvals::operator_name();
+        let decided = super::approvals::Decided {
+            approve,
+            standing,
+            message,
+            by: &operator,
+        };
+        let outcome = super::approvals::decide(runtime, &approvals, id, decided).await;
         return Some(
             outcome.unwrap_or_else(|error| ToolResult::from_error(call.tool.clone(), error)),
         );

@@ -304,37 +304,51 @@ fn the_audit_log_records_what_the_policy_and_the_operator_decided() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(audited(&["approvals", "approve", &first]).status.success());
+    assert!(
+        audited(&["approvals", "approve", &first, "--as", "ada"])
+            .status
+            .success()
+    );
     let asked = audited(&["call", "CreateWorkItem", CREATE, "--json"]);
     let second = json_of(&asked)["deferral"]["approval_id"]
         .as_str()
         .unwrap()
         .to_string();
-    audited(&["approvals", "deny", &second, "--message", "no"]);
+    // Without --as, the OS user decides.
+    let denied = holon_command(ws)
+        .args(["--audit", "approvals", "deny", &second, "--message", "no"])
+        .env("USER", "grace")
+        .env_remove("LOGNAME")
+        .output()
+        .unwrap();
+    assert!(!denied.status.success(), "a denial exits as a tool error");
     assert!(
         audited(&["call", "Sleep", r#"{"duration_ms": 1}"#])
             .status
             .success()
     );
 
-    let decided: Vec<(String, String, String)> = audit_records(ws)
+    let decided: Vec<[String; 4]> = audit_records(ws)
         .iter()
         .map(|record| {
-            (
-                record["tool"].as_str().unwrap().to_string(),
-                record["outcome"].as_str().unwrap().to_string(),
-                record["decision"].as_str().unwrap_or("none").to_string(),
-            )
+            ["tool", "outcome", "decision", "decided_by"]
+                .map(|field| record[field].as_str().unwrap_or("none").to_string())
         })
         .collect();
     let expected = [
-        ("CreateWorkItem", "deferred", "asked"),
-        ("CreateWorkItem", "success", "approved"),
-        ("CreateWorkItem", "deferred", "asked"),
-        ("CreateWorkItem", "error", "denied"),
-        ("Sleep", "success", "allowed"),
+        ["CreateWorkItem", "deferred", "asked", "none"],
+        ["CreateWorkItem", "success", "approved", "ada"],
+        ["CreateWorkItem", "deferred", "asked", "none"],
+        ["CreateWorkItem", "error", "denied", "grace"],
+        ["Sleep", "success", "allowed", "none"],
     ]
-    .map(|(tool, outcome, decision)| (tool.into(), outcome.into(), decision.into()));
+    .map(|fields| fields.map(String::from));
     assert_eq!(decided, expected);
     assert!(holon(ws, &["audit", "verify"]).status.success());
+    let listed = holon(ws, &["audit", "--tool", "CreateWorkItem"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 4, "{listed}");
+    assert!(lines[1].ends_with("decision=approved by=ada"), "{listed}");
+    assert!(lines[3].ends_with("decision=denied by=grace"), "{listed}");
 }
