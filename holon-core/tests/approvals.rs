@@ -503,6 +503,55 @@ fn the_audit_record_names_who_decided_and_a_grant_names_who_granted_it() {
 }
 
 #[test]
+fn a_call_asked_again_while_pending_reuses_its_approval() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let first = host.ask().await;
+        assert_eq!(host.ask().await, first, "the same call, the same approval");
+        let pending = host.approvals.store().list().unwrap();
+        assert_eq!(pending.len(), 1, "{pending:?}");
+        // Other arguments, or another caller, are another call.
+        let other = host
+            .call(&host.context(), "Bump", json!({ "label": "b" }))
+            .await;
+        let other = approval_id(&other);
+        let elsewhere = host.context().with_caller("agent-2");
+        let elsewhere = approval_id(&host.call(&elsewhere, "Bump", json!({ "label": "a" })).await);
+        let ids = [&first, &other, &elsewhere];
+        assert!(
+            ids.iter()
+                .all(|id| ids.iter().filter(|i| i == &id).count() == 1)
+        );
+        assert_eq!(host.approvals.store().list().unwrap().len(), 3);
+        // Once decided, asking again is a new call.
+        let decision = host
+            .approvals
+            .sign(&first, true, Standing::Once, None, "operator")
+            .unwrap();
+        host.decide(&decision).await.unwrap();
+        let again = host.ask().await;
+        assert_ne!(again, first);
+        assert_eq!(host.approvals.store().list().unwrap().len(), 4);
+        assert_eq!(host.runs(), 1);
+    });
+}
+
+#[test]
+fn an_expired_pending_call_is_not_reused() {
+    rt().block_on(async {
+        let approvals = Approvals::new(
+            ask_bump(),
+            Arc::new(MemoryApprovalStore::new()),
+            OperatorKey::from_bytes(KEY),
+        )
+        .with_ttl(Duration::ZERO);
+        let host = Host::with(approvals);
+        let first = host.ask().await;
+        assert_ne!(host.ask().await, first);
+    });
+}
+
+#[test]
 fn an_asked_call_with_bad_arguments_is_answered_at_once_and_not_stored() {
     rt().block_on(async {
         let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));

@@ -115,6 +115,37 @@ impl ApprovalStore for Store {
         rows.collect::<Result<_, _>>().map_err(failed(DOING))
     }
 
+    fn find_pending(
+        &self,
+        like: &PendingCall,
+        now_ms: i64,
+    ) -> Result<Option<PendingCall>, ApprovalStoreError> {
+        const DOING: &str = "looking for the same pending call";
+        let connection = self.connection();
+        // The partial index `approvals_pending` (migration 11) answers it.
+        let mut statement = connection
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM approvals
+                 WHERE state = 'pending' AND arguments_sha256 = ?1 AND principal = ?2
+                   AND tool = ?3 AND expires_at_ms > ?4
+                 ORDER BY created_at_ms DESC, id DESC"
+            ))
+            .map_err(failed(DOING))?;
+        let rows = statement
+            .query_map(
+                params![like.arguments_sha256, like.principal, like.tool, now_ms],
+                call_of,
+            )
+            .map_err(failed(DOING))?;
+        for row in rows {
+            let call = row.map_err(failed(DOING))?;
+            if call.binds_like(like) {
+                return Ok(Some(call));
+            }
+        }
+        Ok(None)
+    }
+
     fn claim(
         &self,
         id: &str,

@@ -161,4 +161,10 @@ pub const MIGRATIONS: &[Migration] = &[
               created_at_ms  INTEGER NOT NULL
             );",
     },
+    Migration {
+        version: 11,
+        name: "the pending calls by what they are bound to, to reuse one asked again",
+        sql: "CREATE INDEX approvals_pending ON approvals (arguments_sha256, principal)
+              WHERE state = 'pending';",
+    },
 ];

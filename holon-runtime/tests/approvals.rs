@@ -65,10 +65,15 @@ fn rt() -> tokio::runtime::Runtime {
 
 /// Asks Bump on `runtime` and returns the approval id.
 fn ask(runtime: &Arc<Runtime>, log: &Path) -> String {
+    ask_labelled(runtime, log, "once")
+}
+
+/// Asks Bump with `label` on `runtime` and returns the approval id.
+fn ask_labelled(runtime: &Arc<Runtime>, log: &Path, label: &str) -> String {
     let context = runtime
         .context(FamilyPolicy::all())
         .with_state(RunLog(log.to_path_buf()));
-    let call = ToolCall::new("Bump", json!({ "label": "once" }));
+    let call = ToolCall::new("Bump", json!({ "label": label }));
     let result = rt().block_on(Registry::global().dispatch(&context, call));
     assert_eq!(result.status, ToolStatus::Deferred, "{result:?}");
     match result.deferral() {
@@ -138,6 +143,34 @@ fn a_grant_for_a_principal_is_kept_in_the_store() {
     assert_eq!(runs(&log), 2);
 }
 
+#[test]
+fn the_same_call_asked_again_reuses_its_stored_approval_across_a_restart() {
+    let home = tempfile::tempdir().unwrap();
+    let (state, log) = (home.path().join("state"), home.path().join("runs"));
+    let runtime = open(home.path(), &state, Some(ask_destructive()));
+    let id = ask(&runtime, &log);
+    assert_eq!(ask(&runtime, &log), id);
+    drop(runtime);
+    let runtime = open(home.path(), &state, Some(ask_destructive()));
+    assert_eq!(ask(&runtime, &log), id, "the stored pending call is reused");
+    let other = ask_labelled(&runtime, &log, "other");
+    assert_ne!(other, id);
+    let approvals = runtime.approvals().unwrap();
+    assert_eq!(approvals.store().list().unwrap().len(), 2);
+    let decision = approvals
+        .sign(&id, false, Standing::Once, None, "operator")
+        .unwrap();
+    let context = runtime
+        .context(FamilyPolicy::all())
+        .with_state(RunLog(log.clone()));
+    rt().block_on(approvals.decide(Registry::global(), &context, &decision))
+        .unwrap();
+    let again = ask(&runtime, &log);
+    assert_ne!(again, id, "a decided call is not reused");
+    assert_eq!(approvals.store().list().unwrap().len(), 3);
+    assert_eq!(runs(&log), 0);
+}
+
 const CHILD_STATE: &str = "HOLON_APPROVAL_TEST_STATE";
 
 /// How many calls the two processes race on.
@@ -150,8 +183,9 @@ fn two_processes_approving_the_same_calls_run_each_once() {
     let runtime = open(home.path(), &state, Some(ask_destructive()));
     let approvals = runtime.approvals().unwrap();
     let decisions: Vec<SignedDecision> = (0..RACED)
-        .map(|_| {
-            let id = ask(&runtime, &log);
+        .map(|raced| {
+            // Each its own call: the same call asked again would be the same approval.
+            let id = ask_labelled(&runtime, &log, &format!("race {raced}"));
             approvals
                 .sign(&id, true, Standing::Once, None, "operator")
                 .unwrap()

@@ -125,7 +125,9 @@ impl Approvals {
     }
 
     /// Stores the call of `entry` with `arguments` (checked already) as pending, and
-    /// returns its `deferred` envelope.
+    /// returns its `deferred` envelope. A call asked again while the same call (see
+    /// [`PendingCall::binds_like`]) is still pending gets that one's envelope, its
+    /// approval id included, and nothing more is stored.
     pub(crate) fn defer(
         &self,
         entry: &Entry,
@@ -133,17 +135,10 @@ impl Approvals {
         arguments: Value,
         evaluation: &Evaluation,
     ) -> ToolResult {
-        let mut id = [0u8; 16];
-        if let Err(error) = getrandom::fill(&mut id) {
-            return ToolResult::from_error(
-                entry.name,
-                ToolError::internal(error).with_hint("retry the call"),
-            );
-        }
         let created_at_ms = now_ms();
         let ttl = i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX);
-        let call = PendingCall {
-            id: to_hex(&id),
+        let mut call = PendingCall {
+            id: String::new(),
             tool: entry.name.to_string(),
             arguments_sha256: arguments_digest(&arguments),
             arguments,
@@ -161,6 +156,20 @@ impl Approvals {
             message: None,
             outcome: None,
         };
+        match self.store.find_pending(&call, created_at_ms) {
+            Ok(Some(asked)) => return deferred_result(entry.name, asked),
+            Ok(None) => {}
+            // Not found is not fatal: storing the call anew is the safe side.
+            Err(error) => eprintln!("holon: the pending calls could not be searched: {error}"),
+        }
+        let mut id = [0u8; 16];
+        if let Err(error) = getrandom::fill(&mut id) {
+            return ToolResult::from_error(
+                entry.name,
+                ToolError::internal(error).with_hint("retry the call"),
+            );
+        }
+        call.id = to_hex(&id);
         if let Err(error) = self.store.insert(&call) {
             return ToolResult::from_error(
                 entry.name,

@@ -73,6 +73,25 @@ pub struct PendingCall {
     pub outcome: Option<Value>,
 }
 
+impl PendingCall {
+    /// Whether `other` is the same call as this one, asked again: the same tool,
+    /// arguments (digest), principal, caller, session and families. A pending call
+    /// bound like a new one is reused for it (see [`ApprovalStore::find_pending`]).
+    pub fn binds_like(&self, other: &PendingCall) -> bool {
+        self.tool == other.tool
+            && self.arguments_sha256 == other.arguments_sha256
+            && self.principal == other.principal
+            && self.caller == other.caller
+            && self.session == other.session
+            && self.families == other.families
+    }
+
+    /// Whether the operator can still decide it at `now_ms`: pending and unexpired.
+    pub fn is_open_at(&self, now_ms: i64) -> bool {
+        self.state == ApprovalState::Pending && now_ms < self.expires_at_ms
+    }
+}
+
 /// Why an [`ApprovalStore`] failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalStoreError(pub String);
@@ -100,6 +119,22 @@ pub trait ApprovalStore: Send + Sync {
 
     /// Every stored call, newest first.
     fn list(&self) -> Result<Vec<PendingCall>, ApprovalStoreError>;
+
+    /// The newest call that [binds like](PendingCall::binds_like) `like` and is still
+    /// open (pending, unexpired) at `now_ms`, if one is stored: the dispatcher reuses
+    /// it for a call asked again (a retried round of MCP 2026-07-28, say) instead of
+    /// storing one more. The default reads [`ApprovalStore::list`]; a store with an
+    /// index does better.
+    fn find_pending(
+        &self,
+        like: &PendingCall,
+        now_ms: i64,
+    ) -> Result<Option<PendingCall>, ApprovalStoreError> {
+        Ok(self
+            .list()?
+            .into_iter()
+            .find(|call| call.is_open_at(now_ms) && call.binds_like(like)))
+    }
 
     /// Moves the call `id` from `pending` to `to` with the operator's `message`, if
     /// and only if it is pending now, atomically: whether this claim did it.
@@ -166,6 +201,20 @@ impl ApprovalStore for MemoryApprovalStore {
         let mut calls: Vec<_> = self.memory().calls.values().cloned().collect();
         calls.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(b.id.cmp(&a.id)));
         Ok(calls)
+    }
+
+    fn find_pending(
+        &self,
+        like: &PendingCall,
+        now_ms: i64,
+    ) -> Result<Option<PendingCall>, ApprovalStoreError> {
+        Ok(self
+            .memory()
+            .calls
+            .values()
+            .filter(|call| call.is_open_at(now_ms) && call.binds_like(like))
+            .max_by(|a, b| a.created_at_ms.cmp(&b.created_at_ms).then(a.id.cmp(&b.id)))
+            .cloned())
     }
 
     fn claim(

@@ -189,6 +189,40 @@ fn call_2026(served: &mut Served, arguments: Value, more: Value) -> Value {
 }
 
 #[test]
+fn under_2026_07_28_each_round_of_one_call_is_one_pending_approval() {
+    let workspace = with_policy(ASK_CREATE);
+    let ws = workspace.path();
+    let mut served = Served::start(ws);
+    let arguments: Value = serde_json::from_str(CREATE).unwrap();
+    let first = call_2026(&mut served, arguments.clone(), json!({}));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    // The client calls again without an answer: another round of the same call.
+    let second = call_2026(
+        &mut served,
+        arguments.clone(),
+        json!({ "requestState": first["result"]["requestState"] }),
+    );
+    assert_eq!(second["result"]["resultType"], "input_required", "{second}");
+    let pending = json_of(&holon(ws, &["approvals", "list", "--json"]));
+    assert_eq!(pending.as_array().unwrap().len(), 1, "{pending}");
+
+    let accepted = call_2026(
+        &mut served,
+        arguments,
+        json!({ "inputResponses": { "approval": { "action": "accept" } },
+                "requestState": second["result"]["requestState"] }),
+    );
+    assert_eq!(accepted["result"]["isError"], false, "{accepted}");
+    assert_eq!(work_items(ws), 1);
+    let pending = json_of(&holon(ws, &["approvals", "list", "--json"]));
+    assert_eq!(pending, Value::Array(Vec::new()), "nothing left pending");
+    let all = json_of(&holon(ws, &["approvals", "list", "--all", "--json"]));
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["state"], "approved");
+}
+
+#[test]
 fn under_2026_07_28_the_question_is_a_round_bound_to_the_call() {
     let workspace = with_policy(ASK_CREATE);
     let ws = workspace.path();
