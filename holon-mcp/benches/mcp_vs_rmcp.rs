@@ -17,18 +17,21 @@
 // A benchmark harness: it starts processes and sockets of its own.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{self, Child, ChildStdin, ChildStdout, Command, ExitCode};
+use std::net::SocketAddr;
+use std::process::{self, Child, Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use holon_core::Registry;
 use holon_core::prelude::*;
 use serde_json::{Value, json};
 
+mod support {
+    pub mod mcp_client;
+}
+use support::mcp_client::{HttpClient, StdioClient, TOKEN, listening_authority, quantiles};
+
 /// The server a child process is: `holon-stdio`, `holon-http`, `rmcp-stdio`, `rmcp-http`.
 const ROLE_ENV: &str = "MCP_VS_RMCP_SERVE";
-const TOKEN: &str = "bench-token-0123456789abcdef";
 const PROTOCOL: &str = "2025-11-25";
 const WARMUP_CALLS: usize = 20;
 const CLIENTS: usize = 8;
@@ -120,15 +123,17 @@ impl Server {
 }
 
 fn latency(calls: usize) {
-    let mut stdio = Server::BOTH.map(StdioClient::start);
+    let mut stdio = Server::BOTH.map(start_stdio);
     let mut http = Server::BOTH.map(HttpServer::start);
     let mut took: [[Vec<Duration>; 2]; 2] = Default::default();
     // Call by call: holon-mcp then rmcp on stdio, then the same on HTTP.
     for id in 1..=WARMUP_CALLS + calls {
         for (index, server) in Server::BOTH.into_iter().enumerate() {
-            let on_stdio = stdio[index].call(server, id);
-            let session = http[index].session.clone();
-            let on_http = http[index].client.call(server, id, &session);
+            let on_stdio = call_over_stdio(&mut stdio[index], server, id);
+            let HttpServer {
+                client, session, ..
+            } = &mut http[index];
+            let on_http = call_over_http(client, server, id, session);
             if id > WARMUP_CALLS {
                 took[0][index].push(on_stdio);
                 took[1][index].push(on_http);
@@ -163,8 +168,8 @@ fn throughput(calls: usize, rounds: usize) {
         .map(|server| {
             (0..CLIENTS)
                 .map(|_| {
-                    let mut client = HttpClient::connect(&server.authority);
-                    let session = client.open_session();
+                    let mut client = connect(&server.authority);
+                    let session = client.open_session(&initialize());
                     (client, session)
                 })
                 .collect()
@@ -178,7 +183,7 @@ fn throughput(calls: usize, rounds: usize) {
                 for (client, session) in &mut clients[index] {
                     scope.spawn(move || {
                         for id in 1..=calls {
-                            client.call(server, id, session);
+                            call_over_http(client, server, id, session);
                         }
                     });
                 }
@@ -204,9 +209,7 @@ fn throughput(calls: usize, rounds: usize) {
 /// initialized) and closed (DELETE), in batches that alternate the servers.
 fn session_memory(sessions: usize) {
     let mut servers = Server::BOTH.map(HttpServer::start);
-    let mut clients = servers
-        .each_ref()
-        .map(|server| HttpClient::connect(&server.authority));
+    let mut clients = servers.each_ref().map(|server| connect(&server.authority));
     let before = servers.each_mut().map(|server| rss_kib(&server.child));
     let batch = 50;
     let mut opened = 0;
@@ -214,8 +217,8 @@ fn session_memory(sessions: usize) {
         let this_batch = batch.min(sessions - opened);
         for client in &mut clients {
             for _ in 0..this_batch {
-                let session = client.open_session();
-                client.close_session(&session);
+                let session = client.open_session(&initialize());
+                client.request("DELETE", "", Some(&session));
             }
         }
         opened += this_batch;
@@ -252,76 +255,35 @@ fn rss_kib(child: &Child) -> u64 {
         .unwrap_or(0)
 }
 
-/// (p50, p99) in milliseconds.
-fn quantiles(latencies: &[Duration]) -> (f64, f64) {
-    let mut sorted = latencies.to_vec();
-    sorted.sort();
-    let at = |quantile: f64| {
-        let index = ((sorted.len() as f64 * quantile).ceil() as usize).clamp(1, sorted.len()) - 1;
-        sorted[index].as_secs_f64() * 1000.0
-    };
-    (at(0.50), at(0.99))
-}
-
 fn initialize() -> Value {
-    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL,
-        "capabilities": {},
-        "clientInfo": {"name": "mcp_vs_rmcp", "version": "0"},
-    }})
+    support::mcp_client::initialize(PROTOCOL, "mcp_vs_rmcp")
 }
 
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-
-/// A server on stdio, initialized.
-struct StdioClient {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+fn start_stdio(server: Server) -> StdioClient {
+    StdioClient::start(server.spawn("stdio"), &initialize())
 }
 
-impl StdioClient {
-    fn start(server: Server) -> Self {
-        let mut child = server.spawn("stdio");
-        let mut client = Self {
-            stdin: child.stdin.take().unwrap(),
-            stdout: BufReader::new(child.stdout.take().unwrap()),
-            child,
-        };
-        client.exchange(&initialize());
-        writeln!(client.stdin, "{INITIALIZED}").unwrap();
-        client
-    }
+fn connect(authority: &str) -> HttpClient {
+    HttpClient::connect(authority, PROTOCOL)
+}
 
-    fn exchange(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the server hung up"
-            );
-            let reply: Value = serde_json::from_str(&line).unwrap();
-            if reply["id"] == message["id"] {
-                assert!(reply["result"]["isError"] != true, "{reply}");
-                assert!(reply.get("result").is_some(), "{reply}");
-                return;
-            }
-        }
-    }
+/// One `tools/call` of CountWords in `session`: its round trip.
+fn call_over_http(client: &mut HttpClient, server: Server, id: usize, session: &str) -> Duration {
+    let started = Instant::now();
+    let (_, body) = client.request("POST", &server.call(id).to_string(), Some(session));
+    let took = started.elapsed();
+    assert!(
+        body.contains("\"result\"") && !body.contains("\"isError\":true"),
+        "{body}"
+    );
+    took
+}
 
-    fn call(&mut self, server: Server, id: usize) -> Duration {
-        let started = Instant::now();
-        self.exchange(&server.call(id));
-        started.elapsed()
-    }
-
-    fn stop(mut self) {
-        drop(self.stdin);
-        let _ = self.child.wait();
-    }
+/// One `tools/call` of CountWords on stdio: its round trip.
+fn call_over_stdio(client: &mut StdioClient, server: Server, id: usize) -> Duration {
+    let started = Instant::now();
+    client.exchange(&server.call(id));
+    started.elapsed()
 }
 
 /// A server on streamable HTTP on loopback, with a client holding one session.
@@ -335,19 +297,9 @@ struct HttpServer {
 impl HttpServer {
     fn start(server: Server) -> Self {
         let mut child = server.spawn("http");
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let authority = line
-            .split("at http://")
-            .nth(1)
-            .and_then(|url| url.trim().strip_suffix("/mcp"))
-            .unwrap_or_else(|| panic!("no URL in {line:?}"))
-            .to_string();
-        // Drain stderr so that the server never blocks on it.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        let mut client = HttpClient::connect(&authority);
-        let session = client.open_session();
+        let authority = listening_authority(&mut child);
+        let mut client = connect(&authority);
+        let session = client.open_session(&initialize());
         Self {
             child,
             authority,
@@ -362,104 +314,6 @@ impl Drop for HttpServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// Just enough HTTP/1.1 for the bench: one kept-alive connection with `TCP_NODELAY`, a
-/// request, and its response read to its end (a length or chunks).
-struct HttpClient {
-    authority: String,
-    stream: BufReader<TcpStream>,
-}
-
-impl HttpClient {
-    fn connect(authority: &str) -> Self {
-        let stream = TcpStream::connect(authority).expect("the server accepts");
-        stream.set_nodelay(true).unwrap();
-        Self {
-            authority: authority.to_string(),
-            stream: BufReader::new(stream),
-        }
-    }
-
-    /// initialize and notifications/initialized: the session's id.
-    fn open_session(&mut self) -> String {
-        let (headers, _) = self.request("POST", &initialize().to_string(), None);
-        let session = header(&headers, "mcp-session-id").expect("a session id");
-        self.request("POST", INITIALIZED, Some(&session));
-        session
-    }
-
-    fn close_session(&mut self, session: &str) {
-        self.request("DELETE", "", Some(session));
-    }
-
-    fn call(&mut self, server: Server, id: usize, session: &str) -> Duration {
-        let started = Instant::now();
-        let (_, body) = self.request("POST", &server.call(id).to_string(), Some(session));
-        let took = started.elapsed();
-        assert!(
-            body.contains("\"result\"") && !body.contains("\"isError\":true"),
-            "{body}"
-        );
-        took
-    }
-
-    /// The response's header block and body.
-    fn request(&mut self, method: &str, body: &str, session: Option<&str>) -> (String, String) {
-        let session = session
-            .map(|id| format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: {PROTOCOL}\r\n"))
-            .unwrap_or_default();
-        let request = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\n\
-             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-             {session}Content-Length: {}\r\n\r\n{body}",
-            self.authority,
-            body.len()
-        );
-        self.stream.get_mut().write_all(request.as_bytes()).unwrap();
-        let mut headers = String::new();
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stream.read_line(&mut line).unwrap() > 0,
-                "the server hung up"
-            );
-            if line == "\r\n" {
-                break;
-            }
-            headers.push_str(&line);
-        }
-        assert!(headers.starts_with("HTTP/1.1 2"), "{headers}");
-        let mut body = Vec::new();
-        if let Some(length) = header(&headers, "content-length") {
-            body.resize(length.parse().unwrap(), 0);
-            self.stream.read_exact(&mut body).unwrap();
-        } else if header(&headers, "transfer-encoding")
-            .is_some_and(|value| value.contains("chunked"))
-        {
-            loop {
-                let mut size = String::new();
-                self.stream.read_line(&mut size).unwrap();
-                let size = usize::from_str_radix(size.trim(), 16).unwrap();
-                let start = body.len();
-                body.resize(start + size + 2, 0);
-                self.stream.read_exact(&mut body[start..]).unwrap();
-                body.truncate(start + size);
-                if size == 0 {
-                    break;
-                }
-            }
-        }
-        (headers, String::from_utf8(body).unwrap())
-    }
-}
-
-fn header(headers: &str, name: &str) -> Option<String> {
-    headers.lines().find_map(|line| {
-        let (key, value) = line.split_once(':')?;
-        key.eq_ignore_ascii_case(name)
-            .then(|| value.trim().to_string())
-    })
 }
 
 /// Runs as the server `role` names, until its client goes.

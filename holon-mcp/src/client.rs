@@ -21,8 +21,8 @@ use holon_core::{
 };
 use holon_export::mcp;
 use rmcp::model::{
-    ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams, LoggingLevel,
-    LoggingMessageNotificationParam,
+    ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequest,
+    ElicitRequestParams, LoggingLevel, LoggingMessageNotificationParam, ServerRequest,
 };
 use rmcp::{Peer, RoleServer};
 use serde_json::{Map, Value, json};
@@ -171,11 +171,20 @@ impl ClientPeer for McpClient {
         Box::pin(async move {
             let params: ElicitRequestParams = serde_json::from_value(elicitation_params(&request))
                 .map_err(|error| unsendable("elicitation", error))?;
-            let result = self
+            // The request rmcp's `create_elicitation` sends, sent without its
+            // `elicitation` feature (which builds `url` and its IDNA tables for the
+            // URL mode's helpers this server does not use).
+            let answer = self
                 .peer
-                .create_elicitation(params)
+                .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
                 .await
                 .map_err(|error| request_failed("elicitation", error))?;
+            let ClientResult::ElicitResult(result) = answer else {
+                return Err(request_failed(
+                    "elicitation",
+                    "the client answered with another kind of result",
+                ));
+            };
             let wire = serde_json::to_value(&result)
                 .map_err(|error| request_failed("elicitation", error))?;
             elicitation_response(&wire)

@@ -58,17 +58,62 @@ pub(crate) fn artifact_link(artifact: &Artifact, workspace: Option<&Path>) -> Op
     } else {
         workspace?.join(path)
     };
-    let uri = url::Url::from_file_path(&absolute).ok()?;
+    let uri = file_uri(&absolute)?;
     let name = absolute
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| artifact.path.clone());
     Some(ContentBlock::ResourceLink {
-        uri: uri.into(),
+        uri,
         name,
         description: Some(artifact.role.clone()),
         mime_type: None,
     })
+}
+
+/// The `file://` URI of the absolute path `path`, as `url::Url::from_file_path`
+/// writes it: each component after the root percent-encoded with the WHATWG path
+/// segment set (plus `\`). Unix paths are bytes, so that is all there is to it; `url`
+/// itself (and its IDNA tables) is built only where drive letters and UNC hosts need it.
+#[cfg(unix)]
+fn file_uri(path: &Path) -> Option<String> {
+    use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
+    use std::os::unix::ffi::OsStrExt;
+
+    /// The WHATWG path-segment percent-encode set, and `\`, as `url` encodes a
+    /// file path's segments.
+    const SEGMENT: &AsciiSet = &CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'<')
+        .add(b'>')
+        .add(b'`')
+        .add(b'#')
+        .add(b'?')
+        .add(b'{')
+        .add(b'}')
+        .add(b'/')
+        .add(b'%')
+        .add(b'\\');
+
+    if !path.is_absolute() {
+        return None;
+    }
+    let mut uri = String::from("file://");
+    for component in path.components().skip(1) {
+        uri.push('/');
+        uri.extend(percent_encode(component.as_os_str().as_bytes(), SEGMENT));
+    }
+    if uri.len() == "file://".len() {
+        uri.push('/');
+    }
+    Some(uri)
+}
+
+/// The `file://` URI of the absolute path `path` (drive letters, UNC hosts).
+#[cfg(not(unix))]
+fn file_uri(path: &Path) -> Option<String> {
+    url::Url::from_file_path(path).ok().map(String::from)
 }
 
 #[cfg(test)]
@@ -242,5 +287,38 @@ mod tests {
             role: "stdout".into(),
         };
         assert_eq!(artifact_link(&artifact, None), None);
+    }
+
+    /// `url` is the oracle: the links are what `Url::from_file_path` makes of the
+    /// same paths, down to the bytes that are not UTF-8.
+    #[cfg(unix)]
+    #[test]
+    fn file_uris_are_the_ones_url_makes() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+
+        let mut paths: Vec<std::path::PathBuf> = [
+            "/",
+            "/tmp/a.txt",
+            "/work space/run log.txt",
+            "/a//b/./c/../d/",
+            "/odd/%41 #frag ?query {x} `tick` \"q\" <lt> >gt\\back\\slash",
+            "/ünïcödé/日本語/😀.png",
+            "/ctl/\u{1}\u{7f}tab\there",
+            "/keep/!$&'()*+,;=:@~-._[]|^",
+        ]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .collect();
+        paths.push(Path::new(OsStr::from_bytes(b"/not/utf8/\xff\xfe.bin")).to_path_buf());
+        for path in paths {
+            let expected = url::Url::from_file_path(&path).unwrap().to_string();
+            assert_eq!(
+                file_uri(&path).as_deref(),
+                Some(expected.as_str()),
+                "{path:?}"
+            );
+        }
+        assert_eq!(file_uri(Path::new("relative/a.txt")), None);
     }
 }

@@ -18,7 +18,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::Semaphore;
 
-use crate::auth::{Gate, OAuthConfig};
+use crate::auth::Gate;
+#[cfg(feature = "oauth")]
+use crate::auth::OAuthConfig;
 use crate::http_guard;
 use crate::http_limits::{self, AcceptBackoff, HttpLimits};
 use crate::listing::ListingSessions;
@@ -43,8 +45,8 @@ pub struct HttpOptions {
     /// What one client may hold of the server.
     pub limits: HttpLimits,
     /// OAuth access tokens instead of the generated bearer token (a token of
-    /// `token_file` or [`TOKEN_ENV`](crate::TOKEN_ENV) stays accepted too); needs the
-    /// `oauth` feature.
+    /// `token_file` or [`TOKEN_ENV`](crate::TOKEN_ENV) stays accepted too).
+    #[cfg(feature = "oauth")]
     pub oauth: Option<OAuthConfig>,
 }
 
@@ -57,11 +59,13 @@ impl HttpOptions {
             token_file: None,
             allow_origins: Vec::new(),
             limits: HttpLimits::default(),
+            #[cfg(feature = "oauth")]
             oauth: None,
         }
     }
 
     /// Checks OAuth access tokens as `config` says (see [`OAuthConfig`]).
+    #[cfg(feature = "oauth")]
     pub fn with_oauth(mut self, config: OAuthConfig) -> Self {
         self.oauth = Some(config);
         self

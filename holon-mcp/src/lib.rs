@@ -55,7 +55,9 @@ mod stdio_lines;
 pub mod tasks;
 mod telemetry;
 
-pub use auth::{KeySource, OAuthConfig, ScopeMap};
+pub use auth::ScopeMap;
+#[cfg(feature = "oauth")]
+pub use auth::{KeySource, OAuthConfig};
 pub use http::{HTTP_PATH, HttpOptions, serve_http};
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;

@@ -39,23 +39,14 @@ impl Gate {
         max_body: usize,
     ) -> Result<Self, String> {
         let env_token = std::env::var_os(TOKEN_ENV);
-        let Some(config) = &options.oauth else {
-            let access = Access::resolve(
-                addr,
-                options.no_auth,
-                options.token_file.as_deref(),
-                env_token,
-            )?;
-            return Ok(Self::Static(access));
-        };
-        if options.no_auth {
-            return Err(
-                "no_auth and OAuth exclude each other: drop one (--no-auth or the --oauth-* settings)"
-                    .to_string(),
-            );
-        }
         #[cfg(feature = "oauth")]
-        {
+        if let Some(config) = &options.oauth {
+            if options.no_auth {
+                return Err(
+                    "no_auth and OAuth exclude each other: drop one (--no-auth or the --oauth-* settings)"
+                        .to_string(),
+                );
+            }
             // The static token stays accepted when the operator chose one; none is
             // generated, since OAuth is how clients authenticate.
             let static_token = if options.token_file.is_some() || env_token.is_some() {
@@ -88,13 +79,17 @@ impl Gate {
                 |warning| note!("{name}: {warning}; fetching it again on the first token"),
             )
             .await?;
-            Ok(Self::OAuth(Box::new(resource_server)))
+            return Ok(Self::OAuth(Box::new(resource_server)));
         }
         #[cfg(not(feature = "oauth"))]
-        {
-            let _ = (config, server, max_body);
-            Err("this build of holon-mcp cannot check OAuth tokens: build it with its `oauth` feature".to_string())
-        }
+        let _ = (server, max_body);
+        let access = Access::resolve(
+            addr,
+            options.no_auth,
+            options.token_file.as_deref(),
+            env_token,
+        )?;
+        Ok(Self::Static(access))
     }
 
     /// The line stderr gets about how clients authenticate.

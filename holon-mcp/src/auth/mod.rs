@@ -4,6 +4,7 @@
 //! URL; RFC 9728 metadata; 401 and 403 challenges), their scopes mapped to the
 //! capability families the dispatcher's family gate allows.
 
+#[cfg(feature = "oauth")]
 mod config;
 mod gate;
 mod grant;
@@ -18,6 +19,7 @@ mod resource_server;
 #[cfg(feature = "oauth")]
 mod token;
 
+#[cfg(feature = "oauth")]
 pub use config::{DEFAULT_ALGORITHMS, KeySource, OAuthConfig};
 pub(crate) use gate::Gate;
 pub(crate) use grant::GrantedFamilies;

@@ -180,7 +180,7 @@ pub async fn measure(heap: &PeakAlloc, crates: usize) -> Figures {
         "each of the first {crates} generated crates contributes tools: is every one linked?"
     );
 
-    let (index, index_build) = built(heap, || SearchIndex::of(&registry));
+    let (index, index_build) = built(heap, || SearchIndex::build(&registry));
     let search = search_latency(&index);
 
     let plain = serialized(|| {
