@@ -2,6 +2,7 @@
 # Instructions per call of each dispatch entry point and of its floor, counted by
 # callgrind (exactly repeatable, unlike timings on a shared machine), and the ratios.
 # Usage: holon-core/benches/callgrind.sh [calls]   (from the workspace root)
+# HOLON_BENCH_POLICY=allow counts the calls under an approval policy that allows all.
 set -euo pipefail
 calls=${1:-10000}
 bench=$(cargo bench -p holon-core --bench dispatch --no-run --message-format=json 2>/dev/null \

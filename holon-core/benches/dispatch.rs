@@ -273,8 +273,25 @@ fn text_ratio(registry: &Registry, context: &ToolContext, name: &str) -> (f64, D
     })
 }
 
-fn main() {
+/// The context of every call: no approval policy, or with `HOLON_BENCH_POLICY=allow`
+/// one that allows every call (its gate consulted on each, nothing stored).
+fn bench_context() -> ToolContext {
+    use holon_core::policy::{
+        ApprovalPolicy, Approvals, MemoryApprovalStore, OperatorKey, Verdict,
+    };
     let context = ToolContext::new(FamilyPolicy::all());
+    match std::env::var("HOLON_BENCH_POLICY").as_deref() {
+        Ok("allow") => context.with_approvals(std::sync::Arc::new(Approvals::new(
+            ApprovalPolicy::new(Verdict::Allow),
+            std::sync::Arc::new(MemoryApprovalStore::new()),
+            OperatorKey::from_bytes([1; 32]),
+        ))),
+        _ => context,
+    }
+}
+
+fn main() {
+    let context = bench_context();
     let registries = [(40, registry_of(40)), (1_000, registry_of(1_000))];
 
     // Sanity: every path does the same work and succeeds.
