@@ -15,9 +15,13 @@ use holon_core::{
 };
 use serde_json::{Map, json};
 
-/// The elicitation's key within its call: stable, so that under 2026-07-28 the
-/// answer of one round is the answer on the retried call.
-const APPROVAL_KEY: &str = "approval";
+/// The elicitation's key within its call: the approval's id, so that under 2026-07-28
+/// the answer of one round is the answer on the retried call (the gate gives a call
+/// asked again while pending the same approval), and only there: once that approval
+/// is decided, the same call asks anew, and a replayed round answers nothing.
+fn approval_key(asked: &ApprovalRequired) -> String {
+    format!("approval-{}", asked.approval_id)
+}
 
 /// `result`, or, when it defers the call for approval and the client can ask its
 /// user, the outcome of the user's decision.
@@ -40,7 +44,7 @@ pub(crate) async fn resolve(
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), json!({}));
-    let request = ElicitationRequest::new(message(&asked), schema).with_key(APPROVAL_KEY);
+    let request = ElicitationRequest::new(message(&asked), schema).with_key(approval_key(&asked));
     let approve = match client.elicit(request).await {
         Ok(ElicitationResponse::Accept(_)) => true,
         Ok(ElicitationResponse::Decline | ElicitationResponse::Cancel) => false,

@@ -231,13 +231,12 @@ async fn another_principal_replaying_an_asked_calls_round_is_refused_and_nothing
 
     let asked = host.append(&alice, "pay 100", json!({})).await;
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
-    assert_eq!(
-        asked["result"]["inputRequests"]["approval"]["method"], "elicitation/create",
-        "{asked}"
-    );
+    let requests = asked["result"]["inputRequests"].as_object().unwrap();
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create", "{asked}");
     let state = asked["result"]["requestState"].clone();
     let accept = json!({
-        "inputResponses": { "approval": { "action": "accept" } },
+        "inputResponses": { key.as_str(): { "action": "accept" } },
         "requestState": state,
     });
     let pending = host.approvals.store().list().unwrap();
@@ -272,9 +271,21 @@ async fn another_principal_replaying_an_asked_calls_round_is_refused_and_nothing
     assert_eq!(approved.len(), 1, "{approved:?}");
     assert_eq!(approved[0].principal, "alice");
     // Alice's round, replayed by Bob after the call ran, runs nothing more.
-    let again = host.append(&bob, "pay 100", accept).await;
+    let again = host.append(&bob, "pay 100", accept.clone()).await;
     assert!(refused(&again), "refused: {again}");
     assert_eq!(host.entries(), ["pay 100"]);
+    // Nor by Alice herself: the answer was to that approval, which is spent; the same
+    // call again is a new approval, and her user is asked anew.
+    let replayed_by_alice = host.append(&alice, "pay 100", accept).await;
+    assert_eq!(
+        replayed_by_alice["result"]["resultType"], "input_required",
+        "{replayed_by_alice}"
+    );
+    assert_eq!(
+        host.entries(),
+        ["pay 100"],
+        "a replayed answer ran the call again"
+    );
 
     let decided: Vec<(String, Option<String>)> = host
         .audit

@@ -188,6 +188,16 @@ fn call_2026(served: &mut Served, arguments: Value, more: Value) -> Value {
     served.request("tools/call", params, |_| None).1
 }
 
+/// The retry of `round` (an `input_required` result asking one question) with `action`
+/// as its answer.
+fn answer(round: &Value, action: &str) -> Value {
+    let requests = round["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{round}");
+    let key = requests.keys().next().unwrap();
+    json!({ "inputResponses": { key.as_str(): { "action": action } },
+            "requestState": round["result"]["requestState"] })
+}
+
 #[test]
 fn under_2026_07_28_each_round_of_one_call_is_one_pending_approval() {
     let workspace = with_policy(ASK_CREATE);
@@ -206,12 +216,11 @@ fn under_2026_07_28_each_round_of_one_call_is_one_pending_approval() {
     let pending = json_of(&holon(ws, &["approvals", "list", "--json"]));
     assert_eq!(pending.as_array().unwrap().len(), 1, "{pending}");
 
-    let accepted = call_2026(
-        &mut served,
-        arguments,
-        json!({ "inputResponses": { "approval": { "action": "accept" } },
-                "requestState": second["result"]["requestState"] }),
+    assert_eq!(
+        first["result"]["inputRequests"], second["result"]["inputRequests"],
+        "one question, asked again"
     );
+    let accepted = call_2026(&mut served, arguments, answer(&second, "accept"));
     assert_eq!(accepted["result"]["isError"], false, "{accepted}");
     assert_eq!(work_items(ws), 1);
     let pending = json_of(&holon(ws, &["approvals", "list", "--json"]));
@@ -231,7 +240,12 @@ fn under_2026_07_28_the_question_is_a_round_bound_to_the_call() {
 
     let first = call_2026(&mut served, arguments.clone(), json!({}));
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
-    let asked = &first["result"]["inputRequests"]["approval"];
+    let asked = first["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
     assert_eq!(asked["method"], "elicitation/create", "{first}");
     assert!(
         asked["params"]["message"]
@@ -240,38 +254,31 @@ fn under_2026_07_28_the_question_is_a_round_bound_to_the_call() {
             .contains("CreateWorkItem"),
         "{first}"
     );
-    let state = first["result"]["requestState"].clone();
     assert_eq!(work_items(ws), 0);
 
     // The answer on a call with other arguments does not run either call.
     let mut altered = arguments.clone();
     altered["objective"] = json!("something else");
-    let replayed = call_2026(
-        &mut served,
-        altered,
-        json!({ "inputResponses": { "approval": { "action": "accept" } }, "requestState": state }),
-    );
+    let replayed = call_2026(&mut served, altered, answer(&first, "accept"));
     assert!(replayed.get("error").is_some(), "refused: {replayed}");
     assert_eq!(work_items(ws), 0, "the altered call did not run");
 
-    let accepted = call_2026(
-        &mut served,
-        arguments.clone(),
-        json!({ "inputResponses": { "approval": { "action": "accept" } }, "requestState": state }),
-    );
+    let accepted = call_2026(&mut served, arguments.clone(), answer(&first, "accept"));
     assert_eq!(
         accepted["result"]["structuredContent"]["work_item"]["objective"], "ship",
         "{accepted}"
     );
     assert_eq!(work_items(ws), 1, "the accepted call ran once");
+    // The same answer replayed asks anew: that approval is spent.
+    let replayed = call_2026(&mut served, arguments.clone(), answer(&first, "accept"));
+    assert_eq!(
+        replayed["result"]["resultType"], "input_required",
+        "{replayed}"
+    );
+    assert_eq!(work_items(ws), 1, "the replayed answer ran nothing");
 
     let again = call_2026(&mut served, arguments.clone(), json!({}));
-    let declined = call_2026(
-        &mut served,
-        arguments,
-        json!({ "inputResponses": { "approval": { "action": "decline" } },
-                "requestState": again["result"]["requestState"] }),
-    );
+    let declined = call_2026(&mut served, arguments, answer(&again, "decline"));
     assert_eq!(error_kind(&declined), "approval_denied", "{declined}");
     assert_eq!(work_items(ws), 1, "the declined call did not run");
 }
