@@ -203,20 +203,6 @@ impl ApprovalStore for MemoryApprovalStore {
         Ok(calls)
     }
 
-    fn find_pending(
-        &self,
-        like: &PendingCall,
-        now_ms: i64,
-    ) -> Result<Option<PendingCall>, ApprovalStoreError> {
-        Ok(self
-            .memory()
-            .calls
-            .values()
-            .filter(|call| call.is_open_at(now_ms) && call.binds_like(like))
-            .max_by(|a, b| a.created_at_ms.cmp(&b.created_at_ms).then(a.id.cmp(&b.id)))
-            .cloned())
-    }
-
     fn claim(
         &self,
         id: &str,
