@@ -600,8 +600,9 @@ impl ApprovalStore for TamperingStore {
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError> {
-        self.inner.claim(id, to, message)
+        self.inner.claim(id, to, message, decided_by)
     }
     fn record_outcome(&self, id: &str, outcome: &Value) -> Result<(), ApprovalStoreError> {
         self.inner.record_outcome(id, outcome)

@@ -18,7 +18,7 @@ fn json_failed(doing: &str) -> impl FnOnce(serde_json::Error) -> ApprovalStoreEr
 }
 
 const COLUMNS: &str = "id, tool, arguments_json, arguments_sha256, principal, caller, session, \
-families_json, reason, created_at_ms, expires_at_ms, state, message, outcome_json";
+families_json, reason, created_at_ms, expires_at_ms, state, message, outcome_json, decided_by";
 
 /// A stored row as a call; a row that does not read back is an error, never a guess.
 fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
@@ -61,6 +61,7 @@ fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
         })?,
         message: row.get(12)?,
         outcome: outcome.map(|text| json(13, text)).transpose()?,
+        decided_by: row.get(14)?,
     })
 }
 
@@ -70,7 +71,7 @@ impl ApprovalStore for Store {
         let families = serde_json::to_string(&call.families).map_err(json_failed(DOING))?;
         self.connection()
             .execute(
-                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
+                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
                 params![
                     call.id,
                     call.tool,
@@ -86,6 +87,7 @@ impl ApprovalStore for Store {
                     call.state.as_str(),
                     call.message,
                     call.outcome.as_ref().map(Value::to_string),
+                    call.decided_by,
                 ],
             )
             .map_err(failed(DOING))?;
@@ -151,12 +153,14 @@ impl ApprovalStore for Store {
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError> {
         let changed = self
             .connection()
             .execute(
-                "UPDATE approvals SET state = ?2, message = ?3 WHERE id = ?1 AND state = 'pending'",
-                params![id, to.as_str(), message],
+                "UPDATE approvals SET state = ?2, message = ?3, decided_by = ?4
+                 WHERE id = ?1 AND state = 'pending'",
+                params![id, to.as_str(), message, decided_by],
             )
             .map_err(failed("claiming an asked call"))?;
         Ok(changed == 1)

@@ -154,6 +154,7 @@ impl Approvals {
             expires_at_ms: created_at_ms.saturating_add(ttl),
             state: ApprovalState::Pending,
             message: None,
+            decided_by: None,
             outcome: None,
         };
         match self.store.find_pending(&call, created_at_ms) {
@@ -329,7 +330,10 @@ impl Approvals {
         } else {
             ApprovalState::Denied
         };
-        match self.store.claim(id, to, decision.message.as_deref()) {
+        match self
+            .store
+            .claim(id, to, decision.message.as_deref(), &decision.decided_by)
+        {
             Ok(true) => Ok(call),
             Ok(false) => refuse(
                 "approval_already_decided",

@@ -69,6 +69,9 @@ pub struct PendingCall {
     pub state: ApprovalState,
     /// The operator's message with the decision.
     pub message: Option<String>,
+    /// Who decided it (the signed decision's `decided_by`), once it is decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
     /// The result envelope of the approved run, or the denial, once there is one.
     pub outcome: Option<Value>,
 }
@@ -136,13 +139,15 @@ pub trait ApprovalStore: Send + Sync {
             .find(|call| call.is_open_at(now_ms) && call.binds_like(like)))
     }
 
-    /// Moves the call `id` from `pending` to `to` with the operator's `message`, if
-    /// and only if it is pending now, atomically: whether this claim did it.
+    /// Moves the call `id` from `pending` to `to` with the operator's `message` and
+    /// who decided (`decided_by`), if and only if it is pending now, atomically:
+    /// whether this claim did it.
     fn claim(
         &self,
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError>;
 
     /// Records the outcome (a result envelope) of the claimed call `id`.
@@ -208,12 +213,14 @@ impl ApprovalStore for MemoryApprovalStore {
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError> {
         let mut memory = self.memory();
         match memory.calls.get_mut(id) {
             Some(call) if call.state == ApprovalState::Pending => {
                 call.state = to;
                 call.message = message.map(str::to_string);
+                call.decided_by = Some(decided_by.to_string());
                 Ok(true)
             }
             _ => Ok(false),
