@@ -503,6 +503,33 @@ fn the_audit_record_names_who_decided_and_a_grant_names_who_granted_it() {
 }
 
 #[test]
+fn a_call_a_standing_grant_allows_names_the_grants_author_in_its_audit_record() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let id = host.ask().await;
+        let approval = host
+            .approvals
+            .sign(&id, true, Standing::Principal, None, "ada")
+            .unwrap();
+        assert!(host.decide(&approval).await.unwrap().is_success());
+        let grants = host.approvals.store().grants().unwrap();
+        assert_eq!(grants[0].granted_by.as_deref(), Some("ada"));
+
+        let later = host
+            .call(&host.context(), "Bump", json!({ "label": "b" }))
+            .await;
+        assert!(later.is_success(), "{later:?}");
+        assert_eq!(host.runs(), 2);
+        let records = host.deciders();
+        assert_eq!(
+            records.last(),
+            Some(&("allowed".to_string(), Some("ada".to_string()))),
+            "{records:?}"
+        );
+    });
+}
+
+#[test]
 fn a_call_asked_again_while_pending_reuses_its_approval() {
     rt().block_on(async {
         let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));

@@ -423,7 +423,8 @@ fn grant_of(call: &PendingCall, decision: &SignedDecision) -> Option<Rule> {
         .because(format!(
             "granted by {} with approval {}",
             decision.decided_by, call.id
-        ));
+        ))
+        .granted_by(decision.decided_by.clone());
     match decision.standing {
         Standing::Once => None,
         Standing::Session => call
@@ -451,6 +452,7 @@ fn observe(
         elapsed: Duration::ZERO,
         context,
         decision,
+        granted_by: None,
     });
 }
 
