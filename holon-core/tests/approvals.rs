@@ -530,6 +530,33 @@ fn a_call_a_standing_grant_allows_names_the_grants_author_in_its_audit_record() 
 }
 
 #[test]
+fn identical_calls_asked_at_once_store_one_pending_approval() {
+    const THREADS: usize = 8;
+    const ROUNDS: usize = 25;
+    let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+    for round in 0..ROUNDS {
+        let barrier = std::sync::Barrier::new(THREADS);
+        let input = json!({ "label": format!("round {round}") });
+        let ids: Vec<String> = std::thread::scope(|scope| {
+            let asks: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let runtime = rt();
+                        let context = host.context();
+                        barrier.wait();
+                        approval_id(&runtime.block_on(host.call(&context, "Bump", input.clone())))
+                    })
+                })
+                .collect();
+            asks.into_iter().map(|ask| ask.join().unwrap()).collect()
+        });
+        assert!(ids.iter().all(|id| id == &ids[0]), "round {round}: {ids:?}");
+    }
+    assert_eq!(host.approvals.store().list().unwrap().len(), ROUNDS);
+    assert_eq!(host.runs(), 0);
+}
+
+#[test]
 fn a_call_asked_again_while_pending_reuses_its_approval() {
     rt().block_on(async {
         let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
@@ -611,6 +638,13 @@ struct TamperingStore {
 impl ApprovalStore for TamperingStore {
     fn insert(&self, call: &PendingCall) -> Result<(), ApprovalStoreError> {
         self.inner.insert(call)
+    }
+    fn insert_unless_pending(
+        &self,
+        call: &PendingCall,
+        now_ms: i64,
+    ) -> Result<PendingCall, ApprovalStoreError> {
+        self.inner.insert_unless_pending(call, now_ms)
     }
     fn get(&self, id: &str) -> Result<Option<PendingCall>, ApprovalStoreError> {
         let mut call = self.inner.get(id)?;
