@@ -126,6 +126,8 @@ impl AuditRecord {
                     .state::<DecidedBy>()
                     .ok()
                     .map(|decided| decided.0.clone()),
+                // A standing grant's author allowed it, where one did.
+                Decision::Allowed => execution.granted_by.map(str::to_string),
                 _ => None,
             },
             duration_us: u64::try_from(execution.elapsed.as_micros()).unwrap_or(u64::MAX),

@@ -41,6 +41,11 @@ pub struct Execution<'a> {
     pub context: &'a ToolContext,
     /// What the policy (and the operator) made of the call.
     pub decision: crate::decision::Decision,
+    /// Who allowed an [allowed](crate::decision::Decision::Allowed) call: the author
+    /// of the standing grant that let it run ([`Rule::granted_by`]), if one did.
+    ///
+    /// [`Rule::granted_by`]: crate::policy::Rule::granted_by
+    pub granted_by: Option<&'a str>,
 }
 
 /// The context of a call: who calls, which families they may use, and the state the

@@ -245,6 +245,7 @@ impl Registry {
         });
         // Set by the policy's gate; read only by the observer.
         let mut decision = gate.decision();
+        let mut granted_by = None;
         // Not `resolve`: its `Result` would be kept across the call's `await`.
         let mut result = 'call: {
             match self.allowed(context, &name) {
@@ -253,7 +254,10 @@ impl Registry {
                     let arguments = match (gate, context.approvals()) {
                         (Gate::Consult, Some(approvals)) => {
                             match consult(approvals, entry, context, arguments) {
-                                Consulted::Run(arguments) => arguments,
+                                Consulted::Run(arguments, grant) => {
+                                    granted_by = grant;
+                                    arguments
+                                }
                                 Consulted::Answered(answer, decided) => {
                                     decision = decided;
                                     break 'call answer;
@@ -309,6 +313,7 @@ impl Registry {
                 elapsed: observed.started.elapsed(),
                 context,
                 decision,
+                granted_by: granted_by.as_deref(),
             });
         }
         result
@@ -428,8 +433,9 @@ impl Gate {
 
 /// What the host's policy made of a call before it runs.
 enum Consulted<'t> {
-    /// Run it, with these arguments.
-    Run(Arguments<'t>),
+    /// Run it, with these arguments; allowed by the standing grant of the operator
+    /// named, if one did.
+    Run(Arguments<'t>, Option<String>),
     /// Do not run it: this is the answer (a refusal, or the deferred envelope of a
     /// call stored for the operator).
     Answered(ToolResult, Decision),
@@ -445,7 +451,10 @@ fn consult<'t>(
 ) -> Consulted<'t> {
     let evaluation = approvals.evaluate(entry, context);
     match evaluation.verdict {
-        Verdict::Allow => Consulted::Run(arguments),
+        Verdict::Allow => {
+            let granted_by = evaluation.rule.and_then(|rule| rule.granted_by);
+            Consulted::Run(arguments, granted_by)
+        }
         Verdict::Deny => {
             arguments.dispose();
             let error = ToolError::new(

@@ -503,6 +503,60 @@ fn the_audit_record_names_who_decided_and_a_grant_names_who_granted_it() {
 }
 
 #[test]
+fn a_call_a_standing_grant_allows_names_the_grants_author_in_its_audit_record() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let id = host.ask().await;
+        let approval = host
+            .approvals
+            .sign(&id, true, Standing::Principal, None, "ada")
+            .unwrap();
+        assert!(host.decide(&approval).await.unwrap().is_success());
+        let grants = host.approvals.store().grants().unwrap();
+        assert_eq!(grants[0].granted_by.as_deref(), Some("ada"));
+
+        let later = host
+            .call(&host.context(), "Bump", json!({ "label": "b" }))
+            .await;
+        assert!(later.is_success(), "{later:?}");
+        assert_eq!(host.runs(), 2);
+        let records = host.deciders();
+        assert_eq!(
+            records.last(),
+            Some(&("allowed".to_string(), Some("ada".to_string()))),
+            "{records:?}"
+        );
+    });
+}
+
+#[test]
+fn identical_calls_asked_at_once_store_one_pending_approval() {
+    const THREADS: usize = 8;
+    const ROUNDS: usize = 25;
+    let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+    for round in 0..ROUNDS {
+        let barrier = std::sync::Barrier::new(THREADS);
+        let input = json!({ "label": format!("round {round}") });
+        let ids: Vec<String> = std::thread::scope(|scope| {
+            let asks: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let runtime = rt();
+                        let context = host.context();
+                        barrier.wait();
+                        approval_id(&runtime.block_on(host.call(&context, "Bump", input.clone())))
+                    })
+                })
+                .collect();
+            asks.into_iter().map(|ask| ask.join().unwrap()).collect()
+        });
+        assert!(ids.iter().all(|id| id == &ids[0]), "round {round}: {ids:?}");
+    }
+    assert_eq!(host.approvals.store().list().unwrap().len(), ROUNDS);
+    assert_eq!(host.runs(), 0);
+}
+
+#[test]
 fn a_call_asked_again_while_pending_reuses_its_approval() {
     rt().block_on(async {
         let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
@@ -585,6 +639,13 @@ impl ApprovalStore for TamperingStore {
     fn insert(&self, call: &PendingCall) -> Result<(), ApprovalStoreError> {
         self.inner.insert(call)
     }
+    fn insert_unless_pending(
+        &self,
+        call: &PendingCall,
+        now_ms: i64,
+    ) -> Result<PendingCall, ApprovalStoreError> {
+        self.inner.insert_unless_pending(call, now_ms)
+    }
     fn get(&self, id: &str) -> Result<Option<PendingCall>, ApprovalStoreError> {
         let mut call = self.inner.get(id)?;
         if let (Some(call), Some(arguments)) = (&mut call, &*self.alter.lock().unwrap()) {
@@ -600,8 +661,9 @@ impl ApprovalStore for TamperingStore {
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError> {
-        self.inner.claim(id, to, message)
+        self.inner.claim(id, to, message, decided_by)
     }
     fn record_outcome(&self, id: &str, outcome: &Value) -> Result<(), ApprovalStoreError> {
         self.inner.record_outcome(id, outcome)

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::{Request, Response, StatusCode};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -185,7 +185,14 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
                     {
                         return Ok(refused);
                     }
-                    Ok(service.handle(request).await)
+                    let closing = request.method() == Method::DELETE;
+                    let mut response = service.handle(request).await;
+                    // rmcp answers a closed session 202; MCP clients (the official
+                    // Python SDK's among them) expect 200 or 204, and its server says 200.
+                    if closing && response.status() == StatusCode::ACCEPTED {
+                        *response.status_mut() = StatusCode::OK;
+                    }
+                    Ok(response)
                 }
             });
             // A connection that fails (the client went away) ends only itself. One

@@ -1,13 +1,14 @@
 //! The runtime's [`ApprovalStore`]: asked calls and the operator's standing grants in
 //! the SQLite store, so that they survive a restart and every process on the state
 //! directory sees the same ones. A claim is one conditional `UPDATE`: of concurrent
-//! claims of a call, from threads or processes, exactly one changes its row.
+//! claims of a call, from threads or processes, exactly one changes its row. Storing
+//! an asked call unless the same one is pending is one write transaction.
 
 use holon_core::policy::{ApprovalState, ApprovalStore, ApprovalStoreError, PendingCall, Rule};
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value;
 
-use crate::store::Store;
+use crate::store::{Store, begin_write};
 
 fn failed(doing: &str) -> impl FnOnce(rusqlite::Error) -> ApprovalStoreError + '_ {
     move |error| ApprovalStoreError(format!("{doing}: {error}"))
@@ -18,7 +19,7 @@ fn json_failed(doing: &str) -> impl FnOnce(serde_json::Error) -> ApprovalStoreEr
 }
 
 const COLUMNS: &str = "id, tool, arguments_json, arguments_sha256, principal, caller, session, \
-families_json, reason, created_at_ms, expires_at_ms, state, message, outcome_json";
+families_json, reason, created_at_ms, expires_at_ms, state, message, outcome_json, decided_by";
 
 /// A stored row as a call; a row that does not read back is an error, never a guess.
 fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
@@ -61,16 +62,17 @@ fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
         })?,
         message: row.get(12)?,
         outcome: outcome.map(|text| json(13, text)).transpose()?,
+        decided_by: row.get(14)?,
     })
 }
 
-impl ApprovalStore for Store {
-    fn insert(&self, call: &PendingCall) -> Result<(), ApprovalStoreError> {
-        const DOING: &str = "storing an asked call";
-        let families = serde_json::to_string(&call.families).map_err(json_failed(DOING))?;
-        self.connection()
+/// Stores `call` on `connection`.
+fn insert_on(connection: &Connection, call: &PendingCall) -> Result<(), ApprovalStoreError> {
+    const DOING: &str = "storing an asked call";
+    let families = serde_json::to_string(&call.families).map_err(json_failed(DOING))?;
+    connection
             .execute(
-                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
+                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
                 params![
                     call.id,
                     call.tool,
@@ -86,10 +88,68 @@ impl ApprovalStore for Store {
                     call.state.as_str(),
                     call.message,
                     call.outcome.as_ref().map(Value::to_string),
+                    call.decided_by,
                 ],
             )
             .map_err(failed(DOING))?;
-        Ok(())
+    Ok(())
+}
+
+/// The newest call on `connection` bound like `like` and open at `now_ms`.
+fn find_pending_on(
+    connection: &Connection,
+    like: &PendingCall,
+    now_ms: i64,
+) -> Result<Option<PendingCall>, ApprovalStoreError> {
+    const DOING: &str = "looking for the same pending call";
+    // The partial index `approvals_pending` (migration 11) answers it.
+    let mut statement = connection
+        .prepare(&format!(
+            "SELECT {COLUMNS} FROM approvals
+             WHERE state = 'pending' AND arguments_sha256 = ?1 AND principal = ?2
+               AND tool = ?3 AND expires_at_ms > ?4
+             ORDER BY created_at_ms DESC, id DESC"
+        ))
+        .map_err(failed(DOING))?;
+    let rows = statement
+        .query_map(
+            params![like.arguments_sha256, like.principal, like.tool, now_ms],
+            call_of,
+        )
+        .map_err(failed(DOING))?;
+    for row in rows {
+        let call = row.map_err(failed(DOING))?;
+        if call.binds_like(like) {
+            return Ok(Some(call));
+        }
+    }
+    Ok(None)
+}
+
+impl ApprovalStore for Store {
+    fn insert(&self, call: &PendingCall) -> Result<(), ApprovalStoreError> {
+        insert_on(&self.connection(), call)
+    }
+
+    fn insert_unless_pending(
+        &self,
+        call: &PendingCall,
+        now_ms: i64,
+    ) -> Result<PendingCall, ApprovalStoreError> {
+        const DOING: &str = "storing an asked call unless it is pending";
+        let mut connection = self.connection();
+        // The write lock is taken before the lookup: another process asking the same
+        // call waits for it (busy timeout), then finds this one.
+        let transaction = begin_write(&mut connection).map_err(failed(DOING))?;
+        let stored = match find_pending_on(&transaction, call, now_ms)? {
+            Some(open) => open,
+            None => {
+                insert_on(&transaction, call)?;
+                call.clone()
+            }
+        };
+        transaction.commit().map_err(failed(DOING))?;
+        Ok(stored)
     }
 
     fn get(&self, id: &str) -> Result<Option<PendingCall>, ApprovalStoreError> {
@@ -120,30 +180,7 @@ impl ApprovalStore for Store {
         like: &PendingCall,
         now_ms: i64,
     ) -> Result<Option<PendingCall>, ApprovalStoreError> {
-        const DOING: &str = "looking for the same pending call";
-        let connection = self.connection();
-        // The partial index `approvals_pending` (migration 11) answers it.
-        let mut statement = connection
-            .prepare(&format!(
-                "SELECT {COLUMNS} FROM approvals
-                 WHERE state = 'pending' AND arguments_sha256 = ?1 AND principal = ?2
-                   AND tool = ?3 AND expires_at_ms > ?4
-                 ORDER BY created_at_ms DESC, id DESC"
-            ))
-            .map_err(failed(DOING))?;
-        let rows = statement
-            .query_map(
-                params![like.arguments_sha256, like.principal, like.tool, now_ms],
-                call_of,
-            )
-            .map_err(failed(DOING))?;
-        for row in rows {
-            let call = row.map_err(failed(DOING))?;
-            if call.binds_like(like) {
-                return Ok(Some(call));
-            }
-        }
-        Ok(None)
+        find_pending_on(&self.connection(), like, now_ms)
     }
 
     fn claim(
@@ -151,12 +188,14 @@ impl ApprovalStore for Store {
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError> {
         let changed = self
             .connection()
             .execute(
-                "UPDATE approvals SET state = ?2, message = ?3 WHERE id = ?1 AND state = 'pending'",
-                params![id, to.as_str(), message],
+                "UPDATE approvals SET state = ?2, message = ?3, decided_by = ?4
+                 WHERE id = ?1 AND state = 'pending'",
+                params![id, to.as_str(), message, decided_by],
             )
             .map_err(failed("claiming an asked call"))?;
         Ok(changed == 1)

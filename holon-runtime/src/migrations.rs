@@ -167,4 +167,9 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: "CREATE INDEX approvals_pending ON approvals (arguments_sha256, principal)
               WHERE state = 'pending';",
     },
+    Migration {
+        version: 12,
+        name: "who decided an asked call",
+        sql: "ALTER TABLE approvals ADD COLUMN decided_by TEXT;",
+    },
 ];

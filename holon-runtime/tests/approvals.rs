@@ -171,6 +171,47 @@ fn the_same_call_asked_again_reuses_its_stored_approval_across_a_restart() {
     assert_eq!(runs(&log), 0);
 }
 
+#[test]
+fn identical_calls_asked_at_once_store_one_pending_approval() {
+    const THREADS: usize = 8;
+    const ROUNDS: usize = 10;
+    let home = tempfile::tempdir().unwrap();
+    let (state, log) = (home.path().join("state"), home.path().join("runs"));
+    // A runtime a thread, each with its own connection, as processes would be.
+    let runtimes: Vec<Arc<Runtime>> = (0..THREADS)
+        .map(|_| open(home.path(), &state, Some(ask_destructive())))
+        .collect();
+    for round in 0..ROUNDS {
+        let barrier = std::sync::Barrier::new(THREADS);
+        let label = format!("round {round}");
+        let ids: Vec<String> = std::thread::scope(|scope| {
+            let asks: Vec<_> = runtimes
+                .iter()
+                .map(|runtime| {
+                    scope.spawn(|| {
+                        let context = runtime
+                            .context(FamilyPolicy::all())
+                            .with_state(RunLog(log.clone()));
+                        let call = ToolCall::new("Bump", json!({ "label": label }));
+                        let executor = rt();
+                        barrier.wait();
+                        let result = executor.block_on(Registry::global().dispatch(&context, call));
+                        match result.deferral() {
+                            Some(Deferral::ApprovalRequired(asked)) => asked.approval_id.clone(),
+                            _ => panic!("not deferred: {result:?}"),
+                        }
+                    })
+                })
+                .collect();
+            asks.into_iter().map(|ask| ask.join().unwrap()).collect()
+        });
+        assert!(ids.iter().all(|id| id == &ids[0]), "round {round}: {ids:?}");
+    }
+    let stored = runtimes[0].approvals().unwrap().store().list().unwrap();
+    assert_eq!(stored.len(), ROUNDS, "{stored:?}");
+    assert_eq!(runs(&log), 0);
+}
+
 const CHILD_STATE: &str = "HOLON_APPROVAL_TEST_STATE";
 
 /// How many calls the two processes race on.

@@ -620,13 +620,9 @@ async fn main() -> ExitCode {
     if cli.stdio {
         return serve_stdio(server).await;
     }
-    let options = HttpOptions {
-        addr: cli.http,
-        no_auth: cli.no_auth,
-        token_file: cli.token_file,
-        allow_origins: Vec::new(),
-        limits: holon_mcp::HttpLimits::default(),
-        oauth: None,
-    };
+    // Through `new`: the fields behind holon-mcp's features are its defaults.
+    let mut options = HttpOptions::new(cli.http);
+    options.no_auth = cli.no_auth;
+    options.token_file = cli.token_file;
     serve_http(server, options).await
 }

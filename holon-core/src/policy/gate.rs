@@ -154,14 +154,9 @@ impl Approvals {
             expires_at_ms: created_at_ms.saturating_add(ttl),
             state: ApprovalState::Pending,
             message: None,
+            decided_by: None,
             outcome: None,
         };
-        match self.store.find_pending(&call, created_at_ms) {
-            Ok(Some(asked)) => return deferred_result(entry.name, asked),
-            Ok(None) => {}
-            // Not found is not fatal: storing the call anew is the safe side.
-            Err(error) => eprintln!("holon: the pending calls could not be searched: {error}"),
-        }
         let mut id = [0u8; 16];
         if let Err(error) = getrandom::fill(&mut id) {
             return ToolResult::from_error(
@@ -170,14 +165,15 @@ impl Approvals {
             );
         }
         call.id = to_hex(&id);
-        if let Err(error) = self.store.insert(&call) {
-            return ToolResult::from_error(
+        // The same call still pending is reused, in the same step that stores a new one.
+        match self.store.insert_unless_pending(&call, created_at_ms) {
+            Ok(stored) => deferred_result(entry.name, stored),
+            Err(error) => ToolResult::from_error(
                 entry.name,
                 ToolError::new(ToolErrorKind::INTERNAL_ERROR, error.to_string())
                     .with_hint("the call needs the operator's approval, and could not be stored for it; nothing ran"),
-            );
+            ),
         }
-        deferred_result(entry.name, call)
     }
 
     /// The operator's side: a decision on the pending call `id`, bound to its
@@ -329,7 +325,10 @@ impl Approvals {
         } else {
             ApprovalState::Denied
         };
-        match self.store.claim(id, to, decision.message.as_deref()) {
+        match self
+            .store
+            .claim(id, to, decision.message.as_deref(), &decision.decided_by)
+        {
             Ok(true) => Ok(call),
             Ok(false) => refuse(
                 "approval_already_decided",
@@ -419,7 +418,8 @@ fn grant_of(call: &PendingCall, decision: &SignedDecision) -> Option<Rule> {
         .because(format!(
             "granted by {} with approval {}",
             decision.decided_by, call.id
-        ));
+        ))
+        .granted_by(decision.decided_by.clone());
     match decision.standing {
         Standing::Once => None,
         Standing::Session => call
@@ -447,6 +447,7 @@ fn observe(
         elapsed: Duration::ZERO,
         context,
         decision,
+        granted_by: None,
     });
 }
 

@@ -69,6 +69,9 @@ pub struct PendingCall {
     pub state: ApprovalState,
     /// The operator's message with the decision.
     pub message: Option<String>,
+    /// Who decided it (the signed decision's `decided_by`), once it is decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
     /// The result envelope of the approved run, or the denial, once there is one.
     pub outcome: Option<Value>,
 }
@@ -121,10 +124,9 @@ pub trait ApprovalStore: Send + Sync {
     fn list(&self) -> Result<Vec<PendingCall>, ApprovalStoreError>;
 
     /// The newest call that [binds like](PendingCall::binds_like) `like` and is still
-    /// open (pending, unexpired) at `now_ms`, if one is stored: the dispatcher reuses
-    /// it for a call asked again (a retried round of MCP 2026-07-28, say) instead of
-    /// storing one more. The default reads [`ApprovalStore::list`]; a store with an
-    /// index does better.
+    /// open (pending, unexpired) at `now_ms`, if one is stored. (The dispatcher
+    /// looks and stores in one step, [`ApprovalStore::insert_unless_pending`].) The
+    /// default reads [`ApprovalStore::list`]; a store with an index does better.
     fn find_pending(
         &self,
         like: &PendingCall,
@@ -136,13 +138,25 @@ pub trait ApprovalStore: Send + Sync {
             .find(|call| call.is_open_at(now_ms) && call.binds_like(like)))
     }
 
-    /// Moves the call `id` from `pending` to `to` with the operator's `message`, if
-    /// and only if it is pending now, atomically: whether this claim did it.
+    /// Stores `call` as pending unless a call that [binds like](PendingCall::binds_like)
+    /// it is still open at `now_ms`, as one atomic step: of any number of identical
+    /// calls asked at once (threads, processes), one is stored and every other gets
+    /// it. Returns the stored call: the open one found, else `call`.
+    fn insert_unless_pending(
+        &self,
+        call: &PendingCall,
+        now_ms: i64,
+    ) -> Result<PendingCall, ApprovalStoreError>;
+
+    /// Moves the call `id` from `pending` to `to` with the operator's `message` and
+    /// who decided (`decided_by`), if and only if it is pending now, atomically:
+    /// whether this claim did it.
     fn claim(
         &self,
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError>;
 
     /// Records the outcome (a result envelope) of the claimed call `id`.
@@ -197,6 +211,31 @@ impl ApprovalStore for MemoryApprovalStore {
         Ok(self.memory().calls.get(id).cloned())
     }
 
+    fn insert_unless_pending(
+        &self,
+        call: &PendingCall,
+        now_ms: i64,
+    ) -> Result<PendingCall, ApprovalStoreError> {
+        // One lock over the lookup and the insert.
+        let mut memory = self.memory();
+        let open = memory
+            .calls
+            .values()
+            .filter(|stored| stored.is_open_at(now_ms) && stored.binds_like(call))
+            .max_by(|a, b| a.created_at_ms.cmp(&b.created_at_ms).then(a.id.cmp(&b.id)));
+        if let Some(open) = open {
+            return Ok(open.clone());
+        }
+        if memory.calls.contains_key(&call.id) {
+            return Err(ApprovalStoreError(format!(
+                "an approval with the id {} exists already",
+                call.id
+            )));
+        }
+        memory.calls.insert(call.id.clone(), call.clone());
+        Ok(call.clone())
+    }
+
     fn list(&self) -> Result<Vec<PendingCall>, ApprovalStoreError> {
         let mut calls: Vec<_> = self.memory().calls.values().cloned().collect();
         calls.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(b.id.cmp(&a.id)));
@@ -208,12 +247,14 @@ impl ApprovalStore for MemoryApprovalStore {
         id: &str,
         to: ApprovalState,
         message: Option<&str>,
+        decided_by: &str,
     ) -> Result<bool, ApprovalStoreError> {
         let mut memory = self.memory();
         match memory.calls.get_mut(id) {
             Some(call) if call.state == ApprovalState::Pending => {
                 call.state = to;
                 call.message = message.map(str::to_string);
+                call.decided_by = Some(decided_by.to_string());
                 Ok(true)
             }
             _ => Ok(false),

@@ -112,6 +112,11 @@ pub struct Rule {
     /// Why, in the operator's words; shown with an `ask` and a `deny`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Who granted it, for a standing grant ("always") of an operator: the
+    /// `decided_by` of the signed decision that made it. The audit record of a call
+    /// the rule allows names them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granted_by: Option<String>,
 }
 
 impl Rule {
@@ -126,6 +131,7 @@ impl Rule {
             scope: None,
             decision,
             reason: None,
+            granted_by: None,
         }
     }
 
@@ -168,6 +174,12 @@ impl Rule {
     /// Sets the reason shown with the rule's verdict.
     pub fn because(mut self, reason: impl Into<String>) -> Self {
         self.reason = Some(reason.into());
+        self
+    }
+
+    /// Names who granted the rule (see [`Rule::granted_by`]).
+    pub fn granted_by(mut self, who: impl Into<String>) -> Self {
+        self.granted_by = Some(who.into());
         self
     }
 

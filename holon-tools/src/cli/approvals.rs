@@ -228,8 +228,13 @@ fn list(approvals: &Approvals, all: bool, json: bool) -> ExitCode {
         });
     }
     for call in calls {
+        let decided_by = call
+            .decided_by
+            .as_ref()
+            .map(|by| format!("  by={by}"))
+            .unwrap_or_default();
         emit_line(&format!(
-            "{}  {:<8}  {:<18}  {}  {}",
+            "{}  {:<8}  {:<18}  {}  {}{decided_by}",
             call.id,
             call.state.as_str(),
             call.tool,
@@ -286,6 +291,9 @@ pub(super) fn describe(call: &PendingCall) -> String {
         text.push_str(&format!("session: {session}\n"));
     }
     text.push_str(&format!("why: {}", call.reason));
+    if let Some(decided_by) = &call.decided_by {
+        text.push_str(&format!("\ndecided by: {decided_by}"));
+    }
     if let Some(message) = &call.message {
         text.push_str(&format!("\nmessage: {message}"));
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::cli_support::{holon, holon_command};
 
@@ -131,6 +131,49 @@ fn approvals_approve_runs_an_asked_call_once_and_deny_refuses_it() {
     assert_eq!(pending, Value::Array(Vec::new()));
     let all = json_of(&holon(ws, &["approvals", "list", "--all", "--json"]));
     assert_eq!(all.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn show_and_list_name_who_decided() {
+    let workspace = with_policy(ASK_CREATE);
+    let ws = workspace.path();
+    let approved = ask(ws);
+    let pending = holon(ws, &["approvals", "show", &approved]);
+    assert!(
+        !String::from_utf8_lossy(&pending.stdout).contains("decided by"),
+        "{pending:?}"
+    );
+    let ran = holon(ws, &["approvals", "approve", &approved, "--as", "ada"]);
+    assert!(ran.status.success(), "{ran:?}");
+    let denied = ask(ws);
+    let refused = holon(ws, &["approvals", "deny", &denied, "--as", "grace"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+
+    let shown = holon(ws, &["approvals", "show", &approved]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("\ndecided by: ada\n"), "{text}");
+    let shown = json_of(&holon(ws, &["approvals", "show", &denied, "--json"]));
+    assert_eq!(shown["decided_by"], "grace", "{shown}");
+
+    let listed = holon(ws, &["approvals", "list", "--all"]);
+    let lines = String::from_utf8_lossy(&listed.stdout);
+    let line_of = |id: &str| {
+        lines
+            .lines()
+            .find(|line| line.starts_with(id))
+            .unwrap_or_else(|| panic!("{id} listed: {lines}"))
+            .to_string()
+    };
+    assert!(line_of(&approved).ends_with("  by=ada"), "{lines}");
+    assert!(line_of(&denied).ends_with("  by=grace"), "{lines}");
+    let listed = json_of(&holon(ws, &["approvals", "list", "--all", "--json"]));
+    let by: Vec<&Value> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| &call["decided_by"])
+        .collect();
+    assert_eq!(by, [&json!("grace"), &json!("ada")], "{listed}");
 }
 
 #[test]

@@ -1,0 +1,116 @@
+//! A client closing its streamable HTTP session with `DELETE` (MCP 2025-11-25,
+//! transports, session management): the server answers 200, as the official Python
+//! SDK's server does and as its client expects (it logs any answer but 200, 204 or
+//! 405 as a failed termination), and the closed session is gone (404).
+
+// Tests set their fixtures up with sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use holon_core::Registry;
+use holon_core::prelude::*;
+use holon_mcp::{HttpOptions, McpServer, ServerInfo, serve_http};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::{Method, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+
+/// Answers "pong".
+#[holon_tool(family = CoreAgent)]
+fn ping_job() -> String {
+    "pong".to_string()
+}
+
+/// A server of this file's tool on streamable HTTP, without a token (loopback).
+async fn http_server() -> SocketAddr {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let registry = Registry::of_module(module_path!()).expect("the test's tool");
+    let server = McpServer::new(registry, ServerInfo::new("session-close-test", "1.0.0"));
+    let options = HttpOptions {
+        no_auth: true,
+        ..HttpOptions::new(addr)
+    };
+    tokio::spawn(serve_http(server, options));
+    for _ in 0..500 {
+        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    addr
+}
+
+/// Sends `method` to the MCP endpoint with `headers` and `body`: the status and the
+/// session id answered.
+async fn send(
+    addr: SocketAddr,
+    method: Method,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> (StatusCode, Option<String>) {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut request = Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("host", addr.to_string())
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let request = request.body(Full::new(Bytes::from(body))).unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|id| id.to_str().unwrap().to_string());
+    // Read whole, so that the exchange is over before the next one.
+    response.into_body().collect().await.unwrap();
+    (status, session)
+}
+
+#[tokio::test]
+async fn a_session_closed_with_delete_is_answered_200_and_is_gone() {
+    let addr = http_server().await;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": { "name": "session-close-test", "version": "0" },
+        },
+    });
+    let (status, session) = send(addr, Method::POST, &[], Some(&initialize)).await;
+    assert_eq!(status, StatusCode::OK);
+    let session = session.expect("a session id");
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let (status, _) = send(addr, Method::POST, &headers, Some(&initialized)).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+
+    let (status, _) = send(addr, Method::DELETE, &headers, None).await;
+    assert_eq!(status, StatusCode::OK, "the session's close");
+
+    let list = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {} });
+    let (status, _) = send(addr, Method::POST, &headers, Some(&list)).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "a request of the closed session"
+    );
+}
