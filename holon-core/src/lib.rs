@@ -63,7 +63,7 @@
 //! | `keep_doc_sections` | the doc comment's code blocks and `# Examples`/`# Panics`/`# Errors` sections reach the model too | left out |
 //! | `timeout_ms = 30000` | the tool's time limit in milliseconds; past it the call ends with `tool_timed_out` and is cancelled ([`ToolContext::with_timeout`] replaces it) | none |
 //! | `example = r#"{...}"#` (repeatable), `example_file = "path"` | input examples, each a valid call (checked when the registry is built), exported to Anthropic and MCP | none |
-//! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not |
+//! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not (with the `find-crate` feature, on by default; without it `::holon_core`) |
 //!
 //! ## Handler rules
 //!
@@ -122,12 +122,15 @@ mod result;
 mod result_check;
 pub mod schema;
 mod schema_problems;
+#[cfg(feature = "validate")]
+mod schema_violations;
 mod spec;
 mod structured;
 #[cfg(feature = "tracing")]
 mod telemetry;
 mod text_path;
 mod tool;
+#[cfg(feature = "validate")]
 mod type_hints;
 
 pub use cancel::Cancellation;

@@ -26,6 +26,7 @@ pub(crate) enum Category {
     DuplicateField,
     WrongType,
     MissingField,
+    #[cfg_attr(not(feature = "validate"), allow(dead_code))]
     Constraint,
 }
 

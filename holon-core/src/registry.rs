@@ -5,6 +5,7 @@
 //! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse, an input
 //! example that is not a valid call. A registry that fails these checks is never handed out.
 
+#[cfg(feature = "validate")]
 use crate::schema::resolve_local_ref;
 
 use rustc_hash::FxHashMap;
@@ -27,13 +28,14 @@ pub(crate) struct Entry {
     pub(crate) tool: &'static dyn Tool,
     pub(crate) definition: ToolDefinition,
     /// Compiled only when the schema says more than serde checks.
-    pub(crate) validator: Option<jsonschema::Validator>,
+    pub(crate) validator: Option<Validator>,
     /// The validator that lists every problem of a failed input; compiled on the
     /// first failure when `validator` is not there already.
-    full_validator: OnceLock<Option<jsonschema::Validator>>,
+    full_validator: OnceLock<Option<Validator>>,
     /// The validator of the result schema, for the debug builds' result check;
     /// compiled on the first result.
-    result_validator: OnceLock<Option<jsonschema::Validator>>,
+    #[cfg_attr(not(feature = "validate"), allow(dead_code))]
+    result_validator: OnceLock<Option<Validator>>,
     /// Whether JSON text can be parsed straight into the arguments: no constraint to
     /// validate on a `Value`, and every object a struct, whose derived `Deserialize`
     /// refuses a repeated key itself (a map or an any-value would keep the last).
@@ -275,11 +277,11 @@ pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -
         .map(str::to_string)
         .collect();
     let validator = if schema::needs_validation(&input_schema) {
-        match jsonschema::draft202012::new(&input_schema) {
+        match compile(&input_schema) {
             Ok(validator) => Some(validator),
-            Err(error) => {
+            Err(reason) => {
                 problems.push(format!(
-                    "tool `{name}` at {site}: its input schema does not compile: {error}"
+                    "tool `{name}` at {site}: its input schema {reason}"
                 ));
                 None
             }
@@ -324,21 +326,57 @@ pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -
 
 impl Entry {
     /// The validator of the whole input schema, for reporting every problem.
-    pub(crate) fn full_validator(&self) -> Option<&jsonschema::Validator> {
+    pub(crate) fn full_validator(&self) -> Option<&Validator> {
         if let Some(validator) = &self.validator {
             return Some(validator);
         }
         self.full_validator
-            .get_or_init(|| jsonschema::draft202012::new(&self.definition.spec.input_schema).ok())
+            .get_or_init(|| compile(&self.definition.spec.input_schema).ok())
             .as_ref()
     }
 
     /// The validator of the result schema (`None` if it does not compile).
-    pub(crate) fn result_validator(&self) -> Option<&jsonschema::Validator> {
+    #[cfg_attr(not(feature = "validate"), allow(dead_code))]
+    pub(crate) fn result_validator(&self) -> Option<&Validator> {
         self.result_validator
-            .get_or_init(|| jsonschema::draft202012::new(&self.definition.result_schema).ok())
+            .get_or_init(|| compile(&self.definition.result_schema).ok())
             .as_ref()
     }
+}
+
+/// A compiled JSON Schema (draft 2020-12), with holon-core's `validate` feature.
+#[cfg(feature = "validate")]
+pub(crate) use jsonschema::Validator;
+
+/// Without the `validate` feature there is no validator: a schema with constraints
+/// serde does not check makes the registry refuse the tool, and inputs are parsed by
+/// serde alone.
+#[cfg(not(feature = "validate"))]
+pub(crate) enum Validator {}
+
+#[cfg(not(feature = "validate"))]
+impl Validator {
+    /// Never called: no value of this type exists.
+    pub(crate) fn is_valid(&self, _value: &Value) -> bool {
+        match *self {}
+    }
+}
+
+/// Compiles `schema`; the error completes "its input schema ...".
+#[cfg(feature = "validate")]
+fn compile(schema: &Value) -> Result<Validator, String> {
+    jsonschema::draft202012::new(schema).map_err(|error| format!("does not compile: {error}"))
+}
+
+/// Without the `validate` feature no schema compiles; the error says how to get it.
+#[cfg(not(feature = "validate"))]
+fn compile(_schema: &Value) -> Result<Validator, String> {
+    Err(
+        "has constraints serde does not check (a range, a pattern, a length, a format...), \
+         which holon-core checks with the `jsonschema` crate: turn on holon-core's \
+         `validate` feature (on by default), or drop the constraint"
+            .to_string(),
+    )
 }
 
 fn is_portable_name(name: &str) -> bool {
@@ -359,6 +397,7 @@ pub(crate) fn visible_to(visibility: Visibility, runtime_access: bool) -> bool {
 /// The names of the properties the object at `path` of an input may have, per the
 /// input's `schema` (for the hints of `unknown_field` errors). Follows local `$ref`s,
 /// which recursive types keep.
+#[cfg(feature = "validate")]
 pub(crate) fn schema_properties_at<'s>(schema: &'s Value, path: &[PathStep<'_>]) -> Vec<&'s str> {
     let mut current = schema;
     for step in path {
@@ -385,6 +424,7 @@ pub(crate) fn schema_properties_at<'s>(schema: &'s Value, path: &[PathStep<'_>])
 }
 
 /// A step of an instance path.
+#[cfg(feature = "validate")]
 pub(crate) enum PathStep<'a> {
     Key(&'a str),
     Index,
@@ -392,6 +432,7 @@ pub(crate) enum PathStep<'a> {
 
 /// The schema itself, or the first `anyOf`/`oneOf` branch that is not `null`, with
 /// references resolved.
+#[cfg(feature = "validate")]
 fn object_branch<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
     let schema = resolve_local_ref(root, schema);
     if schema.get("properties").is_some() || schema.get("items").is_some() {

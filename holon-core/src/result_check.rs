@@ -1,6 +1,7 @@
 //! Debug builds check every structured result against the tool's result schema: a
 //! result type whose `Serialize` disagrees with its `JsonSchema` (a custom impl, a
-//! `serialize_with`) would otherwise publish a schema the results break.
+//! `serialize_with`) would otherwise publish a schema the results break. Only with
+//! holon-core's `validate` feature: without it there is no validator to check with.
 
 use serde_json::{Value, json};
 
@@ -14,13 +15,7 @@ pub(crate) fn check_result(entry: &Entry, result: &Structured) -> Result<(), Too
     if !cfg!(debug_assertions) {
         return Ok(());
     }
-    let Some(validator) = entry.result_validator() else {
-        return Ok(());
-    };
-    let mismatches: Vec<(String, String)> = validator
-        .iter_errors(result.as_value())
-        .map(|error| (error.instance_path().to_string(), error.to_string()))
-        .collect();
+    let mismatches = mismatches(entry, result);
     let Some((first_path, first_message)) = mismatches.first() else {
         return Ok(());
     };
@@ -44,4 +39,22 @@ pub(crate) fn check_result(entry: &Entry, result: &Structured) -> Result<(), Too
     .with_hint(
         "this is a bug in the tool, not in the call: its result type's `Serialize` and `JsonSchema` disagree",
     ))
+}
+
+/// Every place `result` breaks the result schema, as (instance path, message).
+#[cfg(feature = "validate")]
+fn mismatches(entry: &Entry, result: &Structured) -> Vec<(String, String)> {
+    let Some(validator) = entry.result_validator() else {
+        return Vec::new();
+    };
+    validator
+        .iter_errors(result.as_value())
+        .map(|error| (error.instance_path().to_string(), error.to_string()))
+        .collect()
+}
+
+/// Without the `validate` feature results are not checked (there is no validator).
+#[cfg(not(feature = "validate"))]
+fn mismatches(_entry: &Entry, _result: &Structured) -> Vec<(String, String)> {
+    Vec::new()
 }

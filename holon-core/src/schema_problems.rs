@@ -1,20 +1,13 @@
-//! The problems a tool's schema finds in an input: every violation from the
-//! validator's full error iterator, with the registry's hints (the closest field,
-//! a result field named as such).
+//! The problems of an input: what the parse found, every schema violation (with the
+//! `validate` feature, schema_violations.rs lists them) and serde's own error, with
+//! the registry's hints (a result field named as such).
 
-use jsonschema::ValidationError;
-use jsonschema::error::ValidationErrorKind;
-use jsonschema::paths::LocationSegment;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{ToolError, ToolErrorKind};
-use crate::hints::closest;
 use crate::input::InputReport;
-use crate::problems::{
-    Category, Problem, Problems, combine, join_path, missing_field, unknown_field,
-};
-use crate::registry::{Entry, PathStep, schema_properties_at};
-use crate::type_hints::wrong_type_hint;
+use crate::problems::{Category, Problem, Problems, combine};
+use crate::registry::Entry;
 
 impl InputReport for Entry {
     fn report(&self, value: &Value, found: Problems, serde: Option<Problem>) -> ToolError {
@@ -33,7 +26,10 @@ pub(crate) fn report(
     serde: Option<Problem>,
 ) -> ToolError {
     let mut found = found.into();
-    collect_schema_problems(entry, value, &mut found);
+    #[cfg(feature = "validate")]
+    crate::schema_violations::collect(entry, value, &mut found);
+    #[cfg(not(feature = "validate"))]
+    let _ = value;
     if let Some(mut serde) = serde {
         serde.error = enrich(entry, serde.error);
         let field = serde.error.field.clone();
@@ -75,210 +71,4 @@ pub(crate) fn enrich(entry: &Entry, mut error: ToolError) -> ToolError {
         ));
     }
     error
-}
-
-/// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
-fn collect_schema_problems(entry: &Entry, value: &Value, out: &mut Problems) {
-    let Some(validator) = entry.full_validator() else {
-        return;
-    };
-    for error in validator.iter_errors(value) {
-        schema_problems(entry, &error, out);
-    }
-}
-
-/// The instance path of a schema error, as a field path and as its segments.
-fn location<'e>(error: &'e ValidationError<'_>) -> (String, Vec<LocationSegment<'e>>) {
-    let segments: Vec<LocationSegment<'e>> = error.instance_path().iter().collect();
-    let mut path = String::new();
-    for segment in &segments {
-        match segment {
-            LocationSegment::Property(key) => path = join_path(&path, key),
-            LocationSegment::Index(index) => path.push_str(&format!("[{index}]")),
-        }
-    }
-    (path, segments)
-}
-
-/// The segments of a path as steps through a schema.
-fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
-    segments
-        .iter()
-        .map(|segment| match segment {
-            LocationSegment::Property(key) => PathStep::Key(key),
-            LocationSegment::Index(_) => PathStep::Index,
-        })
-        .collect()
-}
-
-/// The problems of one schema violation: an `additionalProperties` error names each
-/// unexpected field, and a failed `anyOf`/`oneOf` whose branches all but one fail
-/// on the value's type alone (an `Option<Struct>`: the struct, or null) reports the
-/// problems inside that one branch.
-fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problems) {
-    let (path, segments) = location(error);
-    let schema = &entry.definition.spec.input_schema;
-    match error.kind() {
-        ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let expected = schema_properties_at(schema, &steps(&segments));
-            for field in unexpected {
-                out.add(Category::UnknownField, || {
-                    enrich(entry, unknown_field(field, &path, &expected))
-                });
-            }
-        }
-        ValidationErrorKind::Required { property } => {
-            let property = property.as_str().unwrap_or_default();
-            out.push(Problem::new(
-                Category::MissingField,
-                missing_field(join_path(&path, property)),
-            ));
-        }
-        ValidationErrorKind::Enum { options } => {
-            let valid: Vec<&str> = options
-                .as_array()
-                .map(|values| values.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            out.push(Problem::new(
-                Category::WrongType,
-                one_of_error(path, error.instance(), valid),
-            ));
-        }
-        // An enum with documented variants is a `oneOf` of string constants.
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
-            if constant_options(context).is_some() =>
-        {
-            let valid = constant_options(context).unwrap_or_default();
-            out.push(Problem::new(
-                Category::WrongType,
-                one_of_error(path, error.instance(), valid),
-            ));
-        }
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context }
-            if only_branch_of_its_type(error, context).is_some() =>
-        {
-            for inner in only_branch_of_its_type(error, context).unwrap_or_default() {
-                schema_problems(entry, inner, out);
-            }
-        }
-        ValidationErrorKind::Type { kind } => {
-            let hint = wrong_type_hint(&path, error.instance(), kind);
-            let problem = generic(path, error).with_hint(hint);
-            out.push(Problem::new(Category::WrongType, problem));
-        }
-        _ => out.push(Problem::new(Category::Constraint, generic(path, error))),
-    }
-}
-
-/// Of the branches of a failed `anyOf`/`oneOf`, the only one that did not fail on the
-/// type of the value itself, or on its tag (a tagged enum's variant is an object whose
-/// tag field is a constant): the branch the caller meant.
-fn only_branch_of_its_type<'c>(
-    error: &ValidationError<'_>,
-    branches: &'c [Vec<ValidationError<'static>>],
-) -> Option<&'c [ValidationError<'static>]> {
-    let at = error.instance_path();
-    let depth = at.iter().count();
-    let mut meant = branches.iter().filter(|branch| {
-        !branch.iter().any(|inner| {
-            let own = inner.instance_path() == at
-                && matches!(
-                    inner.kind(),
-                    ValidationErrorKind::Type { .. }
-                        | ValidationErrorKind::Constant { .. }
-                        | ValidationErrorKind::Enum { .. }
-                );
-            // A constant one field below: another variant's tag.
-            let tag = matches!(
-                inner.kind(),
-                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
-            ) && inner.instance_path().iter().count() == depth + 1
-                && inner.instance_path().iter().take(depth).eq(at.iter());
-            own || tag
-        })
-    });
-    match (meant.next(), meant.next()) {
-        (Some(branch), None) if !branch.is_empty() => Some(branch),
-        // An externally tagged variant (`{"timer": {...}}`): the meant branch is the
-        // only one whose problems are all inside the value, the others failing on
-        // the value's own keys.
-        (Some(_), Some(_)) => {
-            let mut inside = branches.iter().filter(|branch| {
-                !branch.is_empty() && branch.iter().all(|inner| inner.instance_path() != at)
-            });
-            match (inside.next(), inside.next()) {
-                (Some(branch), None) => Some(branch),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// A violation without a dedicated message: the validator's, with the keyword.
-fn generic(path: String, error: &ValidationError<'_>) -> ToolError {
-    let subject = if path.is_empty() {
-        "the input".to_string()
-    } else {
-        format!("`{path}`")
-    };
-    let keyword = error.kind().keyword();
-    // Quote the offending value only when it is small: the message of an error about
-    // a 10 MB value must not be 10 MB.
-    let small = match error.instance().as_ref() {
-        Value::Null | Value::Bool(_) | Value::Number(_) => true,
-        Value::String(text) => text.len() <= 64,
-        Value::Array(_) | Value::Object(_) => false,
-    };
-    let message = if small {
-        format!("{subject}: {error}")
-    } else {
-        format!("{subject}: {}", error.masked_with("the value"))
-    };
-    let mut tool_error =
-        ToolError::invalid_input(message).with_details(json!({ "keyword": keyword }));
-    if !path.is_empty() {
-        tool_error = tool_error.with_field(path);
-    }
-    tool_error
-}
-
-/// The string constants of a `oneOf`/`anyOf` whose every branch failed on a `const`
-/// or `enum` of strings (the schema of an enum with documented variants).
-fn constant_options<'e>(branches: &'e [Vec<ValidationError<'static>>]) -> Option<Vec<&'e str>> {
-    let mut valid = Vec::new();
-    for branch in branches {
-        let before = valid.len();
-        for error in branch {
-            match error.kind() {
-                ValidationErrorKind::Constant { expected_value } => {
-                    valid.extend(expected_value.as_str());
-                }
-                ValidationErrorKind::Enum { options } => {
-                    valid.extend(options.as_array()?.iter().filter_map(Value::as_str));
-                }
-                _ => {}
-            }
-        }
-        if valid.len() == before {
-            return None;
-        }
-    }
-    (!valid.is_empty()).then_some(valid)
-}
-
-/// `path` must be one of the strings `valid`; `given` is what the caller sent.
-fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
-    let given = given.as_str().unwrap_or_default();
-    let hint = closest(given, valid.iter().copied());
-    let mut tool_error =
-        ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
-            .with_field(path)
-            .with_details(json!({ "expected": valid }));
-    tool_error.recovery_hint = Some(match hint {
-        Some(best) => format!("did you mean `{best}`?"),
-        None => format!("use one of: {}", valid.join(", ")),
-    });
-    tool_error
 }

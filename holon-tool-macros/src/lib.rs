@@ -2,7 +2,10 @@
 //!
 //! Tool authors do not depend on this crate directly: `holon_core` re-exports
 //! [`macro@holon_tool`] and [`macro@ToolArgs`] (see `holon_core::prelude`), and the
-//! generated code only names items under `::holon_core`.
+//! generated code only names items under `::holon_core`: under the name the calling
+//! crate's manifest gives holon-core with the `find-crate` feature (default on, and
+//! through holon-core's feature of the same name), `::holon_core` without it, or the
+//! path given by `crate = ...`.
 //!
 //! Each macro follows the same discipline: parse into typed structures, validate all
 //! of it and report every error (not only the first), then expand. On error the
