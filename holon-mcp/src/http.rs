@@ -1,5 +1,5 @@
 //! MCP over streamable HTTP, served by hyper: every request needs the bearer token
-//! and may not come from a foreign browser origin (see [`http_guard`](crate::http_guard)).
+//! and may not come from a foreign browser origin (see [`http_guard`]).
 
 // The MCP server's own I/O: its listening socket.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
