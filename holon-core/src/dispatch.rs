@@ -26,7 +26,7 @@ use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys,
 use crate::registry::{Entry, Registry, visible_to};
 use crate::result::ToolResult;
 use crate::result_check::check_result;
-use crate::schema_problems::{enrich, report};
+use crate::schema_problems::report;
 use crate::tool::CallFuture;
 
 /// The arguments of a call as the caller has them. A `Value` is boxed: the
@@ -289,7 +289,7 @@ impl Registry {
                             Some(limit) => Box::pin(limited(entry, context, prepared, limit)).await,
                         },
                     };
-                    match outcome.map_err(|error| enrich(entry, error)) {
+                    match outcome.map_err(|error| entry.enrich(error)) {
                         Ok(output) => succeeded(entry, output),
                         Err(error) => ToolResult::from_error(entry.name, error),
                     }
@@ -545,7 +545,7 @@ async fn limited(
 fn check_input_of(entry: &Entry, arguments: Arguments<'_>) -> Result<(), ToolError> {
     prepare(entry, arguments)
         .and_then(|mut prepared| entry.tool.check_input(prepared.tool_input(entry)))
-        .map_err(|error| enrich(entry, error))
+        .map_err(|error| entry.enrich(error))
 }
 
 /// [`check_input_of`] a parsed input (an input example, when the registry is built).

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
+use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
 use crate::grammar;
 use crate::meta::{ToolMeta, Visibility};
@@ -325,6 +326,29 @@ pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -
 }
 
 impl Entry {
+    /// Adds what only the registry knows to an input error: a field that belongs to the
+    /// result is `result_field_in_input`.
+    pub(crate) fn enrich(&self, mut error: ToolError) -> ToolError {
+        if error.kind != ToolErrorKind::UNKNOWN_FIELD {
+            return error;
+        }
+        let Some(field) = error.field.as_deref() else {
+            return error;
+        };
+        if self.result_fields.iter().any(|result| result == field) {
+            let name = &self.definition.spec.name;
+            error.kind = ToolErrorKind::RESULT_FIELD_IN_INPUT;
+            error.message = format!(
+                "`{field}` is a field of {name}'s result, not of its input: result fields are never valid arguments"
+            );
+            error.recovery_hint = Some(format!(
+                "remove `{field}`; the input fields of {name} are: {}",
+                self.tool.input_fields().join(", ")
+            ));
+        }
+        error
+    }
+
     /// The validator of the whole input schema, for reporting every problem.
     pub(crate) fn full_validator(&self) -> Option<&Validator> {
         if let Some(validator) = &self.validator {

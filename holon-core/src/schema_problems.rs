@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::error::{ToolError, ToolErrorKind};
+use crate::error::ToolError;
 use crate::input::InputReport;
 use crate::problems::{Category, Problem, Problems, combine};
 use crate::registry::Entry;
@@ -31,7 +31,7 @@ pub(crate) fn report(
     #[cfg(not(feature = "validate"))]
     let _ = value;
     if let Some(mut serde) = serde {
-        serde.error = enrich(entry, serde.error);
+        serde.error = entry.enrich(serde.error);
         let field = serde.error.field.clone();
         let same_field = found.find_mut(|problem| {
             problem.category != Category::DuplicateField && problem.error.field == field
@@ -48,27 +48,4 @@ pub(crate) fn report(
         }
     }
     combine(found)
-}
-
-/// Adds what only the registry knows to an input error: a field that belongs to the
-/// result is `result_field_in_input`.
-pub(crate) fn enrich(entry: &Entry, mut error: ToolError) -> ToolError {
-    if error.kind != ToolErrorKind::UNKNOWN_FIELD {
-        return error;
-    }
-    let Some(field) = error.field.as_deref() else {
-        return error;
-    };
-    if entry.result_fields.iter().any(|result| result == field) {
-        let name = &entry.definition.spec.name;
-        error.kind = ToolErrorKind::RESULT_FIELD_IN_INPUT;
-        error.message = format!(
-            "`{field}` is a field of {name}'s result, not of its input: result fields are never valid arguments"
-        );
-        error.recovery_hint = Some(format!(
-            "remove `{field}`; the input fields of {name} are: {}",
-            entry.tool.input_fields().join(", ")
-        ));
-    }
-    error
 }

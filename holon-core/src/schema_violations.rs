@@ -11,7 +11,6 @@ use crate::error::ToolError;
 use crate::hints::closest;
 use crate::problems::{Category, Problem, Problems, join_path, missing_field, unknown_field};
 use crate::registry::{Entry, PathStep, schema_properties_at};
-use crate::schema_problems::enrich;
 use crate::type_hints::wrong_type_hint;
 
 /// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
@@ -61,7 +60,7 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problem
             let expected = schema_properties_at(schema, &steps(&segments));
             for field in unexpected {
                 out.add(Category::UnknownField, || {
-                    enrich(entry, unknown_field(field, &path, &expected))
+                    entry.enrich(unknown_field(field, &path, &expected))
                 });
             }
         }
