@@ -1,7 +1,7 @@
 //! The same one-tool server (CountWords) on holon-mcp and on rmcp 3.11 directly, in the
 //! same run: `tools/call` p50 and p99 over stdio and over streamable HTTP, calls/s with
-//! 8 concurrent HTTP clients, and the server's RSS after opening and closing 1,000
-//! HTTP sessions.
+//! 8 concurrent HTTP clients, and the server's RSS (all of it, and its anonymous part)
+//! after opening and closing 1,000 HTTP sessions.
 //!
 //! `cargo bench -p holon-mcp --bench mcp_vs_rmcp`; as a test (`cargo test -p holon-mcp
 //! --bench mcp_vs_rmcp`) each case runs a few times only. `HOLON_BENCH_CALLS` sets the
@@ -224,35 +224,44 @@ fn session_memory(sessions: usize) {
         opened += this_batch;
     }
     let after = servers.each_mut().map(|server| rss_kib(&server.child));
+    let mib = |kib: u64| kib as f64 / 1024.0;
     for ((server, before), after) in Server::BOTH.into_iter().zip(before).zip(after) {
         println!(
-            "http   {:<10} RSS {:>6.1} MiB at start, {:>6.1} MiB after {sessions} sessions",
+            "http   {:<10} RSS {:>6.1} MiB at start, {:>6.1} MiB after {sessions} sessions \
+             (anonymous {:.1} and {:.1})",
             server.name(),
-            before as f64 / 1024.0,
-            after as f64 / 1024.0
+            mib(before[0]),
+            mib(after[0]),
+            mib(before[1]),
+            mib(after[1]),
         );
     }
     println!(
-        "http   holon-mcp/rmcp in RSS after: {:.2}x",
-        after[0] as f64 / after[1] as f64
+        "http   holon-mcp/rmcp in RSS after: {:.2}x (anonymous {:.2}x)",
+        after[0][0] as f64 / after[1][0] as f64,
+        after[0][1] as f64 / after[1][1] as f64
     );
 }
 
-/// The resident set of `child` in KiB, from `/proc` (0 where there is none).
-fn rss_kib(child: &Child) -> u64 {
-    std::fs::read_to_string(format!("/proc/{}/status", child.id()))
-        .ok()
-        .and_then(|status| {
-            status.lines().find_map(|line| {
-                line.strip_prefix("VmRSS:")?
+/// The resident set of `child` in KiB, from `/proc`: all of it (`VmRSS`) and its
+/// anonymous part (`RssAnon`, the heap and stacks; the rest is pages of the binary and
+/// its libraries, shared and reclaimable). 0 where there is none.
+fn rss_kib(child: &Child) -> [u64; 2] {
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+    ["VmRSS:", "RssAnon:"].map(|field| {
+        status
+            .lines()
+            .find_map(|line| {
+                line.strip_prefix(field)?
                     .trim()
                     .strip_suffix("kB")?
                     .trim()
                     .parse()
                     .ok()
             })
-        })
-        .unwrap_or(0)
+            .unwrap_or(0)
+    })
 }
 
 fn initialize() -> Value {
