@@ -6,16 +6,14 @@
 // Tests set their fixtures up with sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod support;
+
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use holon_core::Registry;
 use holon_core::prelude::*;
-use holon_mcp::{HttpOptions, McpServer, ServerInfo, serve_http};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{Method, Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use holon_mcp::{McpServer, ServerInfo};
+use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
 /// Answers "pong".
@@ -26,24 +24,9 @@ fn ping_job() -> String {
 
 /// A server of this file's tool on streamable HTTP, without a token (loopback).
 async fn http_server() -> SocketAddr {
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
     let registry = Registry::of_module(module_path!()).expect("the test's tool");
     let server = McpServer::new(registry, ServerInfo::new("session-close-test", "1.0.0"));
-    let options = HttpOptions {
-        no_auth: true,
-        ..HttpOptions::new(addr)
-    };
-    tokio::spawn(serve_http(server, options));
-    for _ in 0..500 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    addr
+    support::serve_without_token(server).await
 }
 
 /// Sends `method` to the MCP endpoint with `headers` and `body`: the status and the
@@ -54,30 +37,7 @@ async fn send(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> (StatusCode, Option<String>) {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    let mut request = Request::builder()
-        .method(method)
-        .uri("/mcp")
-        .header("host", addr.to_string())
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let request = request.body(Full::new(Bytes::from(body))).unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|id| id.to_str().unwrap().to_string());
-    // Read whole, so that the exchange is over before the next one.
-    response.into_body().collect().await.unwrap();
+    let (status, session, _) = support::send(addr, method, headers, body).await;
     (status, session)
 }
 

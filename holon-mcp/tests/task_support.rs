@@ -8,16 +8,14 @@
 // Tests set their fixtures up with sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod support;
+
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use holon_core::Registry;
 use holon_core::prelude::*;
-use holon_mcp::{HttpOptions, McpServer, ServerInfo, serve_http};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use holon_mcp::{McpServer, ServerInfo};
+use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
 /// Runs as a task only.
@@ -102,64 +100,17 @@ fn as_2025_11_25_lists_them() -> Vec<(String, Value)> {
 
 /// A server of this file's tools on streamable HTTP, without a token (loopback).
 async fn http_server() -> SocketAddr {
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let options = HttpOptions {
-        no_auth: true,
-        ..HttpOptions::new(addr)
-    };
-    tokio::spawn(serve_http(server(), options));
-    for _ in 0..500 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    addr
+    support::serve_without_token(server()).await
 }
 
 /// POSTs `body` to the MCP endpoint with `headers`: the status, the session id
-/// answered, and the JSON-RPC message (from JSON or an SSE stream).
+/// answered, and the JSON-RPC message.
 async fn post(
     addr: SocketAddr,
     headers: &[(&str, &str)],
     body: &Value,
 ) -> (StatusCode, Option<String>, Value) {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    let mut request = Request::builder()
-        .method("POST")
-        .uri("/mcp")
-        .header("host", addr.to_string())
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let request = request
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|id| id.to_str().unwrap().to_string());
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    let body = String::from_utf8_lossy(&body);
-    let message = serde_json::from_str(&body).unwrap_or_else(|_| {
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|message| message.get("id").is_some())
-            .unwrap_or(Value::Null)
-    });
-    (status, session, message)
+    support::send(addr, Method::POST, headers, Some(body)).await
 }
 
 #[tokio::test]
