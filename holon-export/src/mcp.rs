@@ -169,7 +169,7 @@ pub fn call_result(definition: Option<&ToolDefinition>, result: &ToolResult) -> 
 
 /// A result as `structuredContent`: wrapped when its schema is not an object's, and
 /// without the `null` members [`output_schema`] does not list.
-fn structured_content(definition: Option<&ToolDefinition>, structured: &Structured) -> Value {
+pub fn structured_content(definition: Option<&ToolDefinition>, structured: &Structured) -> Value {
     let mut value = structured.to_value();
     let Some(definition) = definition else {
         return value;

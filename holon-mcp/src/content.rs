@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use holon_core::{Artifact, ContentBlock, ToolDefinition, ToolResult};
+use holon_core::{Artifact, ContentBlock, ToolDefinition, ToolResult, ToolStatus};
 use holon_export::mcp;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ResultType};
@@ -13,7 +13,9 @@ use rmcp::model::{CallToolResult, ResultType};
 pub(crate) const DEFERRAL_META_KEY: &str = "holon/deferral";
 
 /// The `tools/call` result of `result`, a call of `definition`; relative artifact
-/// paths are taken in `workspace`.
+/// paths are taken in `workspace`. holon-export's MCP form ([`mcp::call_result`])
+/// defines it; it is built here in rmcp's types directly, without a JSON round trip on
+/// every call (a test checks that both agree).
 pub(crate) fn call_result(
     definition: &ToolDefinition,
     mut result: ToolResult,
@@ -27,25 +29,54 @@ pub(crate) fn call_result(
     if !links.is_empty() {
         result.extras_mut().content.extend(links);
     }
-    let mut wire = mcp::call_result(Some(definition), &result);
+    let content = result
+        .model_content()
+        .into_iter()
+        .map(rmcp_block)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut wire = if result.status == ToolStatus::Error {
+        let mut wire = CallToolResult::error(content);
+        if let Some(error) = &result.error {
+            insert_meta(&mut wire, mcp::ERROR_META_KEY, error);
+        }
+        wire
+    } else {
+        let mut wire = CallToolResult::success(content);
+        wire.structured_content = result
+            .structured
+            .as_ref()
+            .map(|structured| mcp::structured_content(Some(definition), structured));
+        wire
+    };
     // A deferred call (the operator's approval pending) has no output to match the
     // tool's output schema; its deferral goes beside the result, as errors do.
-    if let Some(deferral) = result.deferral()
-        && let Ok(deferral) = serde_json::to_value(deferral)
-        && let Some(wire) = wire.as_object_mut()
-    {
-        let meta = wire
-            .entry("_meta")
-            .or_insert_with(|| serde_json::Value::Object(Default::default()));
-        if let Some(meta) = meta.as_object_mut() {
-            meta.insert(DEFERRAL_META_KEY.to_string(), deferral);
-        }
+    if let Some(deferral) = result.deferral() {
+        insert_meta(&mut wire, DEFERRAL_META_KEY, deferral);
     }
-    let mut result: CallToolResult = serde_json::from_value(wire).map_err(|error| {
-        ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
-    })?;
-    result.result_type = Some(ResultType::COMPLETE);
-    Ok(result)
+    wire.result_type = Some(ResultType::COMPLETE);
+    Ok(wire)
+}
+
+/// rmcp's form of `block`: a text block directly (nearly every block is one), any
+/// other kind from holon-export's MCP form of it, which defines them.
+fn rmcp_block(block: ContentBlock) -> Result<rmcp::model::ContentBlock, ErrorData> {
+    match block {
+        ContentBlock::Text { text } => Ok(rmcp::model::ContentBlock::text(text)),
+        other => serde_json::from_value(mcp::content_block(&other)).map_err(|error| {
+            ErrorData::internal_error(format!("the result could not be encoded: {error}"), None)
+        }),
+    }
+}
+
+/// Puts `value` under `key` in the `_meta` of `result`.
+fn insert_meta(result: &mut CallToolResult, key: &str, value: &impl serde::Serialize) {
+    if let Ok(value) = serde_json::to_value(value) {
+        result
+            .meta
+            .get_or_insert_with(Default::default)
+            .0
+            .insert(key.to_string(), value);
+    }
 }
 
 /// The `resource_link` of `artifact`: its `file://` URI, named by its file name and
@@ -230,6 +261,81 @@ mod tests {
             );
             assert_eq!(result.content[0], Rmcp::text("done"));
             assert_eq!(result.content[1], reference, "{ours:?}");
+        }
+    }
+
+    /// holon-export's MCP form, the definition: the typed result serializes to it (plus
+    /// the result type and a deferral's `_meta`) for every content kind, an error, a
+    /// wrapped structured result and a deferred call.
+    #[test]
+    fn the_typed_result_is_holon_exports_mcp_form() {
+        let blocks = vec![
+            ContentBlock::Image {
+                mime_type: "image/png".into(),
+                data: "iVBORw0=".into(),
+            },
+            ContentBlock::Audio {
+                mime_type: "audio/wav".into(),
+                data: "UklGRg==".into(),
+            },
+            ContentBlock::ResourceText {
+                uri: "test://embedded".into(),
+                mime_type: None,
+                text: "hello".into(),
+            },
+            ContentBlock::ResourceBlob {
+                uri: "test://blob".into(),
+                mime_type: Some("application/octet-stream".into()),
+                blob: "AAEC".into(),
+            },
+            ContentBlock::ResourceLink {
+                uri: "file:///tmp/a.txt".into(),
+                name: "a.txt".into(),
+                description: None,
+                mime_type: Some("text/plain".into()),
+            },
+            ContentBlock::ToolUse {
+                id: "call-1".into(),
+                name: "Other".into(),
+                input: serde_json::json!({ "x": 1 }),
+            },
+            ContentBlock::Text {
+                text: "more".into(),
+            },
+        ];
+        let mut deferred = result_with(vec![], vec![]);
+        deferred.structured = None;
+        deferred.extras_mut().deferral = Some(holon_core::Deferral::ApprovalRequired(
+            holon_core::policy::ApprovalRequired {
+                approval_id: "a-1".into(),
+                tool: "AnswerOk".into(),
+                arguments: serde_json::json!({}),
+                arguments_sha256: "00".into(),
+                principal: "local".into(),
+                caller: None,
+                reason: "asks".into(),
+                expires_at_ms: 1,
+            },
+        ));
+        let failed = ToolResult::from_error(
+            "AnswerOk",
+            holon_core::ToolError::new(holon_core::ToolErrorKind::INVALID_TOOL_INPUT, "bad input"),
+        );
+        let results = [
+            result_with(blocks, vec![]),
+            result_with(vec![], vec![]),
+            failed,
+            deferred,
+        ];
+        for result in results {
+            let mut expected = mcp::call_result(Some(definition()), &result);
+            expected["resultType"] = serde_json::json!("complete");
+            if let Some(deferral) = result.deferral() {
+                expected["_meta"] = serde_json::json!({ DEFERRAL_META_KEY: deferral });
+            }
+            let typed = call_result(definition(), result.clone(), None).expect("encodes");
+            let typed = serde_json::to_value(typed).expect("serializes");
+            assert_eq!(typed, expected, "{result:?}");
         }
     }
 
