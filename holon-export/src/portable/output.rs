@@ -91,7 +91,22 @@ fn portable_properties(map: &mut Map<String, Value>) {
 /// `value`, a result that fits `schema`, without the `null` members that
 /// [`output_without_null`] leaves out of `schema`'s `required`.
 pub fn without_null_members(value: &mut Value, schema: &Value) {
-    leave_out_nulls(value, schema, schema);
+    // Only a `null` member can be left out: most results have none, and then the
+    // schema is not walked at all.
+    if has_null_member(value) {
+        leave_out_nulls(value, schema, schema);
+    }
+}
+
+/// Whether `value` has a `null` object member at any depth.
+fn has_null_member(value: &Value) -> bool {
+    match value {
+        Value::Object(members) => members
+            .values()
+            .any(|member| member.is_null() || has_null_member(member)),
+        Value::Array(items) => items.iter().any(has_null_member),
+        _ => false,
+    }
 }
 
 fn leave_out_nulls(value: &mut Value, schema: &Value, root: &Value) {
