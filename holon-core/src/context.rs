@@ -1,7 +1,6 @@
 //! The context a call runs in, and the call itself.
 
 use std::any::{Any, TypeId, type_name};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,6 +12,7 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
 use crate::progress::{Progress, ProgressSink};
 use crate::result::ToolResult;
+use crate::states::States;
 
 /// Sees every dispatch that goes through a context, after it finished, whatever the
 /// outcome: a host uses it to record tool executions.
@@ -60,7 +60,7 @@ pub struct ToolContext {
     policy: FamilyPolicy,
     caller: Option<Arc<str>>,
     runtime_access: bool,
-    states: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    states: States,
     observer: Option<Arc<dyn DispatchObserver>>,
     /// The host's [`Approvals`](crate::policy::Approvals), held without naming them
     /// (the policy reads the context): set and read by the policy module.
@@ -77,7 +77,7 @@ impl ToolContext {
             policy,
             caller: None,
             runtime_access: false,
-            states: Arc::default(),
+            states: States::default(),
             observer: None,
             approvals: None,
             cancellation: Cancellation::default(),
@@ -93,7 +93,7 @@ impl ToolContext {
 
     /// Adds a state value shared with the host.
     pub fn with_shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
-        Arc::make_mut(&mut self.states).insert(TypeId::of::<T>(), value);
+        self.states.insert(TypeId::of::<T>(), value);
         self
     }
 
@@ -182,11 +182,11 @@ impl ToolContext {
     /// put in as an `Arc<T>` (`with_state(Arc::new(store))`) is found as `T` too.
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
         self.states
-            .get(&TypeId::of::<T>())
+            .get(TypeId::of::<T>())
             .and_then(|value| value.downcast_ref::<T>())
             .or_else(|| {
                 self.states
-                    .get(&TypeId::of::<Arc<T>>())
+                    .get(TypeId::of::<Arc<T>>())
                     .and_then(|value| value.downcast_ref::<Arc<T>>())
                     .map(|shared| &**shared)
             })

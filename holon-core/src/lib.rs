@@ -125,6 +125,7 @@ mod schema_problems;
 #[cfg(feature = "validate")]
 mod schema_violations;
 mod spec;
+mod states;
 mod structured;
 #[cfg(feature = "tracing")]
 mod telemetry;
