@@ -25,6 +25,7 @@ use crate::http_guard;
 use crate::http_limits::{self, AcceptBackoff, HttpLimits};
 use crate::listing::ListingSessions;
 use crate::server::McpServer;
+use crate::session_close::{self, Closings};
 use crate::signal::shutdown_signal;
 
 /// The path the streamable HTTP endpoint is served at.
@@ -105,6 +106,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let origins: Arc<[String]> = http_guard::allowed_origins(local, &options.allow_origins).into();
     let limits = options.limits;
     let sessions = Arc::new(LocalSessionManager::default());
+    let closings = Arc::new(Closings::default());
     let service = StreamableHttpService::new(
         move || Ok(server.session()),
         Arc::new(ListingSessions::new(sessions.clone(), executions)),
@@ -157,6 +159,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         let origins = origins.clone();
         let name = name.clone();
         let sessions = sessions.clone();
+        let closings = closings.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
@@ -164,6 +167,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
                 let origins = origins.clone();
                 let name = name.clone();
                 let sessions = sessions.clone();
+                let closings = closings.clone();
                 async move {
                     if let Some(answer) = gate.public_response(&request) {
                         return Ok::<_, Infallible>(answer);
@@ -185,14 +189,12 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
                     {
                         return Ok(refused);
                     }
-                    let closing = request.method() == Method::DELETE;
-                    let mut response = service.handle(request).await;
-                    // rmcp answers a closed session 202; MCP clients (the official
-                    // Python SDK's among them) expect 200 or 204, and its server says 200.
-                    if closing && response.status() == StatusCode::ACCEPTED {
-                        *response.status_mut() = StatusCode::OK;
+                    if request.method() == Method::DELETE {
+                        let close = |request| service.handle(request);
+                        let answer = session_close::delete(request, &sessions, &closings, close);
+                        return Ok(answer.await);
                     }
-                    Ok(response)
+                    Ok(service.handle(request).await)
                 }
             });
             // A connection that fails (the client went away) ends only itself. One

@@ -49,6 +49,7 @@ mod progress;
 mod rounds;
 mod run;
 mod server;
+mod session_close;
 mod signal;
 mod stdio;
 mod stdio_lines;

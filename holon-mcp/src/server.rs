@@ -29,9 +29,10 @@ use holon_core::{
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, Tool,
+    GetPromptResponse, InitializeRequestParams, InitializeResult, InputResponses,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ResultType,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 #[allow(deprecated)] // logging and resource subscriptions: see client, extras
@@ -465,6 +466,27 @@ impl ServerHandler for McpServer {
             Some(instructions) => config.with_instructions(instructions),
             None => config,
         }
+    }
+
+    /// rmcp's own answer (the negotiated revision, the server's info), in a span.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let span = RequestSpan::new("initialize", Target::None, &context);
+        span.run(async move {
+            context.peer.set_peer_info(request.clone());
+            self.negotiate_initialize(&request)
+        })
+        .await
+    }
+
+    /// The empty answer, in a span. (A `ping` before `initialize` is rmcp's alone:
+    /// it answers it before there is a session to hand it to.)
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        let span = RequestSpan::new("ping", Target::None, &context);
+        span.run(std::future::ready(Ok(()))).await
     }
 
     /// The tools the caller may call: under an access token, those of the families

@@ -1,14 +1,23 @@
 //! The tasks extension end to end: a server of this file's tools, spoken to in raw
-//! JSON-RPC over an in-process pipe by a client that declares (or not) the
-//! `io.modelcontextprotocol/tasks` extension.
+//! JSON-RPC over an in-process pipe (or streamable HTTP) by a client that declares
+//! (or not) the `io.modelcontextprotocol/tasks` extension; and the cancellation of a
+//! call while it runs within its request, a task's or not.
+
+// Tests set their fixtures up with sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use holon_core::prelude::*;
-use holon_core::{Elicitation, ElicitationRequest, ElicitationResponse, Registry, TaskEscalation};
+use holon_core::{
+    Cancellation, Elicitation, ElicitationRequest, ElicitationResponse, Registry, TaskEscalation,
+};
 use holon_mcp::McpServer;
 use holon_mcp::rmcp::ServiceExt;
+use hyper::{Method, StatusCode};
 use serde_json::{Map, Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
@@ -114,6 +123,105 @@ async fn naming_job(elicitation: Elicitation, task: TaskEscalation) -> Result<St
         other => format!("{other:?}"),
     };
     Ok(format!("hello {name} and {again}"))
+}
+
+/// What a lingering tool tells the test: that it started, and that the
+/// cancellation it handed to spawned work fired.
+struct Signals {
+    started: Notify,
+    cancelled: Notify,
+}
+
+impl Signals {
+    const fn new() -> Self {
+        Self {
+            started: Notify::const_new(),
+            cancelled: Notify::const_new(),
+        }
+    }
+
+    /// Waits until the tool started.
+    async fn started(&self) {
+        tokio::time::timeout(PATIENCE, self.started.notified())
+            .await
+            .expect("the tool starts");
+    }
+
+    /// Waits until the tool's spawned work saw its cancellation.
+    async fn cancelled(&self, how: &str) {
+        tokio::time::timeout(PATIENCE, self.cancelled.notified())
+            .await
+            .unwrap_or_else(|_| panic!("{how}: the handler's Cancellation never fired"));
+    }
+}
+
+/// Hands `cancel` to spawned work that reports when it fires (as a handler's
+/// background work would stop), says it started, and waits forever.
+async fn linger(cancel: Cancellation, signals: &'static Signals) -> String {
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        signals.cancelled.notify_one();
+    });
+    signals.started.notify_one();
+    std::future::pending::<()>().await;
+    "never".to_string()
+}
+
+static ESCALATING_CANCELLED: Signals = Signals::new();
+static ESCALATING_DISCONNECTED: Signals = Signals::new();
+static PLAIN_CANCELLED: Signals = Signals::new();
+static PLAIN_CLOSED: Signals = Signals::new();
+static PLAIN_DISCONNECTED: Signals = Signals::new();
+static ASKING_ENDED: Signals = Signals::new();
+
+/// Runs within the request (it could escalate there, and never does).
+#[holon_tool(family = CoreAgent, task = required)]
+async fn escalating_linger(_task: TaskEscalation, cancel: Cancellation) -> String {
+    linger(cancel, &ESCALATING_CANCELLED).await
+}
+
+/// Runs within the request (it could escalate there, and never does).
+#[holon_tool(family = CoreAgent, task = required)]
+async fn escalating_linger_http(_task: TaskEscalation, cancel: Cancellation) -> String {
+    linger(cancel, &ESCALATING_DISCONNECTED).await
+}
+
+/// Never a task.
+#[holon_tool(family = CoreAgent)]
+async fn plain_linger(cancel: Cancellation) -> String {
+    linger(cancel, &PLAIN_CANCELLED).await
+}
+
+/// Never a task.
+#[holon_tool(family = CoreAgent)]
+async fn plain_linger_closed(cancel: Cancellation) -> String {
+    linger(cancel, &PLAIN_CLOSED).await
+}
+
+/// Never a task.
+#[holon_tool(family = CoreAgent)]
+async fn plain_linger_http(cancel: Cancellation) -> String {
+    linger(cancel, &PLAIN_DISCONNECTED).await
+}
+
+/// Asks within the request before it would escalate; its spawned work reports
+/// when its cancellation fires.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn asking_before_escalation(
+    elicitation: Elicitation,
+    _task: TaskEscalation,
+    cancel: Cancellation,
+) -> Result<String, ToolError> {
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        ASKING_ENDED.cancelled.notify_one();
+    });
+    let schema = json!({ "type": "object", "properties": {} });
+    let Value::Object(schema) = schema else {
+        unreachable!("an object literal")
+    };
+    elicitation.ask("Go on?", schema).await?;
+    Ok("asked".to_string())
 }
 
 /// A client on a pipe to `server`.
@@ -542,4 +650,131 @@ async fn under_2026_07_28_a_task_tool_without_escalation_is_a_task_even_when_don
     };
     assert_eq!(task["status"], "completed", "{task}");
     assert_eq!(task["result"]["structuredContent"]["result"], "inline");
+}
+
+/// Sends a 2026-07-28 `tools/call` of `tool` over HTTP to `addr` and hangs up once
+/// the tool has started (as a client that gives up on the request does).
+async fn call_and_hang_up(addr: std::net::SocketAddr, tool: &str, signals: &Signals) {
+    use tokio::io::AsyncWriteExt as _;
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": tool, "arguments": {}, "_meta": stateless_meta(&with_tasks()) },
+    })
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\naccept: application/json, text/event-stream\r\n\
+         content-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\n\
+         mcp-method: tools/call\r\nmcp-name: {tool}\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    signals.started().await;
+    drop(stream);
+}
+
+/// A server of this file's tools on streamable HTTP, without a token (loopback).
+async fn http_server() -> std::net::SocketAddr {
+    support::serve_without_token(server()).await
+}
+
+/// The server still answers a 2026-07-28 request over HTTP.
+async fn still_serves(addr: std::net::SocketAddr) {
+    let meta = stateless_meta(&json!({}));
+    let body = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": { "name": "QuickJob", "arguments": {}, "_meta": meta },
+    });
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "QuickJob"),
+    ];
+    let (status, _, answer) = support::send(addr, Method::POST, &headers, Some(&body)).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["result"]["structuredContent"]["result"], "inline");
+}
+
+#[tokio::test]
+async fn a_call_cancelled_while_it_runs_within_the_request_before_its_task_fires_its_cancellation()
+{
+    let meta = stateless_meta(&with_tasks());
+    let mut client = Client::stateless(server()).await;
+    let params = json!({ "name": "EscalatingLinger", "arguments": {}, "_meta": meta });
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params }))
+        .await;
+    ESCALATING_CANCELLED.started().await;
+    client
+        .send(json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": { "requestId": 7, "reason": "the user gave up" },
+        }))
+        .await;
+    ESCALATING_CANCELLED
+        .cancelled("notifications/cancelled")
+        .await;
+}
+
+#[tokio::test]
+async fn a_call_within_the_request_before_its_task_whose_client_hangs_up_fires_its_cancellation() {
+    let addr = http_server().await;
+    call_and_hang_up(addr, "EscalatingLingerHttp", &ESCALATING_DISCONNECTED).await;
+    ESCALATING_DISCONNECTED
+        .cancelled("the connection closed")
+        .await;
+    still_serves(addr).await;
+}
+
+#[tokio::test]
+async fn a_call_whose_request_ends_in_an_input_round_before_its_task_fires_its_cancellation() {
+    let meta = stateless_meta(&with_tasks());
+    let mut client = Client::stateless(server()).await;
+    let params = json!({ "name": "AskingBeforeEscalation", "arguments": {}, "_meta": meta });
+    let round = client.request("tools/call", params).await;
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    // The round's answer ended the request, and with it this run of the handler.
+    ASKING_ENDED.cancelled("the input round").await;
+}
+
+#[tokio::test]
+async fn a_call_that_is_no_task_is_cancelled_by_notifications_cancelled() {
+    let mut client = Client::start(server(), json!({})).await;
+    client
+        .send(json!({
+            "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": { "name": "PlainLinger", "arguments": {} },
+        }))
+        .await;
+    PLAIN_CANCELLED.started().await;
+    client
+        .send(json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": { "requestId": 7 },
+        }))
+        .await;
+    PLAIN_CANCELLED.cancelled("notifications/cancelled").await;
+}
+
+#[tokio::test]
+async fn a_call_that_is_no_task_is_cancelled_when_its_stdio_client_goes_away() {
+    let mut client = Client::start(server(), json!({})).await;
+    client
+        .send(json!({
+            "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": { "name": "PlainLingerClosed", "arguments": {} },
+        }))
+        .await;
+    PLAIN_CLOSED.started().await;
+    drop(client);
+    // rmcp lets running handlers finish for a few seconds, then cancels them.
+    PLAIN_CLOSED.cancelled("the pipe closed").await;
+}
+
+#[tokio::test]
+async fn a_call_that_is_no_task_is_cancelled_when_its_stateless_http_client_hangs_up() {
+    let addr = http_server().await;
+    call_and_hang_up(addr, "PlainLingerHttp", &PLAIN_DISCONNECTED).await;
+    PLAIN_DISCONNECTED.cancelled("the connection closed").await;
+    still_serves(addr).await;
 }

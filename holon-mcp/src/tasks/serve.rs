@@ -127,9 +127,12 @@ impl TaskCall {
     ) -> Result<CallToolResponse, ErrorData> {
         let (sampling, elicitation) = declared_inputs(request);
         let client = Arc::new(HandoffClient::new(Arc::new(rounds)));
-        // The call's own token: the request's end drops the call while it runs
-        // within the request; `tasks/cancel` fires it once it is a task.
+        // The call's own token, not the request's: the request's end must not stop
+        // the call once it is a task (then `tasks/cancel` fires it). While the call
+        // runs within the request, the request's cancellation fires it, and so does
+        // the request's end (the guard) unless the call went on as a task.
         let cancel = CancellationToken::new();
+        let in_request = cancel.clone().drop_guard();
         let context = self
             .context
             .with_client(client.clone())
@@ -137,7 +140,18 @@ impl TaskCall {
         let registry = self.registry.clone();
         let dispatch: Dispatch =
             Box::pin(async move { registry.dispatch(&context, self.call).await });
-        let dispatch = match run_in_request(dispatch, &client, seal, binding).await {
+        // rmcp cancels the request's token (on `notifications/cancelled`, a stateless
+        // HTTP client that hangs up, the session's end) but lets the handler run on.
+        let forward = async {
+            request.ct.cancelled().await;
+            cancel.cancel();
+            std::future::pending::<Infallible>().await
+        };
+        let ended = tokio::select! {
+            ended = run_in_request(dispatch, &client, seal, binding) => ended,
+            never = forward => match never {},
+        };
+        let dispatch = match ended {
             InRequest::Done(result) => {
                 if let Some(missing) = missing_capability(&result) {
                     return Err(missing);
@@ -166,6 +180,7 @@ impl TaskCall {
                 final_state(&self.definition, result, self.workspace)
             }
         })?;
+        in_request.disarm();
         Ok(CallToolResponse::Task(created))
     }
 }

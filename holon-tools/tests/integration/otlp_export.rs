@@ -287,6 +287,11 @@ fn serve_exports_a_server_span_per_request_parented_by_the_traceparent_of_its_me
         &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
     );
     assert!(response(&stdout, 4)["result"]["tools"].is_array());
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
+    );
+    assert_eq!(response(&stdout, 5)["result"], json!({}));
     drop(stdin);
     assert_eq!(
         wait(&mut child),
@@ -354,6 +359,19 @@ fn serve_exports_a_server_span_per_request_parented_by_the_traceparent_of_its_me
     assert_eq!(listed.attribute("mcp.method.name"), Some("tools/list"));
     assert_eq!(listed.attribute("jsonrpc.request.id"), Some("4"));
     assert_eq!(listed.kind, SpanKind::Server as i32);
+    // The handshake and a ping too.
+    let initialized = only(&spans, "initialize");
+    assert_eq!(initialized.attribute("mcp.method.name"), Some("initialize"));
+    assert_eq!(initialized.attribute("jsonrpc.request.id"), Some("1"));
+    assert_eq!(
+        initialized.attribute("mcp.protocol.version"),
+        Some("2025-06-18")
+    );
+    assert_eq!(initialized.kind, SpanKind::Server as i32);
+    let pinged = only(&spans, "ping");
+    assert_eq!(pinged.attribute("mcp.method.name"), Some("ping"));
+    assert_eq!(pinged.attribute("jsonrpc.request.id"), Some("5"));
+    assert_eq!(pinged.kind, SpanKind::Server as i32);
 }
 
 #[test]
