@@ -89,7 +89,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     let addr = options.addr;
     let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
     let gate = match Gate::resolve(addr, &options, &server, max_body).await {
-        Ok(gate) => Arc::new(gate),
+        Ok(gate) => gate,
         Err(error) => {
             note!("{name}: {error}");
             return ExitCode::FAILURE;
@@ -103,22 +103,30 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         }
     };
     let local = listener.local_addr().unwrap_or(addr);
-    let origins: Arc<[String]> = http_guard::allowed_origins(local, &options.allow_origins).into();
+    let origins = http_guard::allowed_origins(local, &options.allow_origins);
     let limits = options.limits;
     let sessions = Arc::new(LocalSessionManager::default());
-    let closings = Arc::new(Closings::default());
     let service = StreamableHttpService::new(
         move || Ok(server.session()),
         Arc::new(ListingSessions::new(sessions.clone(), executions)),
         http_guard::transport_config(local, &options.allow_origins),
     );
+    let endpoint = Arc::new(Endpoint {
+        service,
+        gate,
+        origins,
+        name: name.clone(),
+        sessions,
+        closings: Closings::default(),
+        max_sessions: limits.max_sessions,
+    });
     let connections = Arc::new(Semaphore::new(limits.max_connections));
     let mut backoff = AcceptBackoff::default();
     // The line a client (or a test that asked for port 0) reads the address from,
     // then the one about the token (the token itself when it was generated).
     note!(
         "{name}: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}\n{}",
-        gate.announcement(&name)
+        endpoint.gate.announcement(&name)
     );
     if !local.ip().is_loopback() {
         note!(
@@ -154,48 +162,11 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
         // Without it each response's last small write waits for the client's delayed
         // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
         let _ = stream.set_nodelay(true);
-        let service = service.clone();
-        let gate = gate.clone();
-        let origins = origins.clone();
-        let name = name.clone();
-        let sessions = sessions.clone();
-        let closings = closings.clone();
+        let endpoint = endpoint.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
-                let service = service.clone();
-                let gate = gate.clone();
-                let origins = origins.clone();
-                let name = name.clone();
-                let sessions = sessions.clone();
-                let closings = closings.clone();
-                async move {
-                    if let Some(answer) = gate.public_response(&request) {
-                        return Ok::<_, Infallible>(answer);
-                    }
-                    if request.uri().path() != HTTP_PATH {
-                        return Ok::<_, Infallible>(not_found());
-                    }
-                    if let Err(refused) = http_guard::check_origin(&origins, request.headers()) {
-                        return Ok(refused);
-                    }
-                    // The transport hands the request's extensions (the principal, the
-                    // families a token grants) to each call.
-                    let request = match gate.admit(&name, request).await {
-                        Ok(request) => request,
-                        Err(refused) => return Ok(refused),
-                    };
-                    if let Err(refused) =
-                        http_limits::check_sessions(&request, &sessions, limits.max_sessions).await
-                    {
-                        return Ok(refused);
-                    }
-                    if request.method() == Method::DELETE {
-                        let close = |request| service.handle(request);
-                        let answer = session_close::delete(request, &sessions, &closings, close);
-                        return Ok(answer.await);
-                    }
-                    Ok(service.handle(request).await)
-                }
+                let endpoint = endpoint.clone();
+                async move { Ok::<_, Infallible>(endpoint.answer(request).await) }
             });
             // A connection that fails (the client went away) ends only itself. One
             // that does not send a request's head in time (half-sent, or idle between
@@ -210,7 +181,53 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
     }
 }
 
-fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+/// What every request to the endpoint is answered with, shared by the connections.
+struct Endpoint {
+    service: StreamableHttpService<McpServer, ListingSessions<LocalSessionManager>>,
+    gate: Gate,
+    origins: Vec<String>,
+    name: Arc<str>,
+    sessions: Arc<LocalSessionManager>,
+    closings: Closings,
+    max_sessions: usize,
+}
+
+impl Endpoint {
+    /// The answer to `request`: a public document, or the checks (path, origin, token,
+    /// session cap) and then the transport's answer.
+    async fn answer(&self, request: Request<Incoming>) -> HttpResponse {
+        if let Some(answer) = self.gate.public_response(&request) {
+            return answer;
+        }
+        if request.uri().path() != HTTP_PATH {
+            return not_found();
+        }
+        if let Err(refused) = http_guard::check_origin(&self.origins, request.headers()) {
+            return refused;
+        }
+        // The transport hands the request's extensions (the principal, the families a
+        // token grants) to each call.
+        let request = match self.gate.admit(&self.name, request).await {
+            Ok(request) => request,
+            Err(refused) => return refused,
+        };
+        if let Err(refused) =
+            http_limits::check_sessions(&request, &self.sessions, self.max_sessions).await
+        {
+            return refused;
+        }
+        if request.method() == Method::DELETE {
+            let close = |request| self.service.handle(request);
+            return session_close::delete(request, &self.sessions, &self.closings, close).await;
+        }
+        self.service.handle(request).await
+    }
+}
+
+/// A response of the endpoint.
+type HttpResponse = Response<http_body_util::combinators::BoxBody<Bytes, Infallible>>;
+
+fn not_found() -> HttpResponse {
     let body = Full::new(Bytes::from_static(b"not found: the MCP endpoint is /mcp\n")).boxed();
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::NOT_FOUND;

@@ -114,21 +114,19 @@ impl Access {
         let Self::Bearer { token, .. } = self else {
             return Ok(None);
         };
-        // The realm is the server's name, quoted: no quote or backslash may end it.
-        let realm: String = realm
-            .chars()
-            .filter(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\') || *c == ' ')
-            .collect();
         match presented_token(headers) {
             Some(presented) if bool::from(presented.as_bytes().ct_eq(token.as_bytes())) => Ok(
                 Some(Principal::new(STATIC_TOKEN_PRINCIPAL, [] as [&str; 0])),
             ),
             Some(_) => Err(unauthorized(
-                &format!("Bearer realm=\"{realm}\", error=\"invalid_token\""),
+                &format!(
+                    "Bearer realm=\"{}\", error=\"invalid_token\"",
+                    quoted_realm(realm)
+                ),
                 "unauthorized: the bearer token is wrong\n",
             )),
             None => Err(unauthorized(
-                &format!("Bearer realm=\"{realm}\""),
+                &format!("Bearer realm=\"{}\"", quoted_realm(realm)),
                 "unauthorized: send `Authorization: Bearer <token>` (the token printed at start, \
                  or the one of HOLON_MCP_TOKEN or --token-file)\n",
             )),
@@ -308,6 +306,14 @@ pub fn check_origin(
             Err(response)
         }
     }
+}
+
+/// The realm `name` (the server's name) as a quoted string may hold it: no quote or
+/// backslash may end it.
+fn quoted_realm(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\') || *c == ' ')
+        .collect()
 }
 
 /// The origins of pages served by this very server, as a browser names them.

@@ -156,9 +156,10 @@ impl ResourceServer {
         &self,
         mut request: Request<Incoming>,
     ) -> Result<Request<GateBody>, Refusal> {
-        let required = self.required.join(" ");
+        // The scopes a challenge names, written out only for one.
+        let required = || self.required.join(" ");
         let Some(token) = presented_token(request.headers()) else {
-            return Err(unauthorized(&self.metadata_url, &required, None));
+            return Err(unauthorized(&self.metadata_url, &required(), None));
         };
         if let Some(own) = &self.static_token
             && bool::from(token.as_bytes().ct_eq(own.as_bytes()))
@@ -171,7 +172,7 @@ impl ResourceServer {
             .verifier
             .verify(token)
             .await
-            .map_err(|why| unauthorized(&self.metadata_url, &required, Some(&why)))?;
+            .map_err(|why| unauthorized(&self.metadata_url, &required(), Some(&why)))?;
         if let Some(missing) = self
             .required
             .iter()
