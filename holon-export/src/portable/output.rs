@@ -222,5 +222,14 @@ mod tests {
         );
         let validator = jsonschema::draft202012::new(&portable).unwrap();
         assert!(validator.is_valid(&value));
+
+        // A null member only deep down (in an array's item) is found too.
+        let mut nested =
+            json!({"steps": [{"done_at": 3, "data": 1}, {"done_at": null, "data": 2}]});
+        without_null_members(&mut nested, &schema);
+        assert_eq!(
+            nested,
+            json!({"steps": [{"done_at": 3, "data": 1}, {"data": 2}]})
+        );
     }
 }
