@@ -1,7 +1,9 @@
 //! The same one-tool server (CountWords) on holon-mcp and on rmcp 3.11 directly, in the
 //! same run: `tools/call` p50 and p99 over stdio and over streamable HTTP, calls/s with
 //! 8 concurrent HTTP clients, and the server's RSS (all of it, and its anonymous part)
-//! after opening and closing 1,000 HTTP sessions.
+//! after opening and closing 1,000 HTTP sessions. Calls are timed against rmcp twice:
+//! its tool answering the count as text, and the same tool declaring its output schema
+//! and answering `structuredContent` as holon-mcp's does (rmcp's `Json<T>`).
 //!
 //! `cargo bench -p holon-mcp --bench mcp_vs_rmcp`; as a test (`cargo test -p holon-mcp
 //! --bench mcp_vs_rmcp`) each case runs a few times only. `HOLON_BENCH_CALLS` sets the
@@ -81,20 +83,27 @@ fn test_mode() -> bool {
     !flag("--bench") || flag("--test")
 }
 
-/// The two servers, holon-mcp's first.
+/// The servers, holon-mcp's first.
 #[derive(Clone, Copy)]
 enum Server {
     Holon,
+    /// CountWords on rmcp, answering its count as text.
     Rmcp,
+    /// The same rmcp server's CountWords that declares its output schema (`Json<T>`)
+    /// and answers with `structuredContent` beside the text, as holon-mcp's does: the
+    /// same tool as holon-mcp's in `tools/list`.
+    RmcpJson,
 }
 
 impl Server {
     const BOTH: [Server; 2] = [Server::Holon, Server::Rmcp];
+    const ALL: [Server; 3] = [Server::Holon, Server::Rmcp, Server::RmcpJson];
 
     fn name(self) -> &'static str {
         match self {
             Self::Holon => "holon-mcp",
             Self::Rmcp => "rmcp 3.11",
+            Self::RmcpJson => "rmcp Json",
         }
     }
 
@@ -102,6 +111,7 @@ impl Server {
         let tool = match self {
             Self::Holon => "CountWords",
             Self::Rmcp => "count_words",
+            Self::RmcpJson => "count_words_json",
         };
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                "params": {"name": tool, "arguments": {"text": TEXT}}})
@@ -110,7 +120,7 @@ impl Server {
     fn spawn(self, transport: &str) -> Child {
         let role = match self {
             Self::Holon => "holon",
-            Self::Rmcp => "rmcp",
+            Self::Rmcp | Self::RmcpJson => "rmcp",
         };
         Command::new(std::env::current_exe().expect("the bench's own path"))
             .env(ROLE_ENV, format!("{role}-{transport}"))
@@ -124,12 +134,12 @@ impl Server {
 }
 
 fn latency(calls: usize) {
-    let mut stdio = Server::BOTH.map(start_stdio);
-    let mut http = Server::BOTH.map(HttpServer::start);
-    let mut took: [[Vec<Duration>; 2]; 2] = Default::default();
-    // Call by call: holon-mcp then rmcp on stdio, then the same on HTTP.
+    let mut stdio = Server::ALL.map(start_stdio);
+    let mut http = Server::ALL.map(HttpServer::start);
+    let mut took: [[Vec<Duration>; 3]; 2] = Default::default();
+    // Call by call: each server in turn on stdio, then the same on HTTP.
     for id in 1..=WARMUP_CALLS + calls {
-        for (index, server) in Server::BOTH.into_iter().enumerate() {
+        for (index, server) in Server::ALL.into_iter().enumerate() {
             let on_stdio = call_over_stdio(&mut stdio[index], server, id);
             let HttpServer {
                 client, session, ..
@@ -142,17 +152,17 @@ fn latency(calls: usize) {
         }
     }
     for (transport, took) in ["stdio", "http"].into_iter().zip(&took) {
-        let holon = quantiles(&took[0]);
-        let rmcp = quantiles(&took[1]);
-        for (server, (p50, p99)) in Server::BOTH.into_iter().zip([holon, rmcp]) {
+        let quantiles = took.each_ref().map(|took| quantiles(took));
+        for (server, (p50, p99)) in Server::ALL.into_iter().zip(quantiles) {
             println!(
                 "{transport:<6} {:<10} p50 {p50:>8.3} ms  p99 {p99:>8.3} ms",
                 server.name()
             );
         }
         println!(
-            "{transport:<6} holon-mcp/rmcp at p50: {:.2}x",
-            holon.0 / rmcp.0
+            "{transport:<6} holon-mcp/rmcp at p50: {:.2}x (rmcp Json: {:.2}x)",
+            quantiles[0].0 / quantiles[1].0,
+            quantiles[0].0 / quantiles[2].0
         );
     }
     for client in stdio {
@@ -163,7 +173,7 @@ fn latency(calls: usize) {
 /// Calls/s of `CLIENTS` clients at once, each with its connection and session making
 /// `calls` calls, over `rounds` rounds that alternate the servers.
 fn throughput(calls: usize, rounds: usize) {
-    let servers = Server::BOTH.map(HttpServer::start);
+    let servers = Server::ALL.map(HttpServer::start);
     let mut clients: Vec<Vec<(HttpClient, String)>> = servers
         .iter()
         .map(|server| {
@@ -176,9 +186,9 @@ fn throughput(calls: usize, rounds: usize) {
                 .collect()
         })
         .collect();
-    let mut elapsed = [Duration::ZERO; 2];
+    let mut elapsed = [Duration::ZERO; 3];
     for _ in 0..rounds {
-        for (index, server) in Server::BOTH.into_iter().enumerate() {
+        for (index, server) in Server::ALL.into_iter().enumerate() {
             let started = Instant::now();
             std::thread::scope(|scope| {
                 for (client, session) in &mut clients[index] {
@@ -194,15 +204,16 @@ fn throughput(calls: usize, rounds: usize) {
     }
     let total = (calls * CLIENTS * rounds) as f64;
     let rates = elapsed.map(|took| total / took.as_secs_f64());
-    for (server, rate) in Server::BOTH.into_iter().zip(rates) {
+    for (server, rate) in Server::ALL.into_iter().zip(rates) {
         println!(
             "http   {:<10} {CLIENTS} clients: {rate:>8.0} calls/s",
             server.name()
         );
     }
     println!(
-        "http   rmcp/holon-mcp in calls/s: {:.2}x",
-        rates[1] / rates[0]
+        "http   rmcp/holon-mcp in calls/s: {:.2}x (rmcp Json: {:.2}x)",
+        rates[1] / rates[0],
+        rates[2] / rates[0]
     );
 }
 
@@ -355,7 +366,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// The same server on rmcp 3.11 alone: its macros, stdio and streamable HTTP over hyper,
-/// as `scripts/mcp-build-cost` builds it.
+/// as `scripts/mcp-build-cost` builds it, with CountWords a second time as `Json<T>`.
 mod on_rmcp {
     use std::net::SocketAddr;
     use std::process::ExitCode;
@@ -363,7 +374,8 @@ mod on_rmcp {
 
     use hyper::body::Incoming;
     use hyper_util::rt::TokioIo;
-    use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+    use rmcp::handler::server::router::tool::ToolRouter;
+    use rmcp::handler::server::wrapper::{Json, Parameters};
     use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -376,6 +388,12 @@ mod on_rmcp {
         text: String,
     }
 
+    #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+    struct WordCount {
+        /// How many words the text has.
+        result: usize,
+    }
+
     #[derive(Debug, Clone)]
     struct Server {
         tool_router: ToolRouter<Self>,
@@ -386,6 +404,16 @@ mod on_rmcp {
         #[tool(description = "Count the words of a text.")]
         fn count_words(&self, Parameters(args): Parameters<CountWordsArgs>) -> String {
             args.text.split_whitespace().count().to_string()
+        }
+
+        #[tool(description = "Count the words of a text.")]
+        fn count_words_json(
+            &self,
+            Parameters(args): Parameters<CountWordsArgs>,
+        ) -> Json<WordCount> {
+            Json(WordCount {
+                result: args.text.split_whitespace().count(),
+            })
         }
     }
 
