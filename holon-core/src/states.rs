@@ -12,7 +12,7 @@ pub(crate) type State = Arc<dyn Any + Send + Sync>;
 const ADDED_MAX: usize = 8;
 
 /// The host's states, in a map every clone of a context shares, and the few added to
-/// this clone since (a call's request data, its client), in a short list of its own in
+/// a clone since (a call's request data, its client), in a short list of its own in
 /// front of them: adding a call's states copies nothing of the host's and hashes
 /// nothing, where one map would be copied whole on every call.
 #[derive(Clone, Default)]
@@ -25,6 +25,13 @@ pub(crate) struct States {
 impl States {
     /// Sets the state of type `id`, in place of any earlier one.
     pub(crate) fn insert(&mut self, id: TypeId, value: State) {
+        // A map no clone shares (a host building its context) takes it in place, so
+        // that the host's states stay in the map and its clones copy no list.
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.extend(self.added.drain(..));
+            shared.insert(id, value);
+            return;
+        }
         if let Some(slot) = self.added.iter_mut().find(|(own, _)| *own == id) {
             slot.1 = value;
             return;
@@ -96,6 +103,11 @@ mod tests {
             if step % 13 == 0 {
                 snapshots.push((states.clone(), model.clone()));
             }
+            // With no clone left, the map is the states' own again.
+            if step % 50 == 49 {
+                check(&snapshots, &ids);
+                snapshots.clear();
+            }
             for id in &ids {
                 assert_eq!(value(&states, *id), model.get(id).copied(), "step {step}");
             }
@@ -105,10 +117,32 @@ mod tests {
             !states.shared.is_empty(),
             "the walk folds the list into the map"
         );
+        check(&snapshots, &ids);
+    }
+
+    fn check(snapshots: &[(States, HashMap<TypeId, u32>)], ids: &[TypeId]) {
         for (states, model) in snapshots {
-            for id in &ids {
-                assert_eq!(value(&states, *id), model.get(id).copied());
+            for id in ids {
+                assert_eq!(value(states, *id), model.get(id).copied());
             }
         }
+    }
+
+    #[test]
+    fn a_host_building_its_states_keeps_them_in_the_map_and_a_clone_adds_to_its_list() {
+        let ids = ids();
+        let mut host = States::default();
+        for (n, id) in ids.iter().take(3).enumerate() {
+            host.insert(*id, state(n as u32));
+        }
+        assert!(host.added.is_empty(), "a host's states go into its map");
+        let mut call = host.clone();
+        call.insert(ids[3], state(3));
+        call.insert(ids[0], state(10));
+        assert_eq!(call.added.len(), 2, "a clone's states go into its list");
+        assert_eq!(value(&call, ids[0]), Some(10));
+        assert_eq!(value(&host, ids[0]), Some(0));
+        assert_eq!(value(&host, ids[3]), None);
+        assert_eq!(call.len(), 4);
     }
 }
