@@ -3,6 +3,7 @@
 //! the client it came from.
 
 use holon_core::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId, ToolContext};
+use hyper::header::HeaderName;
 use hyper::http::request::Parts;
 use rmcp::RoleServer;
 use rmcp::model::ProtocolVersion as McpVersion;
@@ -14,10 +15,11 @@ use crate::auth::GrantedFamilies;
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The header a streamable HTTP request names its revision in.
-const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
-/// The header a streamable HTTP request names its session in.
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+/// The header a streamable HTTP request names its session in (a `HeaderName`: a
+/// lookup by it parses no name).
+pub(crate) const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// Whether `request` is of the stateless revision (2026-07-28 or later): it names its
 /// revision and client in its `_meta`, and the server sends the client no request.
@@ -54,7 +56,7 @@ pub(crate) fn call_context(
         .with_cancellation(request.ct.clone())
         .with_state(RequestMeta::new(request.meta.0.0.clone()));
     let parts = request.extensions.get::<Parts>();
-    let header = |name: &str| {
+    let header = |name: HeaderName| {
         parts
             .and_then(|parts| parts.headers.get(name))
             .and_then(|value| value.to_str().ok())

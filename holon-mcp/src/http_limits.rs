@@ -13,6 +13,8 @@ use hyper::{Method, Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::json;
 
+use crate::context::SESSION_HEADER;
+
 /// The limits of [`serve_http`](crate::serve_http).
 #[derive(Debug, Clone, Copy)]
 pub struct HttpLimits {
@@ -44,7 +46,7 @@ pub(crate) async fn check_sessions<B>(
     sessions: &LocalSessionManager,
     cap: usize,
 ) -> Result<(), Response<BoxBody<Bytes, Infallible>>> {
-    if request.method() != Method::POST || request.headers().contains_key("mcp-session-id") {
+    if request.method() != Method::POST || request.headers().contains_key(SESSION_HEADER) {
         return Ok(());
     }
     if sessions.sessions.read().await.len() < cap {

@@ -19,8 +19,7 @@ use hyper::{Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 
-/// The header a request names its session in.
-const SESSION_HEADER: &str = "mcp-session-id";
+use crate::context::SESSION_HEADER;
 
 /// The sessions a `DELETE` is closing right now, by id.
 #[derive(Debug, Default)]

@@ -20,11 +20,9 @@ use super::input::TaskClient;
 use super::record::{TaskOwner, TaskState};
 use super::runner::{Tasks, failed_state};
 use crate::content;
+use crate::context::SESSION_HEADER;
 use crate::rounds::{InputRounds, StateSeal};
 use crate::server::{ServedRegistry, missing_capability};
-
-/// The header a streamable HTTP request names its session in.
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Whose task a request creates or reaches: its authenticated principal, else its
 /// session, else the anonymous owner.
