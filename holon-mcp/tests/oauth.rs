@@ -4,6 +4,8 @@
 // A test's own loopback servers and clients.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,9 +14,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use holon_core::prelude::*;
 use holon_core::{Principal, Registry};
 use holon_mcp::{HttpOptions, KeySource, McpServer, OAuthConfig, ServerInfo, serve_http};
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Method, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
@@ -154,12 +156,7 @@ impl Fixture {
         ));
         let options = HttpOptions::new(addr).with_oauth(config);
         tokio::spawn(serve_http(server, options));
-        for _ in 0..500 {
-            if tokio::net::TcpStream::connect(addr).await.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        support::wait_until_listening(addr).await;
         Self {
             addr,
             resource,
@@ -190,37 +187,12 @@ impl Fixture {
 
     async fn send(
         &self,
-        method: &str,
+        method: Method,
         path: &str,
         headers: &[(&str, &str)],
         body: Option<&Value>,
     ) -> (StatusCode, hyper::HeaderMap, String) {
-        let stream = tokio::net::TcpStream::connect(self.addr).await.unwrap();
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        let mut request = Request::builder()
-            .method(method)
-            .uri(path)
-            .header("host", self.addr.to_string())
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json");
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let body = body.map(|body| body.to_string()).unwrap_or_default();
-        let response = sender
-            .send_request(request.body(Full::new(Bytes::from(body))).unwrap())
-            .await
-            .unwrap();
-        let (parts, body) = response.into_parts();
-        let body = body.collect().await.unwrap().to_bytes();
-        (
-            parts.status,
-            parts.headers,
-            String::from_utf8_lossy(&body).into_owned(),
-        )
+        support::exchange(self.addr, method, path, headers, body).await
     }
 
     /// `initialize` with `token`: the status, headers and body of the answer.
@@ -230,15 +202,8 @@ impl Fixture {
             .iter()
             .map(|value| ("authorization", value.as_str()))
             .collect();
-        let body = json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": { "name": "oauth-test-client", "version": "0" },
-            },
-        });
-        self.send("POST", "/mcp", &headers, Some(&body)).await
+        let body = support::initialize("oauth-test-client");
+        self.send(Method::POST, "/mcp", &headers, Some(&body)).await
     }
 
     /// A session opened with `token`, then `tools/call` of `tool`: the status and
@@ -267,25 +232,15 @@ impl Fixture {
         ];
         let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
         let (status, _, _) = self
-            .send("POST", "/mcp", &with_session, Some(&initialized))
+            .send(Method::POST, "/mcp", &with_session, Some(&initialized))
             .await;
         assert_eq!(status, StatusCode::ACCEPTED);
         let call = json!({ "jsonrpc": "2.0", "id": 2, "method": method, "params": params });
-        let (status, headers, body) = self.send("POST", "/mcp", &with_session, Some(&call)).await;
-        (status, headers, message(&body))
+        let (status, headers, body) = self
+            .send(Method::POST, "/mcp", &with_session, Some(&call))
+            .await;
+        (status, headers, support::message(&body))
     }
-}
-
-/// The JSON-RPC message of a response body, JSON or an SSE stream.
-fn message(body: &str) -> Value {
-    if let Ok(value) = serde_json::from_str(body) {
-        return value;
-    }
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .find(|value| value.get("id").is_some())
-        .unwrap_or(Value::Null)
 }
 
 fn challenge(headers: &hyper::HeaderMap) -> String {
@@ -419,7 +374,7 @@ async fn the_metadata_is_served_at_both_well_known_paths() {
         "/.well-known/oauth-protected-resource",
         "/.well-known/oauth-protected-resource/mcp",
     ] {
-        let (status, headers, body) = fixture.send("GET", path, &[], None).await;
+        let (status, headers, body) = fixture.send(Method::GET, path, &[], None).await;
         assert_eq!(status, StatusCode::OK, "{path}");
         assert_eq!(headers["content-type"], "application/json");
         let document: Value = serde_json::from_str(&body).unwrap();

@@ -45,14 +45,7 @@ async fn send(
 
 /// A session opened and initialized on `addr`: its id.
 async fn open_session(addr: SocketAddr) -> String {
-    let initialize = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": { "name": "session-close-test", "version": "0" },
-        },
-    });
+    let initialize = support::initialize("session-close-test");
     let (status, session) = send(addr, Method::POST, &[], Some(&initialize)).await;
     assert_eq!(status, StatusCode::OK);
     let session = session.expect("a session id");

@@ -43,14 +43,7 @@ fn server() -> McpServer {
 
 /// The `initialize` request of a 2025-11-25 session.
 fn initialize() -> Value {
-    json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": { "name": "task-support-test", "version": "0" },
-        },
-    })
+    support::initialize("task-support-test")
 }
 
 fn initialized() -> Value {

@@ -1,5 +1,8 @@
-//! What the HTTP tests share: a server on loopback without a token, and one raw
-//! request to its MCP endpoint.
+//! What the HTTP tests share: a server on loopback without a token, waiting until one
+//! listens, and one raw request to it.
+
+// Each test file takes the part it needs.
+#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -7,9 +10,9 @@ use std::time::Duration;
 use holon_mcp::{HttpOptions, McpServer, serve_http};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::{Method, Request, StatusCode};
+use hyper::{HeaderMap, Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Serves `server` on streamable HTTP on a free loopback port, without a token, and
 /// waits until it accepts connections.
@@ -23,13 +26,30 @@ pub async fn serve_without_token(server: McpServer) -> SocketAddr {
         ..HttpOptions::new(addr)
     };
     tokio::spawn(serve_http(server, options));
+    wait_until_listening(addr).await;
+    addr
+}
+
+/// Waits (up to 5 s) until a server accepts connections on `addr`.
+pub async fn wait_until_listening(addr: SocketAddr) {
     for _ in 0..500 {
         if tokio::net::TcpStream::connect(addr).await.is_ok() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    addr
+}
+
+/// An MCP 2025-11-25 `initialize` request (id 1) of the client `name`.
+pub fn initialize(name: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": { "name": name, "version": "0" },
+        },
+    })
 }
 
 /// Sends `method` with `headers` and `body` to the MCP endpoint: the status, the
@@ -42,6 +62,22 @@ pub async fn send(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> (StatusCode, Option<String>, Value) {
+    let (status, headers, body) = exchange(addr, method, "/mcp", headers, body).await;
+    let session = headers
+        .get("mcp-session-id")
+        .map(|id| id.to_str().unwrap().to_string());
+    (status, session, message(&body))
+}
+
+/// Sends `method` to `path` on `addr` with `headers` and `body`, on a connection of
+/// its own: the status, headers and body of the answer, read whole.
+pub async fn exchange(
+    addr: SocketAddr,
+    method: Method,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> (StatusCode, HeaderMap, String) {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
@@ -49,7 +85,7 @@ pub async fn send(
     tokio::spawn(connection);
     let mut request = Request::builder()
         .method(method)
-        .uri("/mcp")
+        .uri(path)
         .header("host", addr.to_string())
         .header("accept", "application/json, text/event-stream")
         .header("content-type", "application/json");
@@ -59,19 +95,24 @@ pub async fn send(
     let body = body.map(Value::to_string).unwrap_or_default();
     let request = request.body(Full::new(Bytes::from(body))).unwrap();
     let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|id| id.to_str().unwrap().to_string());
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    let body = String::from_utf8_lossy(&body);
-    let message = serde_json::from_str(&body).unwrap_or_else(|_| {
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|message| message.get("id").is_some())
-            .unwrap_or(Value::Null)
-    });
-    (status, session, message)
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    (
+        parts.status,
+        parts.headers,
+        String::from_utf8_lossy(&body).into_owned(),
+    )
+}
+
+/// The JSON-RPC message of a response body, JSON or an SSE stream (null when there
+/// is none).
+pub fn message(body: &str) -> Value {
+    if let Ok(value) = serde_json::from_str(body) {
+        return value;
+    }
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|value| value.get("id").is_some())
+        .unwrap_or(Value::Null)
 }
