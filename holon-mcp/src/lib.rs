@@ -53,6 +53,7 @@ mod session_close;
 mod signal;
 mod stdio;
 mod stdio_lines;
+mod stdio_pipes;
 pub mod tasks;
 mod telemetry;
 

@@ -10,6 +10,7 @@ use crate::listing::ListingTransport;
 use crate::server::McpServer;
 use crate::signal::shutdown_signal;
 use crate::stdio_lines::{BoundedLines, DEFAULT_MAX_LINE_BYTES, LineLimit, rmcp_line_limit};
+use crate::stdio_pipes::Streams;
 
 /// Serves MCP on stdin and stdout until the client closes them or a signal arrives.
 /// Problems go to stderr, named by the server's name. A line longer than
@@ -22,13 +23,14 @@ pub async fn serve_stdio(server: McpServer) -> ExitCode {
 /// one is dropped and answered with a JSON-RPC error (`-32600`, kind
 /// `message_too_long`), and the session goes on.
 pub async fn serve_stdio_bounded(server: McpServer, max_line_bytes: usize) -> ExitCode {
-    serve_lines(
-        server,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        max_line_bytes,
-    )
-    .await
+    let Streams {
+        input,
+        output,
+        restore,
+    } = Streams::of_process();
+    let code = serve_lines(server, input, output, max_line_bytes).await;
+    drop(restore);
+    code
 }
 
 /// [`serve_stdio_bounded`] on `input` and `output`.

@@ -126,6 +126,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ),
     ("holon-mcp/src/http.rs", "the MCP server's listening socket"),
     (
+        "holon-mcp/src/stdio_pipes.rs",
+        "the MCP server's stdin and stdout, when its client hands it Unix sockets",
+    ),
+    (
         "examples/agent/src/endpoint.rs",
         "the example agent's HTTP client to the model API it is pointed at (a host, not a tool)",
     ),
