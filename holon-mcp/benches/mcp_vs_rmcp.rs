@@ -12,7 +12,7 @@
 //!
 //! The bench is its own server: it runs itself again with `MCP_VS_RMCP_SERVE` set to
 //! the server it should be, so that each server is a process of its own on real
-//! stdio or a real socket. The servers take turns call by call (latency), round by
+//! stdio or a real socket. The servers take turns block by block (latency), round by
 //! round (throughput) and batch by batch (sessions), so that load from elsewhere on
 //! the machine falls on both alike. Both HTTP servers set `TCP_NODELAY` on their
 //! sockets; the holon-mcp one also checks its bearer token, as it always does.
@@ -37,6 +37,8 @@ use support::mcp_client::{HttpClient, StdioClient, TOKEN, listening_authority, q
 const ROLE_ENV: &str = "MCP_VS_RMCP_SERVE";
 const PROTOCOL: &str = "2025-11-25";
 const WARMUP_CALLS: usize = 20;
+/// The calls a server answers in a row before the next server's turn (latency).
+const LATENCY_BLOCK: usize = 100;
 const CLIENTS: usize = 8;
 const TEXT: &str = "the quick brown fox jumps over the lazy dog";
 
@@ -137,17 +139,39 @@ fn latency(calls: usize) {
     let mut stdio = Server::ALL.map(start_stdio);
     let mut http = Server::ALL.map(HttpServer::start);
     let mut took: [[Vec<Duration>; 3]; 2] = Default::default();
-    // Call by call: each server in turn on stdio, then the same on HTTP.
-    for id in 1..=WARMUP_CALLS + calls {
+    // Block by block: each server in turn on stdio, then the same on HTTP. A server's
+    // work after its answer (freeing, parking its threads) then overlaps only its own
+    // next call, not another server's.
+    let mut id = 0;
+    let mut next_id = || {
+        id += 1;
+        id
+    };
+    let blocks = calls.div_ceil(LATENCY_BLOCK);
+    for block in 0..=blocks {
+        // Block 0 warms each server up and is not counted.
+        let size = if block == 0 {
+            WARMUP_CALLS
+        } else {
+            LATENCY_BLOCK.min(calls - (block - 1) * LATENCY_BLOCK)
+        };
         for (index, server) in Server::ALL.into_iter().enumerate() {
-            let on_stdio = call_over_stdio(&mut stdio[index], server, id);
+            for _ in 0..size {
+                let on_stdio = call_over_stdio(&mut stdio[index], server, next_id());
+                if block > 0 {
+                    took[0][index].push(on_stdio);
+                }
+            }
+        }
+        for (index, server) in Server::ALL.into_iter().enumerate() {
             let HttpServer {
                 client, session, ..
             } = &mut http[index];
-            let on_http = call_over_http(client, server, id, session);
-            if id > WARMUP_CALLS {
-                took[0][index].push(on_stdio);
-                took[1][index].push(on_http);
+            for _ in 0..size {
+                let on_http = call_over_http(client, server, next_id(), session);
+                if block > 0 {
+                    took[1][index].push(on_http);
+                }
             }
         }
     }
