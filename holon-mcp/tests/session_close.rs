@@ -45,18 +45,7 @@ async fn send(
 
 /// A session opened and initialized on `addr`: its id.
 async fn open_session(addr: SocketAddr) -> String {
-    let initialize = support::initialize("session-close-test");
-    let (status, session) = send(addr, Method::POST, &[], Some(&initialize)).await;
-    assert_eq!(status, StatusCode::OK);
-    let session = session.expect("a session id");
-    let headers = [
-        ("mcp-session-id", session.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
-    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    let (status, _) = send(addr, Method::POST, &headers, Some(&initialized)).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-    session
+    support::open_session(addr, "session-close-test").await
 }
 
 #[tokio::test]

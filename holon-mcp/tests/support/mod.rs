@@ -52,6 +52,22 @@ pub fn initialize(name: &str) -> Value {
     })
 }
 
+/// A 2025-11-25 session of the client `name`, opened (`initialize`) and initialized on
+/// `addr`: its id.
+pub async fn open_session(addr: SocketAddr, name: &str) -> String {
+    let (status, session, _) = send(addr, Method::POST, &[], Some(&initialize(name))).await;
+    assert_eq!(status, StatusCode::OK);
+    let session = session.expect("a session id");
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let (status, _, _) = send(addr, Method::POST, &headers, Some(&initialized)).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    session
+}
+
 /// Sends `method` with `headers` and `body` to the MCP endpoint: the status, the
 /// session id answered, and the JSON-RPC message (from JSON or an SSE stream; null
 /// when there is none). The answer is read whole, so the exchange is over before the

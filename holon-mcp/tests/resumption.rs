@@ -1,0 +1,135 @@
+//! A 2025-11-25 client whose connection drops while a call runs (MCP 2025-11-25,
+//! transports, "Resumability and Redelivery"): the disconnection does not cancel the
+//! call ("Disconnection SHOULD NOT be interpreted as the client cancelling its
+//! request"), and a `GET` with `Last-Event-ID` set to the last event it received
+//! resumes the stream with the call's result.
+
+// Tests set their fixtures up with sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod support;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use holon_core::Registry;
+use holon_core::prelude::*;
+use holon_mcp::{McpServer, ServerInfo};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Method, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// A guard against a hang only: what is tested happens long before.
+const HANG: Duration = Duration::from_secs(30);
+
+/// What lets a running `WaitForRelease` answer.
+static RELEASE: Notify = Notify::const_new();
+
+/// Waits until the test releases it, then answers "released".
+#[holon_tool(family = CoreAgent)]
+async fn wait_for_release() -> String {
+    RELEASE.notified().await;
+    "released".to_string()
+}
+
+/// Sends `method` with `headers` and `body` on a connection of its own, and hands
+/// back the response's status and its body as it streams in (the connection ends
+/// when the body is dropped).
+async fn open(
+    addr: SocketAddr,
+    method: Method,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> (StatusCode, Incoming) {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut request = Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("host", addr.to_string())
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let response = sender
+        .send_request(request.body(Full::new(Bytes::from(body))).unwrap())
+        .await
+        .unwrap();
+    (response.status(), response.into_body())
+}
+
+/// Reads `body` until its text so far holds an event that `done` accepts (given the
+/// text), and returns that text.
+async fn read_until(body: &mut Incoming, done: impl Fn(&str) -> bool) -> String {
+    let mut text = String::new();
+    tokio::time::timeout(HANG, async {
+        while !done(&text) {
+            let frame = body.frame().await.expect("more of the stream").unwrap();
+            if let Ok(data) = frame.into_data() {
+                text.push_str(&String::from_utf8_lossy(&data));
+            }
+        }
+    })
+    .await
+    .expect("the awaited event");
+    text
+}
+
+/// The `id:` of the last whole event of an SSE `text`.
+fn last_event_id(text: &str) -> String {
+    text.split("\n\n")
+        .filter_map(|event| {
+            event
+                .lines()
+                .find_map(|line| line.strip_prefix("id:"))
+                .map(|id| id.trim().to_string())
+        })
+        .last()
+        .expect("an event with an id")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_stream_does_not_cancel_the_call_and_resuming_it_delivers_the_result() {
+    let registry = Registry::of_module(module_path!()).expect("the test's tool");
+    let server = McpServer::new(registry, ServerInfo::new("resumption-test", "1.0.0"));
+    let addr = support::serve_without_token(server).await;
+    let session = support::open_session(addr, "resumption-test").await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "WaitForRelease", "arguments": {}}});
+    let (status, mut stream) = open(addr, Method::POST, &headers, Some(&call)).await;
+    assert_eq!(status, StatusCode::OK);
+    // The priming event (an id, no data) comes first; then the connection drops.
+    let primed = read_until(&mut stream, |text| text.contains("\n\n")).await;
+    let resume_from = last_event_id(&primed);
+    drop(stream);
+    RELEASE.notify_one();
+    let resume = [
+        headers[0],
+        headers[1],
+        ("last-event-id", resume_from.as_str()),
+    ];
+    let (status, mut resumed) = open(addr, Method::GET, &resume, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = read_until(&mut resumed, |text| {
+        support::message(text).get("id") == Some(&json!(7))
+    })
+    .await;
+    let answer = support::message(&text);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], "released",
+        "{answer}"
+    );
+}
