@@ -41,6 +41,16 @@ mod pipes {
     /// again by.
     pub(crate) struct RestoreBlocking(Vec<Restore>);
 
+    #[cfg(test)]
+    impl RestoreBlocking {
+        pub(super) fn of_pipes(reader: OwnedFd, writer: OwnedFd) -> Self {
+            Self(vec![
+                Restore::PipeReader(reader),
+                Restore::PipeWriter(writer),
+            ])
+        }
+    }
+
     enum Restore {
         PipeReader(OwnedFd),
         PipeWriter(OwnedFd),
@@ -49,9 +59,13 @@ mod pipes {
 
     impl Drop for RestoreBlocking {
         fn drop(&mut self) {
+            // Dropped outside a runtime (a host dropping the server's future on a
+            // thread of its own), a pipe cannot be registered again: left as it is.
+            let in_runtime = tokio::runtime::Handle::try_current().is_ok();
             for restore in self.0.drain(..) {
                 // Registering a pipe again is how Tokio hands back a blocking one.
                 let _ = match restore {
+                    Restore::PipeReader(_) | Restore::PipeWriter(_) if !in_runtime => Ok(()),
                     Restore::PipeReader(fd) => pipe::Receiver::from_owned_fd_unchecked(fd)
                         .and_then(pipe::Receiver::into_blocking_fd)
                         .map(drop),
@@ -119,6 +133,17 @@ mod pipes {
                 restore,
             }
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::pipes::RestoreBlocking;
+
+    #[test]
+    fn dropped_outside_a_runtime_it_leaves_a_pipe_as_it_is_without_a_panic() {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(RestoreBlocking::of_pipes(reader.into(), writer.into()));
     }
 }
 
