@@ -4,10 +4,12 @@
 //! answered `404`, as every request naming such a session is.
 //!
 //! rmcp answers every `DELETE` `202`, whether it closed a session or not. Which
-//! `DELETE` closes a session is settled here: each claims the session id before it
-//! looks for the session, so of two at once only one can find it live.
+//! `DELETE` closes a session is settled here: the `DELETE`s of one session run one at
+//! a time, each looking for the session only once the one before is answered. The
+//! first finds it live and closes it; the next finds it gone, unless the first was
+//! refused (a bad header) and left it open, and then it closes it.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
@@ -18,41 +20,50 @@ use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
+use tokio::sync::OwnedMutexGuard;
 
 use crate::context::SESSION_HEADER;
 
-/// The sessions a `DELETE` is closing right now, by id.
+/// One lock a session id with a `DELETE` running or waiting, by id.
 #[derive(Debug, Default)]
-pub(crate) struct Closings(Mutex<HashSet<String>>);
+pub(crate) struct Closings(Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
 
 impl Closings {
-    /// Marks `id` as being closed, or `None` when another `DELETE` already is.
-    fn claim(&self, id: &str) -> Option<Claim<'_>> {
-        let mut closing = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        closing.insert(id.to_string()).then(|| Claim {
+    /// Holds `id` for one `DELETE`, once the ones before it are answered.
+    async fn claim(&self, id: &str) -> Claim<'_> {
+        let lock = self.locked().entry(id.to_string()).or_default().clone();
+        let held = lock.clone().lock_owned().await;
+        Claim {
             closings: self,
             id: id.to_string(),
-        })
+            lock,
+            held: Some(held),
+        }
+    }
+
+    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<tokio::sync::Mutex<()>>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-/// A session id claimed by one `DELETE`, released when it is answered.
+/// A session id held by one `DELETE`, released when it is answered.
 struct Claim<'a> {
     closings: &'a Closings,
     id: String,
+    lock: Arc<tokio::sync::Mutex<()>>,
+    held: Option<OwnedMutexGuard<()>>,
 }
 
 impl Drop for Claim<'_> {
     fn drop(&mut self) {
-        let mut closing = self
-            .closings
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        closing.remove(&self.id);
+        self.held.take();
+        let mut closings = self.closings.locked();
+        // The map's and this claim's: nobody else waits for the id.
+        if Arc::strong_count(&self.lock) == 2 {
+            closings.remove(&self.id);
+        }
     }
 }
 
@@ -77,9 +88,7 @@ where
     else {
         return close(request).await;
     };
-    let Some(_claim) = closings.claim(&id) else {
-        return session_not_found();
-    };
+    let _claim = closings.claim(&id).await;
     let id: SessionId = Arc::from(id);
     // The local manager's lookup cannot fail; should it, the transport decides.
     if !sessions.has_session(&id).await.unwrap_or(true) {
@@ -106,4 +115,67 @@ fn session_not_found() -> Response<BoxBody<Bytes, Infallible>> {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use http_body_util::Empty;
+    use tokio::sync::oneshot;
+
+    use super::*;
+
+    type Answer = Response<BoxBody<Bytes, Infallible>>;
+
+    fn answered(status: StatusCode) -> Answer {
+        let mut response = Response::new(Full::new(Bytes::new()).boxed());
+        *response.status_mut() = status;
+        response
+    }
+
+    fn delete_of(id: &str) -> Request<Empty<Bytes>> {
+        Request::delete("/mcp")
+            .header(SESSION_HEADER, id)
+            .body(Empty::new())
+            .unwrap()
+    }
+
+    /// Of two `DELETE`s of one session at once, the first refused by the transport (as
+    /// for a bad protocol-version header) leaves the session open: the second, which
+    /// waited for it, closes it, where it was answered 404 while the first ran.
+    #[tokio::test]
+    async fn a_delete_waiting_on_a_refused_one_closes_the_session_it_left_open() {
+        let sessions = LocalSessionManager::default();
+        let (id, _transport) = sessions.create_session().await.unwrap();
+        let closings = Closings::default();
+        let (entered, in_first) = oneshot::channel::<()>();
+        let (release, released) = oneshot::channel::<()>();
+        let refused = delete(delete_of(&id), &sessions, &closings, |_| async move {
+            entered.send(()).unwrap();
+            released.await.unwrap();
+            answered(StatusCode::BAD_REQUEST)
+        });
+        let closes = async {
+            in_first.await.unwrap();
+            let second = delete(delete_of(&id), &sessions, &closings, |_| async {
+                sessions.close_session(&id).await.unwrap();
+                answered(StatusCode::ACCEPTED)
+            });
+            tokio::pin!(second);
+            // It waits for the first, however long that runs.
+            let waited = tokio::time::timeout(Duration::from_millis(50), &mut second).await;
+            assert!(
+                waited.is_err(),
+                "the second DELETE did not wait for the first"
+            );
+            release.send(()).unwrap();
+            second.await
+        };
+        let (first, second) = tokio::join!(refused, closes);
+        assert_eq!(first.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(second.status(), StatusCode::OK);
+        assert!(!sessions.has_session(&id).await.unwrap());
+        assert!(closings.locked().is_empty(), "a released id is forgotten");
+    }
 }
