@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
+use hyper::header::{CONNECTION, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -193,9 +194,26 @@ struct Endpoint {
 }
 
 impl Endpoint {
-    /// The answer to `request`: a public document, or the checks (path, origin, token,
-    /// session cap) and then the transport's answer.
+    /// The answer to `request`. A refusal (4xx, 5xx) is the last answer on its
+    /// connection: it may come before the request's body was read (a missing token,
+    /// an unknown session), and when the body has not all arrived by then, hyper
+    /// closes the connection rather than wait for it. Without `Connection: close`, a
+    /// client sending its next request there (its retry with a token) would find the
+    /// connection gone.
     async fn answer(&self, request: Request<Incoming>) -> HttpResponse {
+        let mut response = self.checked_answer(request).await;
+        let status = response.status();
+        if status.is_client_error() || status.is_server_error() {
+            response
+                .headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
+
+    /// A public document, or the checks (path, origin, token, session cap) and then
+    /// the transport's answer.
+    async fn checked_answer(&self, request: Request<Incoming>) -> HttpResponse {
         if let Some(answer) = self.gate.public_response(&request) {
             return answer;
         }
