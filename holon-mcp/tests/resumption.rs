@@ -9,17 +9,15 @@
 
 mod support;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use holon_core::Registry;
 use holon_core::prelude::*;
 use holon_mcp::{McpServer, ServerInfo};
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::{Method, Request, StatusCode};
-use hyper_util::rt::TokioIo;
-use serde_json::{Value, json};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::{Method, StatusCode};
+use serde_json::json;
 use tokio::sync::Notify;
 
 /// A guard against a hang only: what is tested happens long before.
@@ -33,37 +31,6 @@ static RELEASE: Notify = Notify::const_new();
 async fn wait_for_release() -> String {
     RELEASE.notified().await;
     "released".to_string()
-}
-
-/// Sends `method` with `headers` and `body` on a connection of its own, and hands
-/// back the response's status and its body as it streams in (the connection ends
-/// when the body is dropped).
-async fn open(
-    addr: SocketAddr,
-    method: Method,
-    headers: &[(&str, &str)],
-    body: Option<&Value>,
-) -> (StatusCode, Incoming) {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    let mut request = Request::builder()
-        .method(method)
-        .uri("/mcp")
-        .header("host", addr.to_string())
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let response = sender
-        .send_request(request.body(Full::new(Bytes::from(body))).unwrap())
-        .await
-        .unwrap();
-    (response.status(), response.into_body())
 }
 
 /// Reads `body` until its text so far holds an event that `done` accepts (given the
@@ -108,8 +75,9 @@ async fn a_dropped_stream_does_not_cancel_the_call_and_resuming_it_delivers_the_
     ];
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                       "params": {"name": "WaitForRelease", "arguments": {}}});
-    let (status, mut stream) = open(addr, Method::POST, &headers, Some(&call)).await;
-    assert_eq!(status, StatusCode::OK);
+    let posted = support::open(addr, Method::POST, "/mcp", &headers, Some(&call)).await;
+    assert_eq!(posted.status(), StatusCode::OK);
+    let mut stream = posted.into_body();
     // The priming event (an id, no data) comes first; then the connection drops.
     let primed = read_until(&mut stream, |text| text.contains("\n\n")).await;
     let resume_from = last_event_id(&primed);
@@ -120,8 +88,9 @@ async fn a_dropped_stream_does_not_cancel_the_call_and_resuming_it_delivers_the_
         headers[1],
         ("last-event-id", resume_from.as_str()),
     ];
-    let (status, mut resumed) = open(addr, Method::GET, &resume, None).await;
-    assert_eq!(status, StatusCode::OK);
+    let resumed = support::open(addr, Method::GET, "/mcp", &resume, None).await;
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let mut resumed = resumed.into_body();
     let text = read_until(&mut resumed, |text| {
         support::message(text).get("id") == Some(&json!(7))
     })

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use holon_mcp::{HttpOptions, McpServer, serve_http};
 use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{HeaderMap, Method, Request, StatusCode};
+use hyper::body::{Bytes, Incoming};
+use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
@@ -94,6 +94,26 @@ pub async fn exchange(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> (StatusCode, HeaderMap, String) {
+    let response = open(addr, method, path, headers, body).await;
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    (
+        parts.status,
+        parts.headers,
+        String::from_utf8_lossy(&body).into_owned(),
+    )
+}
+
+/// Sends `method` to `path` on `addr` with `headers` and `body`, on a connection of
+/// its own: the answer, its body still streaming in (the connection ends when the
+/// body is dropped).
+pub async fn open(
+    addr: SocketAddr,
+    method: Method,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Response<Incoming> {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
@@ -110,14 +130,7 @@ pub async fn exchange(
     }
     let body = body.map(Value::to_string).unwrap_or_default();
     let request = request.body(Full::new(Bytes::from(body))).unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let (parts, body) = response.into_parts();
-    let body = body.collect().await.unwrap().to_bytes();
-    (
-        parts.status,
-        parts.headers,
-        String::from_utf8_lossy(&body).into_owned(),
-    )
+    sender.send_request(request).await.unwrap()
 }
 
 /// The JSON-RPC message of a response body, JSON or an SSE stream (null when there
