@@ -195,11 +195,11 @@ struct Endpoint {
 
 impl Endpoint {
     /// The answer to `request`. A refusal (4xx, 5xx) is the last answer on its
-    /// connection: it may come before the request's body was read (a missing token,
-    /// an unknown session), and when the body has not all arrived by then, hyper
-    /// closes the connection rather than wait for it. Without `Connection: close`, a
-    /// client sending its next request there (its retry with a token) would find the
-    /// connection gone.
+    /// connection: it may come before the request's body was read (a missing token, a
+    /// foreign origin, the session cap), and when the body has not all arrived by
+    /// then, hyper closes the connection rather than wait for it. Without
+    /// `Connection: close`, a client sending its next request there (its retry with a
+    /// token) would find the connection gone.
     async fn answer(&self, request: Request<Incoming>) -> HttpResponse {
         let mut response = self.checked_answer(request).await;
         let status = response.status();

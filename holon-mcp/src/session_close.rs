@@ -31,13 +31,12 @@ pub(crate) struct Closings(Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
 impl Closings {
     /// Holds `id` for one `DELETE`, once the ones before it are answered.
     async fn claim(&self, id: &str) -> Claim<'_> {
+        // The map's lock is let go before the wait.
         let lock = self.locked().entry(id.to_string()).or_default().clone();
-        let held = lock.clone().lock_owned().await;
         Claim {
             closings: self,
             id: id.to_string(),
-            lock,
-            held: Some(held),
+            held: Some(lock.lock_owned().await),
         }
     }
 
@@ -52,16 +51,19 @@ impl Closings {
 struct Claim<'a> {
     closings: &'a Closings,
     id: String,
-    lock: Arc<tokio::sync::Mutex<()>>,
     held: Option<OwnedMutexGuard<()>>,
 }
 
 impl Drop for Claim<'_> {
     fn drop(&mut self) {
-        self.held.take();
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        let lock = Arc::clone(OwnedMutexGuard::mutex(&held));
+        drop(held);
         let mut closings = self.closings.locked();
-        // The map's and this claim's: nobody else waits for the id.
-        if Arc::strong_count(&self.lock) == 2 {
+        // The map's and this one: nobody else waits for the id.
+        if Arc::strong_count(&lock) == 2 {
             closings.remove(&self.id);
         }
     }

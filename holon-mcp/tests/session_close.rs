@@ -18,6 +18,9 @@ use holon_mcp::{McpServer, ServerInfo};
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
+/// The client and server name of these tests.
+const CLIENT: &str = "session-close-test";
+
 /// Answers "pong".
 #[holon_tool(family = CoreAgent)]
 fn ping_job() -> String {
@@ -27,7 +30,7 @@ fn ping_job() -> String {
 /// A server of this file's tool on streamable HTTP, without a token (loopback).
 async fn http_server() -> SocketAddr {
     let registry = Registry::of_module(module_path!()).expect("the test's tool");
-    let server = McpServer::new(registry, ServerInfo::new("session-close-test", "1.0.0"));
+    let server = McpServer::new(registry, ServerInfo::new(CLIENT, "1.0.0"));
     support::serve_without_token(server).await
 }
 
@@ -43,15 +46,10 @@ async fn send(
     (status, session)
 }
 
-/// A session opened and initialized on `addr`: its id.
-async fn open_session(addr: SocketAddr) -> String {
-    support::open_session(addr, "session-close-test").await
-}
-
 #[tokio::test]
 async fn a_session_closed_with_delete_is_answered_200_and_is_gone() {
     let addr = http_server().await;
-    let session = open_session(addr).await;
+    let session = support::open_session(addr, CLIENT).await;
     let headers = [
         ("mcp-session-id", session.as_str()),
         ("mcp-protocol-version", "2025-11-25"),
@@ -72,8 +70,8 @@ async fn a_session_closed_with_delete_is_answered_200_and_is_gone() {
 #[tokio::test]
 async fn a_delete_of_a_closed_or_unknown_session_is_answered_404() {
     let addr = http_server().await;
-    let session = open_session(addr).await;
-    let other = open_session(addr).await;
+    let session = support::open_session(addr, CLIENT).await;
+    let other = support::open_session(addr, CLIENT).await;
     fn headers(session: &str) -> [(&str, &str); 2] {
         [
             ("mcp-session-id", session),
@@ -106,7 +104,7 @@ async fn a_delete_of_a_closed_or_unknown_session_is_answered_404() {
 async fn of_two_deletes_of_a_session_at_once_one_closes_it_and_the_other_is_answered_404() {
     let addr = http_server().await;
     for _ in 0..20 {
-        let session = open_session(addr).await;
+        let session = support::open_session(addr, CLIENT).await;
         let headers = [
             ("mcp-session-id", session.as_str()),
             ("mcp-protocol-version", "2025-11-25"),
