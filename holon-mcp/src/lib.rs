@@ -45,6 +45,7 @@ pub mod http_guard;
 mod http_limits;
 mod info;
 mod listing;
+mod param_headers;
 mod progress;
 mod rounds;
 mod run;

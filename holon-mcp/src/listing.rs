@@ -34,6 +34,7 @@ use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use serde_json::Value;
 
+use crate::param_headers;
 use crate::server::ListCaching;
 
 /// The export's `execution` of the tools that have one, by name.
@@ -47,10 +48,13 @@ pub(crate) struct Catalog {
     tools: Vec<Tool>,
     /// What rmcp's `Tool` has no field for.
     executions: Executions,
+    /// The tools with `Mcp-Param-*` headers (crate::param_headers), by index.
+    headed: Vec<usize>,
 }
 
 impl Catalog {
-    /// The MCP export of the tools of `registry` that `policy` allows.
+    /// The MCP export of the tools of `registry` that `policy` allows; an error when
+    /// a tool has no MCP form rmcp takes, or declares a header clients would drop.
     pub(crate) fn export(registry: &Registry, policy: FamilyPolicy) -> Result<Self, String> {
         let mut executions = HashMap::new();
         let tools = export::export(registry, Provider::Mcp, ExportOptions::new(policy))
@@ -65,10 +69,28 @@ impl Catalog {
             })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| format!("a tool cannot be listed over MCP: {error}"))?;
+        let mut headed = Vec::new();
+        for (index, tool) in tools.iter().enumerate() {
+            let has_headers = param_headers::check(&tool.input_schema).map_err(|why| {
+                format!("tool `{}` declares an MCP header wrongly: {why}", tool.name)
+            })?;
+            if has_headers {
+                headed.push(index);
+            }
+        }
         Ok(Self {
             tools,
             executions: Arc::new(executions),
+            headed,
         })
+    }
+
+    /// The tool `name` when its schema marks properties for `Mcp-Param-*` headers.
+    pub(crate) fn headed_tool(&self, name: &str) -> Option<&Tool> {
+        self.headed
+            .iter()
+            .map(|&index| &self.tools[index])
+            .find(|tool| tool.name == name)
     }
 
     /// The tools as rmcp takes them.

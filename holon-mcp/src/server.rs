@@ -468,6 +468,14 @@ impl ServerHandler for McpServer {
         }
     }
 
+    /// The tool `name` when it has `Mcp-Param-*` headers (crate::param_headers): rmcp's
+    /// transport checks a 2026-07-28 call's headers against its schema, and refuses a
+    /// call whose headers and body disagree (HTTP 400, `-32020`). A tool without
+    /// headers is `None`: there is nothing to check, and nothing is cloned.
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.catalog().ok()?.headed_tool(name).cloned()
+    }
+
     /// rmcp's own answer (the negotiated revision, the server's info), in a span.
     async fn initialize(
         &self,

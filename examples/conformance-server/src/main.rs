@@ -327,6 +327,23 @@ async fn test_reconnection() -> String {
     "Reconnection test completed successfully".to_string()
 }
 
+/// Arguments of `test_custom_header`.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+pub struct CustomHeaderArgs {
+    /// The region to run in. Over streamable HTTP (2026-07-28) the client sends it in
+    /// the `Mcp-Param-Region` header too, for a gateway to route on.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+}
+
+/// Says which region the call ran in. The suite's SEP-2243 scenario calls it with
+/// `Mcp-Param-Region` headers that match the body, and some that do not.
+#[holon_tool(family = CoreAgent, name = "test_custom_header")]
+fn test_custom_header(args: CustomHeaderArgs) -> String {
+    format!("ran in region {}", args.region)
+}
+
 /// An elicitation schema of one property `name` of `kind` (`string`, `boolean`),
 /// required.
 fn one_field_schema(name: &str, kind: &str) -> Map<String, Value> {
