@@ -19,6 +19,7 @@
 //! host's own handler's ([`McpServer::with_handler`]). List results carry the caching
 //! hints of [`ListCaching`].
 
+use std::borrow::Cow;
 use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -432,13 +433,14 @@ impl McpServer {
     fn unknown_tool(&self, name: &str) -> ErrorData {
         let tools = self.tools().unwrap_or_default();
         let suggestion = closest(name, tools.iter().map(|tool| tool.name.as_ref()));
+        let shown = shown_name(name);
         let message = match suggestion {
-            Some(best) => format!("unknown tool `{name}`; did you mean `{best}`?"),
-            None => format!("unknown tool `{name}`; tools/list shows the tools"),
+            Some(best) => format!("unknown tool `{shown}`; did you mean `{best}`?"),
+            None => format!("unknown tool `{shown}`; tools/list shows the tools"),
         };
         ErrorData::invalid_params(
             message,
-            Some(json!({ "kind": "unknown_tool", "tool": name, "did_you_mean": suggestion })),
+            Some(json!({ "kind": "unknown_tool", "tool": shown, "did_you_mean": suggestion })),
         )
     }
 }
@@ -752,6 +754,18 @@ impl ServerHandler for McpServer {
     }
 }
 
+/// How many characters of an unknown tool's name its error repeats: the name is the
+/// model's, and one of megabytes would come back twice.
+const SHOWN_NAME_CHARS: usize = 100;
+
+/// `name`, cut after [`SHOWN_NAME_CHARS`] characters (saying how long it was).
+fn shown_name(name: &str) -> Cow<'_, str> {
+    match name.char_indices().nth(SHOWN_NAME_CHARS) {
+        Some((end, _)) => format!("{}... ({} bytes in all)", &name[..end], name.len()).into(),
+        None => name.into(),
+    }
+}
+
 /// Under 2026-07-28, a call that needed a capability the request's `_meta` does not
 /// declare is the protocol's error (-32021, naming the capability), not a tool's.
 pub(crate) fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
@@ -785,4 +799,30 @@ fn params_problem<T: serde::de::DeserializeOwned>(
         None => error.inner().to_string(),
     };
     Some((field, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_tool_of_a_huge_name_is_answered_in_a_few_hundred_bytes() {
+        let server = McpServer::new(
+            Registry::filtered(|_| false).unwrap(),
+            ServerInfo::new("t", "1"),
+        );
+        let name = "é".repeat(1 << 20);
+        let error = serde_json::to_string(&server.unknown_tool(&name)).unwrap();
+        assert!(error.len() < 1_000, "{} bytes", error.len());
+        assert!(
+            error.contains(&format!("{}... (2097152 bytes in all)", "é".repeat(100))),
+            "{error}"
+        );
+        let short = serde_json::to_value(server.unknown_tool("Nope")).unwrap();
+        assert_eq!(short["data"]["tool"], "Nope");
+        assert_eq!(
+            short["message"],
+            "unknown tool `Nope`; tools/list shows the tools"
+        );
+    }
 }

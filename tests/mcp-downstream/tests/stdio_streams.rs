@@ -127,22 +127,24 @@ fn large_answers_go_out_whole_and_in_order_to_a_client_that_reads_late(client: C
     send(&mut stdin, &initialize());
     next(&mut stdout);
     send(&mut stdin, &initialized());
-    // An unknown tool's error names it (twice): each answer is about 600 KB, more
-    // than a pipe or a socket holds, so the server's writes stop short until the
-    // client reads.
-    let names: Vec<String> = (0..3).map(|n| format!("{n}").repeat(300_000)).collect();
-    for (id, name) in names.iter().enumerate() {
+    // RequestEcho answers with the request's `_meta.traceparent`: each answer is over
+    // 300 KB, more than a pipe or a socket holds, so the server's writes stop short
+    // until the client reads.
+    let traces: Vec<String> = (0..3).map(|n| format!("{n}").repeat(300_000)).collect();
+    for (id, trace) in traces.iter().enumerate() {
         send(
             &mut stdin,
             &json!({"jsonrpc": "2.0", "id": id + 10, "method": "tools/call",
-                    "params": {"name": name, "arguments": {}}}),
+                    "params": {"name": "RequestEcho", "arguments": {"header": "none"},
+                               "_meta": {"traceparent": trace}}}),
         );
     }
     std::thread::sleep(Duration::from_millis(300));
-    for (id, name) in names.iter().enumerate() {
-        let refused = next(&mut stdout);
-        assert_eq!(refused["id"], id + 10);
-        assert_eq!(refused["error"]["data"]["tool"], name.as_str());
+    for (id, trace) in traces.iter().enumerate() {
+        let answer = next(&mut stdout);
+        assert_eq!(answer["id"], id + 10);
+        let echoed = &answer["result"]["structuredContent"]["traceparent"];
+        assert_eq!(echoed, trace.as_str());
     }
     drop(stdin);
     assert!(child.wait().unwrap().success());
