@@ -1,5 +1,6 @@
 //! What a host serves beside its tools: resources, prompts and completion, through an
-//! rmcp [`ServerHandler`] of its own (see [`McpServer::with_handler`](crate::McpServer::with_handler)).
+//! rmcp [`ServerHandler`] of its own (see [`McpServer::with_handler`](crate::McpServer::with_handler)),
+//! and the notifications of their changes on a 2026-07-28 `subscriptions/listen` stream.
 //!
 //! rmcp's handler trait returns `impl Future`, which a trait object cannot: this is
 //! the part of it the server delegates, boxed.
@@ -11,9 +12,9 @@ use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 /// The future of a delegated request.
@@ -63,6 +64,14 @@ pub(crate) trait Extras: Send + Sync {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Answer<'_, CompleteResult>;
+    /// What of `requested` the handler delivers on a `subscriptions/listen` stream
+    /// (`None`: it delivers nothing, and the method is not found).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter>;
+    /// Runs one subscription until the client ends it.
+    fn listen(&self, context: SubscriptionContext) -> Answer<'_, ()>;
 }
 
 // rmcp marks resource subscriptions legacy for 2026-07-28; 2025-11-25 has them.
@@ -136,5 +145,16 @@ impl<H: ServerHandler + 'static> Extras for H {
         context: RequestContext<RoleServer>,
     ) -> Answer<'_, CompleteResult> {
         Box::pin(ServerHandler::complete(self, request, context))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        ServerHandler::accepted_subscription_filter(self, requested)
+    }
+
+    fn listen(&self, context: SubscriptionContext) -> Answer<'_, ()> {
+        Box::pin(ServerHandler::listen(self, context))
     }
 }

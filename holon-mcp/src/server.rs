@@ -33,12 +33,12 @@ use rmcp::model::{
     GetPromptResponse, InitializeRequestParams, InitializeResult, InputResponses,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ResultType,
-    ServerCapabilities, ServerConfig, Tool,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 #[allow(deprecated)] // logging and resource subscriptions: see client, extras
 use rmcp::model::{SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams};
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
@@ -678,6 +678,40 @@ impl ServerHandler for McpServer {
             let mut result = self.extras()?.complete(request, context).await?;
             result.result_type.get_or_insert(ResultType::COMPLETE);
             Ok(result)
+        })
+        .await
+    }
+
+    /// What of `requested` the host's handler delivers on a 2026-07-28
+    /// `subscriptions/listen` stream (its resources' updates, its lists' changes).
+    /// Without a handler, or one that delivers nothing, the method is not found. rmcp
+    /// keeps only what the server declares: never `toolsListChanged` (the tools are
+    /// fixed for the server's life).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.extras
+            .as_ref()?
+            .accepted_subscription_filter(requested)
+    }
+
+    /// The host's handler runs the subscription (rmcp has acknowledged it, and its
+    /// sink sends what the filter accepts, tagged with the subscription's id).
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let span = RequestSpan::new(
+            "subscriptions/listen",
+            Target::None,
+            context.request_context(),
+        );
+        span.run(async move {
+            match &self.extras {
+                Some(extras) => extras.listen(context).await,
+                None => {
+                    context.cancelled().await;
+                    Ok(())
+                }
+            }
         })
         .await
     }

@@ -6,7 +6,7 @@ use holon_mcp::rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     GetPromptResult, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig,
+    ReadResourceResult, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 #[allow(deprecated)] // resource subscriptions: legacy in 2026-07-28, in 2025-11-25
 use holon_mcp::rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
@@ -14,6 +14,9 @@ use holon_mcp::rmcp::service::RequestContext;
 use holon_mcp::rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+
+/// The resource clients may subscribe to.
+const WATCHED_RESOURCE: &str = "test://watched-resource";
 
 /// The text of `test://static-text`.
 const STATIC_TEXT: &str = "This is the content of the static text resource.";
@@ -117,7 +120,7 @@ impl TestExtras {
             json!({ "uri": uri, "mimeType": "text/plain", "text": STATIC_TEXT })
         } else if uri == "test://static-binary" {
             json!({ "uri": uri, "mimeType": "image/png", "blob": self.red_pixel_png })
-        } else if uri == "test://watched-resource" {
+        } else if uri == WATCHED_RESOURCE {
             json!({ "uri": uri, "mimeType": "text/plain", "text": "A resource to watch." })
         } else if let Some(id) = uri
             .strip_prefix("test://template/")
@@ -142,6 +145,7 @@ impl ServerHandler for TestExtras {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_resources()
+            .enable_resources_subscribe()
             .enable_prompts()
             .enable_completions()
             .build();
@@ -180,6 +184,22 @@ impl ServerHandler for TestExtras {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.read(&request.uri).map(ReadResourceResponse::Complete)
+    }
+
+    /// A 2026-07-28 `subscriptions/listen` may subscribe to the resources listed (rmcp's
+    /// default `listen` holds the stream open: nothing here changes).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| uri.as_str() == WATCHED_RESOURCE)
+                .cloned()
+                .collect()
+        });
+        Some(accepted)
     }
 
     async fn subscribe(
