@@ -169,6 +169,15 @@ pub enum ChainBreak {
         /// The 1-based line number.
         line: usize,
     },
+    /// The record gives its hash but is not stored as it was written (extra keys,
+    /// other escapes or spacing): the line was rewritten.
+    #[error(
+        "record {line} was rewritten: its text is not the text it was written as (extra keys or other escapes)"
+    )]
+    Rewritten {
+        /// The 1-based line number.
+        line: usize,
+    },
     /// A record does not follow the one before it: one was removed, or records were
     /// reordered.
     #[error(
@@ -197,32 +206,56 @@ pub struct ChainHead {
     pub hash: String,
 }
 
+impl ChainHead {
+    /// The head of an empty log.
+    pub fn genesis() -> Self {
+        Self {
+            records: 0,
+            hash: GENESIS_HASH.to_string(),
+        }
+    }
+
+    /// Verifies `lines` as what follows this head (a log's later lines, the first of
+    /// them numbered `first_line` in what a break reports) and moves the head to their
+    /// last record. Each record must be stored exactly as this crate writes it: a
+    /// record with extra keys or re-escaped text gives the same hash, so only its text
+    /// shows it was rewritten.
+    pub fn extend<'l>(
+        &mut self,
+        first_line: usize,
+        lines: impl IntoIterator<Item = &'l str>,
+    ) -> Result<(), ChainBreak> {
+        for (index, text) in lines.into_iter().enumerate() {
+            let line = first_line + index;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let record: AuditRecord =
+                serde_json::from_str(text).map_err(|error| ChainBreak::Unreadable {
+                    line,
+                    reason: error.to_string(),
+                })?;
+            if record.computed_hash() != record.hash {
+                return Err(ChainBreak::Edited { line });
+            }
+            if serde_json::to_string(&record).ok().as_deref() != Some(text) {
+                return Err(ChainBreak::Rewritten { line });
+            }
+            if record.prev_hash != self.hash {
+                return Err(ChainBreak::Unlinked { line });
+            }
+            self.records += 1;
+            self.hash = record.hash;
+        }
+        Ok(())
+    }
+}
+
 /// Verifies a log's lines (JSON lines, one record each, empty lines ignored) from the
 /// genesis: each record's hash is its own and links to the one before.
 pub fn verify<'l>(lines: impl IntoIterator<Item = &'l str>) -> Result<ChainHead, ChainBreak> {
-    let mut head = ChainHead {
-        records: 0,
-        hash: GENESIS_HASH.to_string(),
-    };
-    for (index, text) in lines.into_iter().enumerate() {
-        let line = index + 1;
-        if text.trim().is_empty() {
-            continue;
-        }
-        let record: AuditRecord =
-            serde_json::from_str(text).map_err(|error| ChainBreak::Unreadable {
-                line,
-                reason: error.to_string(),
-            })?;
-        if record.computed_hash() != record.hash {
-            return Err(ChainBreak::Edited { line });
-        }
-        if record.prev_hash != head.hash {
-            return Err(ChainBreak::Unlinked { line });
-        }
-        head.records += 1;
-        head.hash = record.hash;
-    }
+    let mut head = ChainHead::genesis();
+    head.extend(1, lines)?;
     Ok(head)
 }
 
@@ -315,6 +348,38 @@ mod tests {
         edited.seal(&prev);
         lines[1] = serde_json::to_string(&edited).unwrap();
         assert_eq!(verified(&lines), Err(ChainBreak::Unlinked { line: 3 }));
+    }
+
+    #[test]
+    fn a_record_rewritten_with_its_hash_kept_is_found_by_its_text() {
+        let lines = log();
+        let extra_key = lines[1].replacen('{', r#"{"note":"added later","#, 1);
+        let re_escaped = lines[1].replace("\"Write\"", "\"\\u0057rite\"");
+        let spaced = lines[1].replace("\":", "\": ");
+        for rewritten in [extra_key, re_escaped, spaced] {
+            let mut edited = lines.clone();
+            edited[1] = rewritten;
+            assert_eq!(
+                verified(&edited),
+                Err(ChainBreak::Rewritten { line: 2 }),
+                "{}",
+                edited[1]
+            );
+        }
+    }
+
+    #[test]
+    fn a_head_extends_over_later_lines_as_one_verification_would() {
+        let lines = log();
+        let mut head = verified(&lines[..1]).unwrap();
+        head.extend(2, lines[1..].iter().map(String::as_str))
+            .unwrap();
+        assert_eq!(head, verified(&lines).unwrap());
+        let mut stale = verified(&lines[..1]).unwrap();
+        assert_eq!(
+            stale.extend(3, lines[2..].iter().map(String::as_str)),
+            Err(ChainBreak::Unlinked { line: 3 })
+        );
     }
 
     #[test]

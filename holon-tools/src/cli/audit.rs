@@ -100,8 +100,12 @@ pub(crate) fn audit(
     }
 }
 
+/// The log's lines, read under a shared lock of the file so that no record a runtime
+/// is appending is read half-written.
 fn read_lines(path: &Path) -> std::io::Result<Vec<String>> {
-    BufReader::new(File::open(path)?).lines().collect()
+    let file = File::open(path)?;
+    file.lock_shared()?;
+    BufReader::new(file).lines().collect()
 }
 
 fn list(lines: &[String], filter: &AuditFilter, json: bool) -> ExitCode {

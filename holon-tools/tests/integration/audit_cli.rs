@@ -169,3 +169,139 @@ fn verify_finds_a_record_cut_short_and_the_runtime_will_not_append_to_it() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("does not verify"), "{stderr}");
 }
+
+/// Runs a `session` of `calls` Sleep calls on the audited log of `workspace`.
+fn audited_session(workspace: &Path, calls: usize) -> std::process::Child {
+    let mut child = holon_command(workspace)
+        .env("HOLON_AUDIT", "true")
+        .arg("session")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        for call in 0..calls {
+            let line = format!(
+                r#"{{"name": "Sleep", "input": {{"duration_ms": 1}}, "call_id": "{call}"}}"#
+            );
+            if writeln!(stdin, "{line}").is_err() {
+                break;
+            }
+        }
+    });
+    child
+}
+
+#[test]
+fn processes_writing_one_log_at_once_keep_one_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first record makes the log, so that every session opens the same file.
+    let output = holon(
+        dir.path(),
+        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let sessions: Vec<_> = (0..4).map(|_| audited_session(dir.path(), 200)).collect();
+    for session in sessions {
+        let output = session.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert!(!stderr.contains("audit log"), "{stderr}");
+    }
+    let (ok, report) = verify(dir.path());
+    assert!(ok, "{report}");
+    assert!(report.starts_with("ok: 801 records"), "{report}");
+    // And a later runtime opens the log and chains on.
+    let output = holon(
+        dir.path(),
+        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let (ok, report) = verify(dir.path());
+    assert!(ok && report.starts_with("ok: 802 records"), "{report}");
+}
+
+#[test]
+fn verify_finds_a_record_rewritten_with_its_hash_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = audited(dir.path());
+    lines[1] = lines[1].replacen('{', r#"{"approved_by":"nobody","#, 1);
+    rewrite(dir.path(), &lines);
+    let (ok, report) = verify(dir.path());
+    assert!(!ok);
+    assert!(report.contains("record 2 was rewritten"), "{report}");
+}
+
+#[test]
+fn a_log_whose_last_line_lost_its_line_end_is_not_appended_to() {
+    let dir = tempfile::tempdir().unwrap();
+    audited(dir.path());
+    let file = audit_file(dir.path());
+    let length = std::fs::metadata(&file).unwrap().len();
+    let log = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    log.set_len(length - 1).unwrap();
+    let output = holon(
+        dir.path(),
+        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("line 4 is not an audit record"), "{stderr}");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), length - 1);
+}
+
+#[test]
+fn a_serve_and_an_out_of_band_approval_keep_one_chain() {
+    use crate::approvals::{ASK_CREATE, CREATE, with_policy};
+    use crate::serve::{lines, response, send, spawn_stdio};
+    use serde_json::json;
+
+    let workspace = with_policy(ASK_CREATE);
+    let ws = workspace.path();
+    let mut command = holon_command(ws);
+    command.env("HOLON_AUDIT", "true").arg("serve");
+    let mut served = spawn_stdio(command);
+    let mut stdin = served.stdin.take().unwrap();
+    let stdout = lines(served.stdout.take().unwrap());
+    let mut call = |id: u64, method: &str, params: Value| {
+        send(
+            &mut stdin,
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        response(&stdout, id)
+    };
+    let initialized = call(
+        1,
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": { "name": "audit-test", "version": "1" } }),
+    );
+    assert!(initialized["result"].is_object(), "{initialized}");
+    let arguments: Value = serde_json::from_str(CREATE).unwrap();
+    let deferred = call(
+        2,
+        "tools/call",
+        json!({ "name": "CreateWorkItem", "arguments": arguments }),
+    );
+    let id = deferred["result"]["_meta"]["holon/deferral"]["approval_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a deferral: {deferred}"))
+        .to_string();
+    let approved = holon(ws, &["--audit", "approvals", "approve", &id]);
+    assert!(approved.status.success(), "{approved:?}");
+    let slept = call(
+        3,
+        "tools/call",
+        json!({ "name": "Sleep", "arguments": { "duration_ms": 1 } }),
+    );
+    assert_eq!(slept["result"]["isError"], false, "{slept}");
+    let _ = served.kill();
+    let _ = served.wait();
+
+    let (ok, report) = verify(ws);
+    assert!(ok, "{report}");
+    assert!(report.starts_with("ok: 3 records"), "{report}");
+}
