@@ -240,8 +240,8 @@ pub fn helper_main() -> Option<ExitCode> {
 const HELPER_FAILED: u8 = 126;
 
 /// `<limits> [--cgroup <cgroup.procs>]... [--confine <confinement>] -- <program>
-/// <args>...`: joins the command's cgroups, sets the limits, confines itself, then
-/// execs the program.
+/// <args>...`: joins the command's cgroups, sets the limits, confines itself (Landlock,
+/// then the seccomp filter), then execs the program.
 fn run_helper(args: Vec<OsString>) -> ExitCode {
     let fail = |message: String| {
         eprintln!("holon-tools {LIMITS_HELPER_ARG}: {message}");
@@ -294,10 +294,18 @@ fn run_helper(args: Vec<OsString>) -> ExitCode {
     if let Err(error) = limits.apply_to_self() {
         return fail(format!("cannot set the resource limits: {error}"));
     }
-    if let Some(confinement) = confinement
-        && let Err(error) = confinement.restrict_self()
-    {
-        return fail(format!("cannot confine the command: {error}"));
+    if let Some(confinement) = confinement {
+        if let Err(error) = confinement.restrict_self() {
+            return fail(format!("cannot confine the command: {error}"));
+        }
+        // Last, after the helper's own setrlimit calls: from here on this process may
+        // not change another's limits or scheduling. A kernel without seccomp filters
+        // runs the command without (the runtime reports that gap).
+        if super::syscall_filter::kernel_lacks_filters().is_none()
+            && let Err(error) = super::syscall_filter::install_on_self(confinement.network)
+        {
+            return fail(format!("cannot filter the command's system calls: {error}"));
+        }
     }
     let error = std::process::Command::new(program).args(rest).exec();
     fail(format!(

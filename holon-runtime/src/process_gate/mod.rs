@@ -15,7 +15,10 @@
 //! - for the commands of the model, a Landlock confinement ([`Confinement`]): writes
 //!   beneath the workspace roots and a private temporary directory only, no access
 //!   to the state directory, no TCP without the `web` family, no signal to the
-//!   runtime; applied by the same helper, right before it execs the command.
+//!   runtime; applied by the same helper, right before it execs the command,
+//! - for the commands of the model, a seccomp filter ([`syscall_filter`]): no
+//!   change to another process's limits, priority or scheduling, and only Unix
+//!   sockets without the `web` family; installed by the helper after Landlock.
 //!
 //! The module depends on nothing in `tools::` and has its own errors, so that it can
 //! move into a runtime crate of its own.
@@ -30,6 +33,7 @@ pub mod limits;
 mod log_cap;
 mod log_files;
 pub mod sandbox;
+pub mod syscall_filter;
 mod working_dir;
 
 use std::ffi::OsString;

@@ -17,7 +17,9 @@
 //!   `CAP_PERFMON` and `CAP_SYS_ADMIN`, with which the kernel reads `environ` past it.
 //!
 //! On a kernel with an older ABI the rights it does not know are left out (Landlock's
-//! best effort); [`probe`] says which are enforced.
+//! best effort); [`probe`] says which are enforced. What Landlock does not scope
+//! (limits and scheduling of other processes, sockets other than TCP) is the seccomp
+//! filter's ([`super::syscall_filter`]).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -49,11 +51,13 @@ pub struct Confinement {
     pub write_roots: Vec<PathBuf>,
     /// Paths the command may not reach at all (the state directory, a token file).
     pub hidden: Vec<PathBuf>,
-    /// Whether the command may connect to and bind TCP ports.
+    /// Whether the command may connect to and bind TCP ports, and (through the
+    /// seccomp filter) create sockets other than Unix ones.
     pub network: bool,
 }
 
-/// Whether commands may use TCP (connect and bind).
+/// Whether commands may use the network: TCP connect and bind, and sockets other
+/// than Unix ones.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CommandNetwork {
     /// Only the commands of a caller allowed the `web` family.
@@ -324,12 +328,13 @@ impl LandlockSupport {
     }
 }
 
-/// Prints, once per process, on stderr, what the confinement of commands lacks on
-/// this kernel (nothing when all of it holds).
+/// Prints, once per process, on stderr, what the confinement of commands (Landlock
+/// and the seccomp filter) lacks on this kernel (nothing when all of it holds).
 pub fn report_gaps_once() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        for gap in probe().gaps() {
+        let filter_gap = super::syscall_filter::probe().gap();
+        for gap in probe().gaps().into_iter().chain(filter_gap) {
             eprintln!("holon-tools: {gap}");
         }
     });

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use holon_runtime::process_gate::sandbox::{self, LandlockSupport};
+use holon_runtime::process_gate::syscall_filter::{self, SyscallFilterSupport};
 use holon_runtime::process_gate::{AllowedEnv, CgroupRoot, CommandNetwork};
 use serde::Serialize;
 
@@ -13,6 +14,8 @@ use super::Cli;
 #[derive(Debug, Serialize)]
 struct Report {
     landlock: LandlockSupport,
+    /// Whether commands get the seccomp filter.
+    syscall_filter: SyscallFilterSupport,
     /// What commands are not protected from here.
     gaps: Vec<String>,
     network_rule: &'static str,
@@ -74,7 +77,9 @@ fn cgroup_report(cli: &Cli) -> CgroupReport {
 /// Prints the report, as text or (`json`) as one JSON document.
 pub(crate) fn doctor(cli: &Cli, json: bool) -> ExitCode {
     let landlock = sandbox::probe();
-    let gaps = landlock.gaps();
+    let syscall_filter = syscall_filter::probe();
+    let mut gaps = landlock.gaps();
+    gaps.extend(syscall_filter.gap());
     // The same call the runtime makes at start, checked here.
     let undumpable = sandbox::make_undumpable();
     let mut environment = AllowedEnv::default();
@@ -83,6 +88,7 @@ pub(crate) fn doctor(cli: &Cli, json: bool) -> ExitCode {
     }
     let report = Report {
         landlock,
+        syscall_filter,
         gaps,
         network_rule: match cli.command_network.unwrap_or_default() {
             CommandNetwork::ByFamily => "by-family",
@@ -139,6 +145,11 @@ fn text(report: &Report) -> String {
     out.push_str(&format!(
         "  ptrace and /proc/<pid>/mem of the runtime: {}\n",
         yes(landlock.filesystem)
+    ));
+    out.push_str(&format!(
+        "seccomp filter (no prlimit, renice, chrt, ionice, taskset of the runtime; \
+         Unix sockets only without web): {}\n",
+        yes(report.syscall_filter.enforced)
     ));
     out.push_str(&format!(
         "non-dumpable runtime process: {}\n",

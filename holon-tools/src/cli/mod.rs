@@ -94,9 +94,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "NAMES", env = "HOLON_COMMAND_ENV", value_parser = parse_env_list)]
     pub command_env: Option<EnvNames>,
 
-    /// Which commands may use TCP (connect, bind): `by-family` (those of a caller
-    /// allowed the web family), `allow` or `deny`. Needs Landlock ABI 4 (Linux 6.7)
-    /// [default: by-family].
+    /// Which commands may use the network (sockets other than Unix ones, TCP connect
+    /// and bind): `by-family` (those of a caller allowed the web family), `allow` or
+    /// `deny`. The others may create Unix sockets only (a seccomp filter) and get no
+    /// TCP connect or bind (Landlock ABI 4, Linux 6.7) [default: by-family].
     #[arg(long, global = true, value_name = "RULE", env = "HOLON_COMMAND_NETWORK", value_parser = parse_network)]
     pub command_network: Option<CommandNetwork>,
 

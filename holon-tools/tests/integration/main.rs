@@ -41,6 +41,7 @@ mod planted_worktrees;
 mod process_gate;
 mod respond;
 mod sandbox;
+mod scheduling_attacks;
 mod serve;
 mod serve_cancel;
 mod server_attacks;

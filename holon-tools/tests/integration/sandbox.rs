@@ -197,3 +197,49 @@ fn doctor_reports_landlock_as_this_kernel_has_it() {
     assert!(text.contains("GITHUB_TOKEN"), "{text}");
     assert!(text.contains("cgroup limits:"), "{text}");
 }
+
+/// `doctor` says whether commands get the seccomp filter, and a command's own
+/// `/proc/self/status` agrees: filtered where it says enforced; a `gap:` where not.
+#[test]
+fn doctor_reports_the_seccomp_filter_as_commands_get_it() {
+    let setup = setup();
+    let filter = holon_runtime::process_gate::syscall_filter::probe();
+    let output = holon_command(&setup.workspace)
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(
+        report["syscall_filter"]["enforced"], filter.enforced,
+        "{report}"
+    );
+    let gaps = report["gaps"].to_string();
+    assert_eq!(
+        gaps.contains("no seccomp filter"),
+        !filter.enforced,
+        "{report}"
+    );
+    let text = String::from_utf8_lossy(
+        &holon_command(&setup.workspace)
+            .arg("doctor")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .to_string();
+    let expected = if filter.enforced {
+        "enforced"
+    } else {
+        "not enforced"
+    };
+    assert!(
+        text.lines()
+            .any(|line| line.starts_with("seccomp filter")
+                && line.ends_with(&format!(": {expected}"))),
+        "{text}"
+    );
+    let (result, stdout) = exec(&setup, "all", "grep '^Seccomp:' /proc/self/status");
+    let mode = if filter.enforced { "2" } else { "0" };
+    assert_eq!(stdout.split_whitespace().nth(1), Some(mode), "{result}");
+}
