@@ -32,6 +32,8 @@
 
 mod binary;
 mod envelope;
+#[doc(hidden)]
+pub mod fuzz;
 mod matcher;
 mod model;
 mod plan;
