@@ -17,6 +17,7 @@ const CRATES: &[&str] = &[
     "holon-core",
     "holon-export",
     "holon-lint",
+    "holon-patch",
     "holon-runtime",
     "holon-tool-macros",
 ];

@@ -11,7 +11,7 @@ import sys
 import lark
 
 HERE = pathlib.Path(__file__).resolve().parent
-GRAMMAR = HERE.parent.parent / "src" / "tools" / "workspace" / "apply_patch" / "apply_patch.lark"
+GRAMMAR = HERE.parent.parent.parent / "holon-patch" / "src" / "apply_patch.lark"
 
 
 def main() -> int:

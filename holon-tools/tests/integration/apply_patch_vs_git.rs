@@ -322,6 +322,8 @@ enum Stale {
     Fresh,
     Twice,
     Edited,
+    /// A file whose last line the patch changes has lost its final newline.
+    LostFinalNewline,
 }
 
 struct Case {
@@ -340,6 +342,13 @@ fn generate(seed: u64, id: usize) -> Case {
     let mut tags = Vec::new();
     let mut old = Tree::new();
     let mut kinds = BTreeMap::new();
+    let format = FORMATS[id % FORMATS.len()];
+    let stale = match (id / FORMATS.len()) % 4 {
+        0 => Stale::Fresh,
+        1 => Stale::Twice,
+        2 => Stale::Edited,
+        _ => Stale::LostFinalNewline,
+    };
     for _ in 0..1 + rng.below(3) {
         let kind = *rng.pick(KINDS);
         let path = name(&mut rng, &old, &mut tags);
@@ -433,6 +442,79 @@ fn generate(seed: u64, id: usize) -> Case {
             },
         );
     }
+    match (format, stale) {
+        (Format::DiffNru, Stale::Twice) => {
+            // A `diff -u` hunk at line 0, alone in its patch (so the patch has no
+            // context line): an empty file gets its first lines.
+            tags.clear();
+            tags.push("line_zero_hunk".into());
+            let path = name(&mut rng, &Tree::new(), &mut tags);
+            let exec = false;
+            old = Tree::from([(
+                path.clone(),
+                Entry::File {
+                    bytes: Vec::new(),
+                    exec,
+                },
+            )]);
+            let bytes = content(&mut rng, Kind::Lf);
+            new = Tree::from([(path.clone(), Entry::File { bytes, exec })]);
+            kinds.insert(path, Kind::Empty);
+        }
+        (Format::NoPrefix, Stale::Edited) => {
+            // A rename to a name with a space, in a patch whose last section will
+            // not apply (the stale edit goes to the last changed file).
+            tags.push("no_prefix_rename_space".into());
+            let path = name(&mut rng, &new, &mut tags);
+            let bytes: Vec<u8> = (0..8 + rng.below(8))
+                .flat_map(|n| format!("renamed line {n}\n").into_bytes())
+                .collect();
+            old.insert(
+                path.clone(),
+                Entry::File {
+                    bytes: bytes.clone(),
+                    exec: false,
+                },
+            );
+            let target = format!("with space r{}.txt", rng.below(100)).into_bytes();
+            let mut edited = bytes;
+            edited.extend_from_slice(b"one more line\n");
+            if !new.contains_key(&target) {
+                new.remove(&path);
+                new.insert(
+                    target,
+                    Entry::File {
+                        bytes: edited,
+                        exec: false,
+                    },
+                );
+            }
+        }
+        (_, Stale::LostFinalNewline) => {
+            // The last line of a file changes; the file will lose its final newline.
+            let candidates: Vec<Vec<u8>> = old
+                .iter()
+                .filter(|(path, entry)| {
+                    new.get(*path) == Some(*entry)
+                        && matches!(entry, Entry::File { bytes, .. } if bytes.ends_with(b"\n") && !bytes.contains(&0))
+                })
+                .map(|(path, _)| path.clone())
+                .collect();
+            if !candidates.is_empty() {
+                let path = rng.pick(&candidates).clone();
+                if let Some(Entry::File { bytes, .. }) = new.get_mut(&path) {
+                    let keep = bytes[..bytes.len() - 1]
+                        .iter()
+                        .rposition(|b| *b == b'\n')
+                        .map_or(0, |at| at + 1);
+                    bytes.truncate(keep);
+                    bytes.extend_from_slice(b"a new last line\n");
+                    tags.push("last_line_change".into());
+                }
+            }
+        }
+        _ => {}
+    }
     if new == old {
         // Every case changes something: append a line to the first file.
         let (path, entry) = new.iter_mut().next().unwrap();
@@ -442,21 +524,34 @@ fn generate(seed: u64, id: usize) -> Case {
             bytes.extend_from_slice(b"appended\n");
         }
     }
-    let format = FORMATS[id % FORMATS.len()];
-    let stale = match (id / FORMATS.len()) % 3 {
-        0 => Stale::Fresh,
-        1 => Stale::Twice,
-        _ => Stale::Edited,
-    };
     let mut target = old.clone();
+    let changed: Vec<Vec<u8>> = old
+        .keys()
+        .filter(|path| new.get(*path) != old.get(*path))
+        .cloned()
+        .collect();
+    if stale == Stale::LostFinalNewline {
+        tags.push("lost_final_newline".into());
+        for path in &changed {
+            if let Some(Entry::File { bytes, .. }) = target.get_mut(path)
+                && bytes.ends_with(b"\n")
+            {
+                bytes.pop();
+                if bytes.ends_with(b"\r") {
+                    bytes.pop();
+                }
+            }
+        }
+    }
     if stale == Stale::Edited {
-        let changed: Vec<Vec<u8>> = old
-            .keys()
-            .filter(|path| new.get(*path) != old.get(*path))
-            .cloned()
-            .collect();
         if !changed.is_empty() {
-            let path = rng.pick(&changed).clone();
+            // The last changed file in the patch's order, when the patch must fail
+            // at its end; any, otherwise.
+            let path = if tags.iter().any(|t| t == "no_prefix_rename_space") {
+                changed.last().unwrap().clone()
+            } else {
+                rng.pick(&changed).clone()
+            };
             if let Some(Entry::File { bytes, .. }) = target.get_mut(&path) {
                 let mut lines: Vec<Vec<u8>> = bytes
                     .split_inclusive(|b| *b == b'\n')
@@ -692,13 +787,14 @@ Subject: [PATCH] case {}\n\nThe message quotes a diff of its own:\n\n\
 }
 
 /// `git apply` options for a patch: `-p0` for `--no-prefix`, `--unidiff-zero` for a
-/// patch without context lines (ApplyPatch places such hunks by their line numbers).
+/// git diff without context lines (ApplyPatch places such hunks by their line
+/// numbers); `diff -u` output is read as `git apply` reads it by default.
 fn git_apply_flags(format: Format, patch: &[u8]) -> Vec<&'static str> {
     let mut flags = vec!["apply", "--whitespace=nowarn"];
     if format == Format::NoPrefix {
         flags.push("-p0");
     }
-    if !has_context_lines(patch) {
+    if format != Format::DiffNru && !has_context_lines(patch) {
         flags.push("--unidiff-zero");
     }
     flags
@@ -799,6 +895,8 @@ async fn check(work: &Path, ours_side: &OurSide, case: &Case, patch: &[u8]) -> R
     clear(our_dir);
     write_tree(our_dir, &case.target);
     let rounds = if case.stale == Stale::Twice { 2 } else { 1 };
+    // A missing final newline is not white space: no tolerance excuses it.
+    let excusable = case.stale != Stale::LostFinalNewline;
     let mut tolerant = false;
     let mut last = (false, false);
     let mut envelopes = Vec::new();
@@ -825,7 +923,7 @@ async fn check(work: &Path, ours_side: &OurSide, case: &Case, patch: &[u8]) -> R
     let our_tree = read_tree(our_dir);
     let verdict = if last.0 == last.1 && git_tree == our_tree {
         Verdict::Agree
-    } else if tolerant && !last.0 && last.1 {
+    } else if excusable && tolerant && !last.0 && last.1 {
         Verdict::WhitespaceTolerant
     } else if !last.1
         && envelopes
@@ -991,7 +1089,7 @@ fn git_available() -> bool {
 }
 
 /// Cases in `cargo test`: every format and stale variant 10 times.
-const CASES: usize = 240;
+const CASES: usize = 320;
 
 #[test]
 fn apply_patch_agrees_with_git_apply() {

@@ -1,19 +1,12 @@
-//! Applying a parsed patch: every change is computed in memory first (bytes and
-//! modes), from files read through the filesystem gate; then `commit` writes them
-//! all or none.
+//! Applying a patch to the workspace: holon-patch plans every change over files read
+//! through the filesystem gate; then `commit` writes them all or none.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::binary;
-use super::commit::{Files, Target, commit};
-use super::matcher::{self, Place};
-use super::model::{Action, BinaryPatch, Body, Chunk, FileChange, Op, Patch, Surface};
+use super::commit::{Target, commit};
+use holon_patch::{FileState, Outcome, Patch, PlanError, Workspace};
 use holon_runtime::fs_gate::{FsError, NotRegular, Protection, WritePolicy};
 use holon_runtime::{PathEscape, WorkspaceRoots};
-
-/// Diff lines kept for the preview of one file, at most.
-const PREVIEW_LINES: usize = 60;
 
 /// Why a patch could not be applied. Nothing was written.
 #[derive(Debug)]
@@ -83,45 +76,32 @@ impl ApplyError {
     }
 }
 
-/// A file's bytes and permission bits.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct FileState {
-    pub(super) bytes: Vec<u8>,
-    /// `None` for a file this patch creates: it gets the default mode.
-    pub(super) mode: Option<u32>,
-    pub(super) exec: bool,
+impl From<PlanError<ApplyError>> for ApplyError {
+    fn from(error: PlanError<ApplyError>) -> Self {
+        match error {
+            PlanError::NotFound { path } => Self::NotFound { path },
+            PlanError::AlreadyExists { path } => Self::AlreadyExists { path },
+            PlanError::NotText { path } => Self::NotText { path },
+            PlanError::Mismatch { path, hunk, detail } => Self::Mismatch { path, hunk, detail },
+            PlanError::Workspace(error) => error,
+        }
+    }
 }
 
-/// What happened to one file.
-#[derive(Debug, Clone)]
-pub(crate) struct Outcome {
-    pub(crate) change: &'static str,
-    pub(crate) path: PathBuf,
-    pub(crate) moved_to: Option<PathBuf>,
-    pub(crate) hunks: usize,
-    pub(crate) lines_added: usize,
-    pub(crate) lines_removed: usize,
-    /// Hunks (1-based) found only when ignoring white space or punctuation.
-    pub(crate) tolerant_hunks: Vec<usize>,
-    /// The exec bit the file ends with, when the patch changed it.
-    pub(crate) exec_set: Option<bool>,
-    /// The first diff lines of the change, and how many there are in all.
-    pub(crate) preview: Vec<String>,
-    pub(crate) preview_total: usize,
-}
-
-/// The workspace as the patch sees it: files read so far and their planned state.
-struct Plan<'r> {
+/// The workspace roots as the planner sees them: paths located beneath a root,
+/// files read through the gate.
+struct Gated<'r> {
     roots: &'r WorkspaceRoots,
     policy: &'r WritePolicy,
-    surface: Surface,
-    files: Files,
 }
 
-impl Plan<'_> {
+impl Workspace for Gated<'_> {
+    type Key = Target;
+    type Error = ApplyError;
+
     /// Where `path` is: beneath which root, at which path. `.git` is refused here;
     /// the state directory while reading and writing, by identity.
-    fn resolve(&self, path: &Path) -> Result<Target, ApplyError> {
+    fn resolve(&mut self, path: &Path) -> Result<Target, ApplyError> {
         let (root, rel) = self
             .roots
             .locate(path, false)
@@ -143,471 +123,21 @@ impl Plan<'_> {
         Ok(Target { root, rel })
     }
 
-    /// The planned state of `target`, reading it through the gate the first time.
-    fn current(&mut self, shown: &Path, target: &Target) -> Result<Option<FileState>, ApplyError> {
-        if let Some((_, planned)) = self.files.get(target) {
-            return Ok(planned.clone());
-        }
+    fn read(&mut self, shown: &Path, target: &Target) -> Result<Option<FileState>, ApplyError> {
         let root = &self.roots.dirs()[target.root];
         let (parent, name) = target.split();
         let read = root
             .open_dir_nofollow(&parent, Some(self.policy))
             .and_then(|dir| dir.read_file(name, u64::MAX));
-        let on_disk = match read {
-            Ok(file) => Some(FileState {
+        match read {
+            Ok(file) => Ok(Some(FileState {
                 bytes: file.bytes,
                 mode: Some(file.info.mode),
                 exec: file.info.mode & 0o111 != 0,
-            }),
-            Err(FsError::NotFound { .. }) => None,
-            Err(error) => return Err(ApplyError::from_gate(shown, error)),
-        };
-        self.files
-            .insert(target.clone(), (on_disk.clone(), on_disk.clone()));
-        Ok(on_disk)
-    }
-
-    fn set(&mut self, target: Target, state: Option<FileState>) {
-        if let Some(entry) = self.files.get_mut(&target) {
-            entry.1 = state;
+            })),
+            Err(FsError::NotFound { .. }) => Ok(None),
+            Err(error) => Err(ApplyError::from_gate(shown, error)),
         }
-    }
-}
-
-/// A file's content after a body, and what the change did.
-struct Applied {
-    bytes: Vec<u8>,
-    tolerant: Vec<usize>,
-    added: usize,
-    removed: usize,
-    preview: Vec<String>,
-    preview_total: usize,
-}
-
-fn shown(line: &[u8]) -> String {
-    String::from_utf8_lossy(matcher::text(line)).into_owned()
-}
-
-/// Keeps the first diff lines of a change and counts them all.
-struct Preview {
-    lines: Vec<String>,
-    total: usize,
-}
-
-impl Preview {
-    fn push(&mut self, line: impl FnOnce() -> String) {
-        if self.lines.len() < PREVIEW_LINES {
-            self.lines.push(line());
-        }
-        self.total += 1;
-    }
-}
-
-fn apply_chunks(
-    surface: Surface,
-    path: &Path,
-    content: &[u8],
-    chunks: &[Chunk],
-) -> Result<Applied, ApplyError> {
-    let lines: Vec<&[u8]> = content.split_inclusive(|b| *b == b'\n').collect();
-    let passes = matcher::passes(surface);
-    let envelope = surface == Surface::Envelope;
-    // The envelope format's new lines end like the file's lines.
-    let newline: &[u8] =
-        if envelope && !lines.is_empty() && lines.iter().all(|l| l.ends_with(b"\r\n")) {
-            b"\r\n"
-        } else {
-            b"\n"
-        };
-    let mut out: Vec<u8> = Vec::with_capacity(content.len() + content.len() / 8);
-    let mut out_lines = 0usize;
-    let mut cursor = 0usize;
-    let mut applied = Applied {
-        bytes: Vec::new(),
-        tolerant: Vec::new(),
-        added: 0,
-        removed: 0,
-        preview: Vec::new(),
-        preview_total: 0,
-    };
-    let mut preview = Preview {
-        lines: Vec::new(),
-        total: 0,
-    };
-    let emit = |out: &mut Vec<u8>, line: &[u8]| {
-        if envelope && !out.is_empty() && !out.ends_with(b"\n") {
-            out.extend_from_slice(newline);
-        }
-        out.extend_from_slice(line);
-    };
-    for (index, chunk) in chunks.iter().enumerate() {
-        let mismatch = |detail: String| ApplyError::Mismatch {
-            path: path.to_path_buf(),
-            hunk: index + 1,
-            detail,
-        };
-        let mut from = cursor;
-        if let Some(anchor) = &chunk.anchor {
-            match matcher::find_line(&lines, anchor.as_bytes(), cursor, passes) {
-                Some(at) => from = at + 1,
-                None => {
-                    return Err(mismatch(format!(
-                        "its `@@ {anchor}` line is not in the file"
-                    )));
-                }
-            }
-        }
-        let mut chunk_lines: &[(Op, Vec<u8>)] = &chunk.lines;
-        let mut old: Vec<&[u8]> = chunk.old().collect();
-        // Where the earlier chunks' changes put the expected position.
-        let hint = chunk
-            .position
-            .map(|at| (from + at.saturating_sub(out_lines)).min(lines.len()));
-        // `git apply` may place a hunk of a stale file before the previous one; this
-        // pass only looks after it, so such a file takes the order-free one.
-        if !envelope && chunk.position.is_some_and(|at| at < out_lines) {
-            return apply_in_image(path, content, chunks);
-        }
-        let (start, pass) = if old.is_empty() {
-            let at = match (surface, hint) {
-                (Surface::Envelope, _) if chunk.anchor.is_some() => from,
-                (Surface::Envelope, _) | (_, None) => lines.len(),
-                (Surface::Unified, Some(_)) if chunk.at_start && chunk.at_end => {
-                    if !lines.is_empty() {
-                        return Err(mismatch(
-                            "it adds the first lines of an empty file, but the file is not empty"
-                                .into(),
-                        ));
-                    }
-                    0
-                }
-                (Surface::Unified, Some(_)) if chunk.at_start => cursor,
-                (Surface::Unified, Some(_)) if chunk.at_end => lines.len(),
-                (Surface::Unified, Some(hint)) => hint,
-            };
-            if chunk.at_start && at != 0 {
-                return Err(mismatch("it inserts at the start of the file, where the earlier hunks already changed lines".into()));
-            }
-            (at, 0)
-        } else {
-            let mut place = Place {
-                from,
-                hint,
-                at_start: chunk.at_start,
-                at_end: chunk.at_end,
-                open_end: !envelope
-                    && !chunk.at_end
-                    && old.last().is_some_and(|line| !line.ends_with(b"\n")),
-            };
-            if envelope {
-                place.hint = None;
-            }
-            let mut found = matcher::find(&lines, &old, &place, passes);
-            // Codex's models end a chunk with an empty context line for the file's
-            // final newline; without a match, try without it.
-            if found.is_none()
-                && envelope
-                && chunk_lines
-                    .last()
-                    .is_some_and(|(op, line)| *op == Op::Context && matcher::text(line).is_empty())
-            {
-                chunk_lines = &chunk_lines[..chunk_lines.len() - 1];
-                old.pop();
-                found = matcher::find(&lines, &old, &place, passes);
-            }
-            if !envelope
-                && match (found, hint) {
-                    (None, _) => cursor > 0,
-                    (Some((at, _)), Some(hint)) => at > hint && at - hint > hint - from,
-                    _ => false,
-                }
-            {
-                return apply_in_image(path, content, chunks);
-            }
-            match found {
-                Some(found) => found,
-                None => return Err(mismatch(mismatch_detail(&lines, &old, chunk))),
-            }
-        };
-        if pass > 0 {
-            applied.tolerant.push(index + 1);
-        }
-        for line in &lines[cursor..start] {
-            emit(&mut out, line);
-        }
-        out_lines += start - cursor;
-        let new_start = out_lines;
-        let mut in_old = start;
-        let (old_count, new_count) = (
-            old.len(),
-            chunk_lines
-                .iter()
-                .filter(|(op, _)| *op != Op::Remove)
-                .count(),
-        );
-        preview.push(|| {
-            format!(
-                "@@ -{},{old_count} +{},{new_count} @@",
-                start + 1,
-                new_start + 1
-            )
-        });
-        for (op, text) in chunk_lines {
-            match op {
-                Op::Context => {
-                    let line = lines[in_old];
-                    emit(&mut out, line);
-                    preview.push(|| format!(" {}", shown(line)));
-                    in_old += 1;
-                    out_lines += 1;
-                }
-                Op::Remove => {
-                    let line = lines[in_old];
-                    preview.push(|| format!("-{}", shown(line)));
-                    in_old += 1;
-                    applied.removed += 1;
-                }
-                Op::Add => {
-                    if envelope {
-                        emit(&mut out, matcher::text(text));
-                        out.extend_from_slice(newline);
-                    } else {
-                        emit(&mut out, text);
-                    }
-                    preview.push(|| format!("+{}", shown(text)));
-                    out_lines += 1;
-                    applied.added += 1;
-                }
-            }
-        }
-        cursor = start + old.len();
-    }
-    for line in &lines[cursor..] {
-        emit(&mut out, line);
-    }
-    if envelope && !out.is_empty() && !out.ends_with(b"\n") {
-        out.extend_from_slice(newline);
-    }
-    applied.bytes = out;
-    applied.preview = preview.lines;
-    applied.preview_total = preview.total;
-    Ok(applied)
-}
-
-/// `git apply`'s own placement, for a unified diff on a stale file: the file is an
-/// image of lines that each hunk changes in turn; a hunk is searched around its new
-/// start in that image (later first at equal distance), anywhere but over lines an
-/// earlier hunk wrote.
-fn apply_in_image(path: &Path, content: &[u8], chunks: &[Chunk]) -> Result<Applied, ApplyError> {
-    let passes = matcher::passes(Surface::Unified);
-    let mut image: Vec<(&[u8], bool)> = content
-        .split_inclusive(|b| *b == b'\n')
-        .map(|line| (line, false))
-        .collect();
-    let mut tolerant = Vec::new();
-    let (mut added, mut removed) = (0, 0);
-    let mut preview = Preview {
-        lines: Vec::new(),
-        total: 0,
-    };
-    for (index, chunk) in chunks.iter().enumerate() {
-        let old: Vec<&[u8]> = chunk.old().collect();
-        let lines: Vec<&[u8]> = image.iter().map(|(line, _)| *line).collect();
-        let pos = chunk.position.unwrap_or(0).min(lines.len());
-        let free = |at: usize| {
-            image[at..at + old.len()]
-                .iter()
-                .all(|(_, patched)| !patched)
-        };
-        let open_end = !chunk.at_end && old.last().is_some_and(|line| !line.ends_with(b"\n"));
-        let found = if old.is_empty() {
-            let at = match (chunk.at_start, chunk.at_end) {
-                (true, true) => lines.is_empty().then_some(0),
-                (true, false) => Some(0),
-                (false, true) => Some(lines.len()),
-                (false, false) => Some(pos),
-            };
-            at.map(|at| (at, 0))
-        } else if old.len() > lines.len() {
-            None
-        } else {
-            let last = lines.len() - old.len();
-            let candidates: Vec<usize> = match (chunk.at_start, chunk.at_end) {
-                (true, true) => (last == 0).then_some(0).into_iter().collect(),
-                (true, false) => vec![0],
-                (false, true) => vec![last],
-                (false, false) => {
-                    let pos = pos.min(last);
-                    (0..=last.max(pos))
-                        .flat_map(|d| {
-                            [
-                                pos.checked_add(d),
-                                (d > 0).then(|| pos.checked_sub(d)).flatten(),
-                            ]
-                        })
-                        .flatten()
-                        .filter(|at| *at <= last)
-                        .take(last + 1)
-                        .collect()
-                }
-            };
-            passes.iter().enumerate().find_map(|(pass, same)| {
-                candidates
-                    .iter()
-                    .find(|at| {
-                        free(**at)
-                            && matcher::matches_at(&lines, **at, &old, *same, open_end && pass == 0)
-                    })
-                    .map(|at| (*at, pass))
-            })
-        };
-        let Some((start, pass)) = found else {
-            return Err(ApplyError::Mismatch {
-                path: path.to_path_buf(),
-                hunk: index + 1,
-                detail: mismatch_detail(&lines, &old, chunk),
-            });
-        };
-        if pass > 0 {
-            tolerant.push(index + 1);
-        }
-        let new_count = chunk
-            .lines
-            .iter()
-            .filter(|(op, _)| *op != Op::Remove)
-            .count();
-        preview.push(|| {
-            format!(
-                "@@ -{},{} +{},{new_count} @@",
-                start + 1,
-                old.len(),
-                start + 1
-            )
-        });
-        let mut replacement = Vec::with_capacity(new_count);
-        let mut in_old = start;
-        for (op, text) in &chunk.lines {
-            match op {
-                Op::Context => {
-                    let line = lines[in_old];
-                    preview.push(|| format!(" {}", shown(line)));
-                    replacement.push((line, true));
-                    in_old += 1;
-                }
-                Op::Remove => {
-                    let line = lines[in_old];
-                    preview.push(|| format!("-{}", shown(line)));
-                    in_old += 1;
-                    removed += 1;
-                }
-                Op::Add => {
-                    preview.push(|| format!("+{}", shown(text)));
-                    replacement.push((text.as_slice(), true));
-                    added += 1;
-                }
-            }
-        }
-        image.splice(start..start + old.len(), replacement);
-    }
-    Ok(Applied {
-        bytes: image
-            .iter()
-            .flat_map(|(line, _)| line.iter().copied())
-            .collect(),
-        tolerant,
-        added,
-        removed,
-        preview: preview.lines,
-        preview_total: preview.total,
-    })
-}
-
-/// Why a chunk's lines are not where it says, with the file's nearest window.
-fn mismatch_detail(lines: &[&[u8]], old: &[&[u8]], chunk: &Chunk) -> String {
-    let anchoring = match (chunk.at_start, chunk.at_end) {
-        (true, true) => " (it spans the whole file, so it must match all of it)",
-        (true, false) => " (it starts at line 1, so it must match at the start of the file)",
-        (false, true) => {
-            " (it has no lines after its change, so it must match at the end of the file)"
-        }
-        (false, false) => "",
-    };
-    match matcher::nearest(lines, old) {
-        Some((at, same)) => format!(
-            "its {} line(s) to replace are not in the file{anchoring}; the nearest match starts at line {} ({} of {} lines equal): `{}`",
-            old.len(),
-            at + 1,
-            same,
-            old.len(),
-            String::from_utf8_lossy(lines[at].trim_ascii())
-        ),
-        None => format!(
-            "none of its {} line(s) to replace is in the file{anchoring}",
-            old.len()
-        ),
-    }
-}
-
-fn apply_binary(path: &Path, before: &[u8], patch: &BinaryPatch) -> Result<Applied, ApplyError> {
-    let mismatch = |detail: String| ApplyError::Mismatch {
-        path: path.to_path_buf(),
-        hunk: 1,
-        detail,
-    };
-    let id = binary::blob_id(before);
-    if (patch.old_id == binary::NO_FILE && !before.is_empty())
-        || (patch.old_id != binary::NO_FILE && patch.old_id != id)
-    {
-        return Err(mismatch(format!(
-            "the binary patch applies to blob {}, but the file is blob {id}",
-            patch.old_id
-        )));
-    }
-    let bytes = if patch.new_id == binary::NO_FILE {
-        Vec::new()
-    } else if patch.is_delta {
-        binary::apply_delta(before, &patch.data).map_err(mismatch)?
-    } else {
-        patch.data.clone()
-    };
-    if patch.new_id != binary::NO_FILE && binary::blob_id(&bytes) != patch.new_id {
-        return Err(mismatch(format!(
-            "the binary patch does not make blob {}",
-            patch.new_id
-        )));
-    }
-    let preview = vec![format!(
-        "Binary file changed: {} -> {} bytes",
-        before.len(),
-        bytes.len()
-    )];
-    Ok(Applied {
-        bytes,
-        tolerant: Vec::new(),
-        added: 0,
-        removed: 0,
-        preview,
-        preview_total: 1,
-    })
-}
-
-fn apply_body(
-    surface: Surface,
-    path: &Path,
-    before: &[u8],
-    body: &Body,
-) -> Result<Applied, ApplyError> {
-    match body {
-        Body::Chunks(chunks) => apply_chunks(surface, path, before, chunks),
-        Body::Binary(patch) => apply_binary(path, before, patch),
-        Body::Unverified => Ok(Applied {
-            bytes: Vec::new(),
-            tolerant: Vec::new(),
-            added: 0,
-            removed: before.split_inclusive(|b| *b == b'\n').count(),
-            preview: Vec::new(),
-            preview_total: 0,
-        }),
     }
 }
 
@@ -617,124 +147,7 @@ pub(crate) fn apply(
     policy: &WritePolicy,
     patch: &Patch,
 ) -> Result<Vec<Outcome>, ApplyError> {
-    let mut plan = Plan {
-        roots,
-        policy,
-        surface: patch.surface,
-        files: BTreeMap::new(),
-    };
-    let mut outcomes = Vec::with_capacity(patch.changes.len());
-    for change in &patch.changes {
-        outcomes.push(plan_change(&mut plan, change)?);
-    }
+    let plan = holon_patch::plan(patch, &mut Gated { roots, policy })?;
     commit(roots, policy, plan.files)?;
-    Ok(outcomes)
-}
-
-fn plan_change(plan: &mut Plan<'_>, change: &FileChange) -> Result<Outcome, ApplyError> {
-    let shown = change.path.clone();
-    let resolved = plan.resolve(&shown)?;
-    let before = plan.current(&shown, &resolved)?;
-    let surface = plan.surface;
-    let text_only = |state: &FileState| {
-        // The envelope format edits text: a file with NUL bytes is refused.
-        if surface == Surface::Envelope && state.bytes.contains(&0) {
-            Err(ApplyError::NotText {
-                path: shown.clone(),
-            })
-        } else {
-            Ok(())
-        }
-    };
-    let outcome = |change: &'static str, applied: &Applied, exec_set: Option<bool>| Outcome {
-        change,
-        path: shown.clone(),
-        moved_to: None,
-        hunks: 0,
-        lines_added: applied.added,
-        lines_removed: applied.removed,
-        tolerant_hunks: applied.tolerant.clone(),
-        exec_set,
-        preview: applied.preview.clone(),
-        preview_total: applied.preview_total,
-    };
-    let hunks = match &change.body {
-        Body::Chunks(chunks) => chunks.len(),
-        Body::Binary(_) => 1,
-        Body::Unverified => 0,
-    };
-    let mut result = match change.action {
-        Action::Add => {
-            if before.is_some() {
-                return Err(ApplyError::AlreadyExists { path: shown });
-            }
-            let applied = apply_body(surface, &shown, b"", &change.body)?;
-            let exec = change.exec.unwrap_or(false);
-            let result = outcome("add", &applied, exec.then_some(true));
-            plan.set(
-                resolved,
-                Some(FileState {
-                    bytes: applied.bytes,
-                    mode: None,
-                    exec,
-                }),
-            );
-            result
-        }
-        Action::Delete => {
-            let Some(state) = before else {
-                return Err(ApplyError::NotFound { path: shown });
-            };
-            let applied = apply_body(surface, &shown, &state.bytes, &change.body)?;
-            if !applied.bytes.is_empty() {
-                return Err(ApplyError::Mismatch {
-                    path: shown,
-                    hunk: hunks.max(1),
-                    detail: "the deletion does not remove every line of the file: the file has lines the patch does not know".into(),
-                });
-            }
-            plan.set(resolved, None);
-            outcome("delete", &applied, None)
-        }
-        Action::Update | Action::Copy => {
-            let Some(state) = before else {
-                return Err(ApplyError::NotFound { path: shown });
-            };
-            if matches!(change.body, Body::Chunks(_)) {
-                text_only(&state)?;
-            }
-            let applied = apply_body(surface, &shown, &state.bytes, &change.body)?;
-            let exec = change.exec.unwrap_or(state.exec);
-            let exec_set = (exec != state.exec).then_some(exec);
-            let copy = change.action == Action::Copy;
-            let mut result = outcome(if copy { "copy" } else { "update" }, &applied, exec_set);
-            let new_state = FileState {
-                bytes: applied.bytes,
-                mode: state.mode,
-                exec,
-            };
-            match &change.target {
-                Some(target) => {
-                    let target_resolved = plan.resolve(target)?;
-                    if target_resolved != resolved
-                        && plan.current(target, &target_resolved)?.is_some()
-                    {
-                        return Err(ApplyError::AlreadyExists {
-                            path: target.clone(),
-                        });
-                    }
-                    if !copy {
-                        plan.set(resolved, None);
-                        result.change = "move";
-                    }
-                    plan.set(target_resolved, Some(new_state));
-                    result.moved_to = Some(target.clone());
-                }
-                None => plan.set(resolved, Some(new_state)),
-            }
-            result
-        }
-    };
-    result.hunks = hunks;
-    Ok(result)
+    Ok(plan.outcomes)
 }

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::PathBuf;
 
-use super::apply::{ApplyError, FileState};
+use super::apply::ApplyError;
+use holon_patch::FileState;
 use holon_runtime::WorkspaceRoots;
 use holon_runtime::fs_gate::{DirHandle, DirLock, FsError, RelPath, Staged, WritePolicy};
 
@@ -34,7 +35,7 @@ impl Target {
 }
 
 /// Target -> (state on disk, planned state); `None` = no file.
-pub(super) type Files = BTreeMap<Target, (Option<FileState>, Option<FileState>)>;
+type Files = holon_patch::Files<Target>;
 
 /// The mode a file is written with: its own (or the default) with the exec bits
 /// set where it is readable, or cleared.

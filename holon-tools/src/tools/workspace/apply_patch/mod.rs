@@ -1,16 +1,12 @@
 //! `ApplyPatch`: edit workspace files with a patch, atomically.
 
 mod apply;
-mod binary;
 mod commit;
-mod envelope;
-mod matcher;
-mod model;
-mod unified;
 
 use holon_core::prelude::*;
 
-use apply::{ApplyError, Outcome};
+use apply::ApplyError;
+use holon_patch::Outcome;
 use holon_runtime::Runtime;
 use holon_runtime::fs_gate::WritePolicy;
 
@@ -115,13 +111,13 @@ pub struct PatchApplied {
 #[holon_tool(
     family = LocalEnvironment,
     keep_doc_sections,
-    freeform(syntax = "lark", definition = include_str!("apply_patch.lark")),
+    freeform(syntax = "lark", definition = holon_patch::ENVELOPE_GRAMMAR),
     annotations(destructive, open_world = false),
     example = r#"{"patch": "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n pub fn answer() -> u32 {\n-    41\n+    42\n }\n"}"#,
     example = r#"{"patch": "*** Begin Patch\n*** Add File: notes/todo.md\n+- write the changelog\n*** End Patch\n"}"#
 )]
 fn apply_patch(rt: &Runtime, args: ApplyPatchArgs) -> Result<ToolOutput<PatchApplied>, ToolError> {
-    let patch = model::parse(&args.patch).map_err(|error| {
+    let patch = holon_patch::parse(&args.patch).map_err(|error| {
         let hint = match error.kind {
             "binary_without_data" => "make the patch with `git diff --binary` so it carries the binary data; nothing was written",
             "unsupported_patch" => "patch regular files only; nothing was written",

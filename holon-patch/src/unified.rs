@@ -416,8 +416,11 @@ fn anchored((old_start, mut chunk): (usize, Chunk)) -> Chunk {
     chunk
 }
 
-/// A patch with no context line at all (`-U0`) places hunks by their numbers only.
-fn unanchor_zero_context(changes: &mut [FileChange]) {
+/// A patch with no context line at all (`git diff -U0`) places the hunks of its git
+/// sections by their numbers only. A traditional diff's hunks stay anchored, as
+/// `git apply` reads `diff -u` output: there, a hunk without context is the whole
+/// file (`@@ -0,0 +1,2 @@` adds the lines of an empty file, and refuses any other).
+fn unanchor_zero_context(changes: &mut [FileChange], git_sections: &[bool]) {
     let has_context = changes.iter().any(|change| match &change.body {
         Body::Chunks(chunks) => chunks
             .iter()
@@ -427,7 +430,11 @@ fn unanchor_zero_context(changes: &mut [FileChange]) {
     if has_context {
         return;
     }
-    for change in changes {
+    for (change, _) in changes
+        .iter_mut()
+        .zip(git_sections)
+        .filter(|(_, git)| **git)
+    {
         if let Body::Chunks(chunks) = &mut change.body {
             for chunk in chunks {
                 chunk.at_start = chunk.old_start == 0;
@@ -551,14 +558,17 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FileChange>> {
     };
     let mut changes = Vec::new();
     let mut p_known = None;
+    let mut git_sections = Vec::new();
     while let Some(line) = reader.peek() {
         if line.starts_with(b"diff --git ") {
             changes.push(parse_git(&mut reader)?);
+            git_sections.push(true);
         } else if line.starts_with(b"--- ")
             && reader.peek_at(1).is_some_and(|l| l.starts_with(b"+++ "))
             && reader.peek_at(2).is_some_and(|l| l.starts_with(b"@@ -"))
         {
             changes.push(parse_traditional(&mut reader, &mut p_known)?);
+            git_sections.push(false);
         } else if line.starts_with(b"Binary files ") && trim_newline(line).ends_with(b" differ") {
             return Err(SyntaxError {
                 line: reader.line_number(),
@@ -570,7 +580,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FileChange>> {
             reader.next += 1;
         }
     }
-    unanchor_zero_context(&mut changes);
+    unanchor_zero_context(&mut changes, &git_sections);
     if changes.is_empty() {
         return error(
             1,

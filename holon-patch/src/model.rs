@@ -100,9 +100,9 @@ pub(crate) struct FileChange {
     pub(crate) exec: Option<bool>,
 }
 
-/// A parsed patch.
+/// A parsed patch: what [`plan`](crate::plan) applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Patch {
+pub struct Patch {
     pub(crate) surface: Surface,
     pub(crate) changes: Vec<FileChange>,
 }
@@ -110,10 +110,13 @@ pub(crate) struct Patch {
 /// A patch that cannot be applied as written: the line (1-based), what is wrong
 /// there, and the error kind (`invalid_patch` for a syntax error).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SyntaxError {
-    pub(crate) line: usize,
-    pub(crate) message: String,
-    pub(crate) kind: &'static str,
+pub struct SyntaxError {
+    /// The line of the patch (1-based).
+    pub line: usize,
+    /// What is wrong there.
+    pub message: String,
+    /// The error kind: `invalid_patch`, `binary_without_data` or `unsupported_patch`.
+    pub kind: &'static str,
 }
 
 impl SyntaxError {
@@ -126,22 +129,10 @@ impl SyntaxError {
     }
 }
 
+impl std::error::Error for SyntaxError {}
+
 impl std::fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-/// Parses either surface: the `*** Begin Patch` format, or a unified diff.
-pub(crate) fn parse(text: &str) -> Result<Patch, SyntaxError> {
-    match super::envelope::unwrap(text) {
-        Some(envelope) => Ok(Patch {
-            surface: Surface::Envelope,
-            changes: super::envelope::parse(&envelope)?,
-        }),
-        None => Ok(Patch {
-            surface: Surface::Unified,
-            changes: super::unified::parse(text)?,
-        }),
     }
 }

@@ -31,11 +31,18 @@ fn folded(line: &[u8]) -> String {
         .to_string()
 }
 
+/// A line with a final newline and one without never match, loosely or not: a missing
+/// final newline is not white space (`git apply` refuses it).
 const UNIFIED: [Same; 3] = [
     |a, b| a == b,
-    |a, b| a.trim_ascii_end() == b.trim_ascii_end(),
-    |a, b| a.trim_ascii() == b.trim_ascii(),
+    |a, b| same_end(a, b) && a.trim_ascii_end() == b.trim_ascii_end(),
+    |a, b| same_end(a, b) && a.trim_ascii() == b.trim_ascii(),
 ];
+
+/// Whether both lines end with `\n`, or neither.
+fn same_end(a: &[u8], b: &[u8]) -> bool {
+    a.ends_with(b"\n") == b.ends_with(b"\n")
+}
 
 const ENVELOPE: [Same; 4] = [
     |a, b| text(a) == text(b),

@@ -1,0 +1,9 @@
+//! Bytes -> the unified/git diff parser, then the planner over files in memory. See
+//! `holon_patch::fuzz` for the input format; a finding is a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    holon_patch::fuzz::unified(data);
+});

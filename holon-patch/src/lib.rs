@@ -1,0 +1,123 @@
+//! A patch engine without I/O: a patch's text is parsed, then planned over the files
+//! a caller's [`Workspace`] reads; the caller writes the [`Plan`], all of it or none.
+//!
+//! Two surfaces: unified diffs (`git diff` with renames, copies, modes and binary
+//! data, `git format-patch` mails, `diff -Nru`), applied byte for byte as `git apply`
+//! applies them; and Codex's `*** Begin Patch` format ([`ENVELOPE_GRAMMAR`]), matched
+//! by line text with Codex's leniency.
+//!
+//! ```
+//! use std::path::{Path, PathBuf};
+//! use holon_patch::{FileState, Workspace};
+//!
+//! struct One(Vec<u8>);
+//!
+//! impl Workspace for One {
+//!     type Key = PathBuf;
+//!     type Error = std::convert::Infallible;
+//!     fn resolve(&mut self, path: &Path) -> Result<PathBuf, Self::Error> {
+//!         Ok(path.to_path_buf())
+//!     }
+//!     fn read(&mut self, _: &Path, _: &PathBuf) -> Result<Option<FileState>, Self::Error> {
+//!         Ok(Some(FileState { bytes: self.0.clone(), mode: Some(0o644), exec: false }))
+//!     }
+//! }
+//!
+//! let patch = holon_patch::parse("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n")?;
+//! let plan = holon_patch::plan(&patch, &mut One(b"old\n".to_vec())).unwrap();
+//! let (_, planned) = &plan.files[Path::new("x")];
+//! assert_eq!(planned.as_ref().unwrap().bytes, b"new\n");
+//! # Ok::<(), holon_patch::SyntaxError>(())
+//! ```
+
+mod binary;
+mod envelope;
+#[doc(hidden)]
+pub mod fuzz;
+mod matcher;
+mod model;
+mod plan;
+mod unified;
+
+pub use model::{Patch, SyntaxError};
+pub use plan::{FileState, Files, Outcome, Plan, PlanError, Workspace, plan};
+
+/// The Lark grammar of the `*** Begin Patch` format: exactly what [`parse`] reads as
+/// that format (a freeform tool's grammar, so a model's output is constrained to it).
+pub const ENVELOPE_GRAMMAR: &str = include_str!("apply_patch.lark");
+
+/// Parses either surface: the `*** Begin Patch` format (when the text holds one), or
+/// a unified diff.
+pub fn parse(text: &str) -> Result<Patch, SyntaxError> {
+    match envelope::unwrap(text) {
+        Some(envelope) => Ok(Patch {
+            surface: model::Surface::Envelope,
+            changes: envelope::parse(&envelope)?,
+        }),
+        None => Ok(Patch {
+            surface: model::Surface::Unified,
+            changes: unified::parse(text)?,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::convert::Infallible;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    /// Files in memory.
+    struct Memory(BTreeMap<PathBuf, Vec<u8>>);
+
+    impl Workspace for Memory {
+        type Key = PathBuf;
+        type Error = Infallible;
+        fn resolve(&mut self, path: &Path) -> Result<PathBuf, Infallible> {
+            Ok(path.to_path_buf())
+        }
+        fn read(&mut self, _: &Path, key: &PathBuf) -> Result<Option<FileState>, Infallible> {
+            Ok(self.0.get(key).map(|bytes| FileState {
+                bytes: bytes.clone(),
+                mode: Some(0o644),
+                exec: false,
+            }))
+        }
+    }
+
+    fn apply(patch: &str, file: &str) -> Result<Vec<u8>, String> {
+        let patch = parse(patch).map_err(|error| error.to_string())?;
+        let mut memory = Memory(BTreeMap::from([(PathBuf::from("f"), file.into())]));
+        match plan(&patch, &mut memory) {
+            Ok(plan) => Ok(plan.files[Path::new("f")].1.clone().unwrap().bytes),
+            Err(PlanError::Mismatch { detail, .. }) => Err(detail),
+            Err(other) => Err(format!("{other:?}")),
+        }
+    }
+
+    #[test]
+    fn a_zero_context_hunk_does_not_match_a_line_that_lost_its_final_newline() {
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -3 +3 @@\n-c\n+C\n";
+        assert_eq!(apply(patch, "a\nb\nc\n").unwrap(), b"a\nb\nC\n");
+        assert!(apply(patch, "a\nb\nc").is_err(), "git apply refuses it");
+    }
+
+    #[test]
+    fn a_diff_u_hunk_at_line_zero_adds_to_an_empty_file_only() {
+        let patch = "--- a/f\t2026-01-01 00:00:00 +0000\n+++ b/f\t2026-01-01 00:00:01 +0000\n@@ -0,0 +1,2 @@\n+x\n+y\n";
+        assert_eq!(apply(patch, "").unwrap(), b"x\ny\n");
+        assert!(
+            apply(patch, "x\ny\n").is_err(),
+            "git apply refuses it again"
+        );
+    }
+
+    #[test]
+    fn a_git_diff_without_context_is_placed_by_its_line_numbers() {
+        // `git apply --unidiff-zero`: an insertion at line 0 of a file with lines.
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n";
+        assert_eq!(apply(patch, "a\n").unwrap(), b"top\na\n");
+    }
+}
