@@ -5,6 +5,11 @@
 //!
 //! The record is built from what a [`DispatchObserver`](crate::DispatchObserver) sees
 //! ([`AuditRecord::of_execution`]); where it is written is the host's choice.
+//!
+//! A chain alone cannot show a log rewritten whole (every hash recomputed) or cut at its
+//! end. A [`Checkpoint`] anchors it: the head at some record, signed with the operator's
+//! key, which the tools never reach. A rewrite of anything up to a checkpoint no longer
+//! gives the signed hash, and only a holder of the key can sign a new one.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -12,7 +17,8 @@ use sha2::{Digest, Sha256};
 use crate::context::Execution;
 use crate::decision::Decision;
 use crate::error::ToolErrorKind;
-use crate::policy::DecidedBy;
+use crate::policy::signing::{from_hex, to_hex};
+use crate::policy::{DecidedBy, OperatorKey};
 use crate::request::{Principal, SessionId};
 use crate::result::ToolStatus;
 
@@ -251,6 +257,84 @@ impl ChainHead {
     }
 }
 
+/// The head of a log at one record, signed with the operator's key: where the log's
+/// first `lines` lines (`length` bytes) end, their records chain to `hash`. Kept beside
+/// the log; a runtime verifies only what follows it, and `audit verify` checks the
+/// whole log against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checkpoint {
+    /// Records up to here.
+    pub records: usize,
+    /// Lines up to here (empty lines included).
+    pub lines: usize,
+    /// Bytes up to here: the end of the last record's line.
+    pub length: u64,
+    /// Where the last record's line starts, in bytes.
+    pub last_line_at: u64,
+    /// The last record's hash.
+    pub hash: String,
+    /// HMAC-SHA-256 (hex) of the fields above under the operator's key.
+    pub signature: String,
+}
+
+impl Checkpoint {
+    /// The checkpoint of `head` at `lines` lines and `length` bytes, the last record's
+    /// line starting at `last_line_at`, signed with `key`.
+    pub fn sign(
+        key: &OperatorKey,
+        head: &ChainHead,
+        lines: usize,
+        length: u64,
+        last_line_at: u64,
+    ) -> Self {
+        let mut checkpoint = Self {
+            records: head.records,
+            lines,
+            length,
+            last_line_at,
+            hash: head.hash.clone(),
+            signature: String::new(),
+        };
+        use hmac::Mac as _;
+        checkpoint.signature = to_hex(&checkpoint.mac(key).finalize().into_bytes());
+        checkpoint
+    }
+
+    /// Whether the signature is `key`'s over these fields (compared in constant time).
+    pub fn verify(&self, key: &OperatorKey) -> bool {
+        use hmac::Mac as _;
+        from_hex(&self.signature)
+            .is_some_and(|signature| self.mac(key).verify_slice(&signature).is_ok())
+    }
+
+    /// The chain's head at this checkpoint.
+    pub fn head(&self) -> ChainHead {
+        ChainHead {
+            records: self.records,
+            hash: self.hash.clone(),
+        }
+    }
+
+    fn mac(&self, key: &OperatorKey) -> hmac::Hmac<Sha256> {
+        let numbers = [
+            self.records as u64,
+            self.lines as u64,
+            self.length,
+            self.last_line_at,
+        ]
+        .map(u64::to_be_bytes);
+        key.mac_of(&[
+            b"holon-audit-checkpoint-v1",
+            &numbers[0],
+            &numbers[1],
+            &numbers[2],
+            &numbers[3],
+            self.hash.as_bytes(),
+        ])
+    }
+}
+
 /// Verifies a log's lines (JSON lines, one record each, empty lines ignored) from the
 /// genesis: each record's hash is its own and links to the one before.
 pub fn verify<'l>(lines: impl IntoIterator<Item = &'l str>) -> Result<ChainHead, ChainBreak> {
@@ -380,6 +464,45 @@ mod tests {
             stale.extend(3, lines[2..].iter().map(String::as_str)),
             Err(ChainBreak::Unlinked { line: 3 })
         );
+    }
+
+    #[test]
+    fn a_checkpoint_verifies_under_its_key_only_and_binds_every_field() {
+        let key = OperatorKey::from_bytes([7; 32]);
+        let head = verified(&log()).unwrap();
+        let checkpoint = Checkpoint::sign(&key, &head, 3, 900, 600);
+        assert!(checkpoint.verify(&key));
+        assert_eq!(checkpoint.head(), head);
+        assert!(!checkpoint.verify(&OperatorKey::from_bytes([8; 32])));
+        let forged = [
+            Checkpoint {
+                records: 2,
+                ..checkpoint.clone()
+            },
+            Checkpoint {
+                lines: 4,
+                ..checkpoint.clone()
+            },
+            Checkpoint {
+                length: 901,
+                ..checkpoint.clone()
+            },
+            Checkpoint {
+                last_line_at: 601,
+                ..checkpoint.clone()
+            },
+            Checkpoint {
+                hash: GENESIS_HASH.to_string(),
+                ..checkpoint.clone()
+            },
+            Checkpoint {
+                signature: "00".repeat(32),
+                ..checkpoint.clone()
+            },
+        ];
+        for forged in forged {
+            assert!(!forged.verify(&key), "{forged:?}");
+        }
     }
 
     #[test]

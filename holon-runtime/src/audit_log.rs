@@ -7,6 +7,11 @@
 //! concurrent `session`s): each append holds an exclusive lock of the file (`flock`),
 //! verifies what the others appended since this process last looked, and chains to
 //! the file's last record, so the chain never forks.
+//!
+//! With the operator's key, the log is anchored by a signed [`Checkpoint`] kept in the
+//! state directory, which no command reaches: written when a runtime opens the log and
+//! every [`CHECKPOINT_EVERY`] records. A runtime that opens the log verifies only what
+//! follows the checkpoint; `audit verify` checks the whole log against it.
 
 // The audit log is the operator's file, not a tool's: it is opened here directly.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -17,7 +22,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use holon_core::Execution;
-use holon_core::audit::{AuditRecord, ChainBreak, ChainHead};
+use holon_core::audit::{AuditRecord, ChainBreak, ChainHead, Checkpoint, sha256_hex};
+use holon_core::policy::OperatorKey;
+
+/// A runtime signs a new checkpoint after this many records.
+pub const CHECKPOINT_EVERY: usize = 1000;
 
 /// The audit log's file name in the state directory.
 pub const AUDIT_FILE_NAME: &str = "audit.jsonl";
@@ -62,6 +71,17 @@ pub enum AuditError {
         /// The file.
         path: PathBuf,
     },
+    /// The log does not match its signed checkpoint, or the checkpoint is not the
+    /// operator key's.
+    #[error(
+        "the audit log {path} does not verify against its signed checkpoint ({reason}); run `holon-tools audit verify`, keep the file as evidence and start a new log with --audit-file"
+    )]
+    Checkpoint {
+        /// The file.
+        path: PathBuf,
+        /// What does not match.
+        reason: String,
+    },
     /// There is no state directory and no audit file was named.
     #[error(
         "the audit log needs a file: this runtime keeps its state in memory, so name one with --audit-file"
@@ -69,10 +89,46 @@ pub enum AuditError {
     NoPath,
 }
 
+/// Where the signed checkpoint of the log at `log` is kept: in the state directory
+/// `state_dir`, named after the log's canonical path (so two logs never share one).
+pub fn checkpoint_path(state_dir: &Path, log: &Path) -> PathBuf {
+    // The log may not exist yet: then its directory's canonical path names it.
+    let canonical = std::fs::canonicalize(log)
+        .ok()
+        .or_else(|| {
+            let directory = std::fs::canonicalize(log.parent()?).ok()?;
+            Some(directory.join(log.file_name()?))
+        })
+        .unwrap_or_else(|| log.to_path_buf());
+    let digest = sha256_hex(canonical.as_os_str().as_encoded_bytes());
+    state_dir.join(format!("audit-checkpoint-{}.json", &digest[..16]))
+}
+
+/// Reads the checkpoint file at `path`: `None` when there is none.
+pub fn read_checkpoint(path: &Path) -> Result<Option<Checkpoint>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|error| format!("the checkpoint {} is not one: {error}", path.display())),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(format!(
+            "the checkpoint {} cannot be read: {error}",
+            path.display()
+        )),
+    }
+}
+
+/// Where checkpoints go and the key that signs them.
+struct Signer {
+    path: PathBuf,
+    key: OperatorKey,
+}
+
 /// An open audit log: appends each call's record, chained after the last.
 pub struct AuditLog {
     path: PathBuf,
     keep_arguments: bool,
+    signer: Option<Signer>,
     tail: Mutex<Tail>,
 }
 
@@ -84,6 +140,10 @@ struct Tail {
     lines: usize,
     /// Bytes read so far: the file's length when this process last looked.
     length: u64,
+    /// Where the last record's line starts.
+    last_line_at: u64,
+    /// The records the newest checkpoint signs.
+    signed_records: usize,
 }
 
 impl std::fmt::Debug for AuditLog {
@@ -97,8 +157,14 @@ impl std::fmt::Debug for AuditLog {
 
 impl AuditLog {
     /// Opens (creating it when missing) the log at `path`; the existing records must
-    /// verify, and new ones chain after the last.
-    pub fn open(path: &Path, keep_arguments: bool) -> Result<Self, AuditError> {
+    /// verify, and new ones chain after the last. With `checkpoints` (the checkpoint
+    /// file, from [`checkpoint_path`], and the operator's key), the log is verified
+    /// from its signed checkpoint on, and checkpoints are signed as it grows.
+    pub fn open(
+        path: &Path,
+        keep_arguments: bool,
+        checkpoints: Option<(PathBuf, OperatorKey)>,
+    ) -> Result<Self, AuditError> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -111,14 +177,24 @@ impl AuditLog {
         let log = Self {
             path: path.to_path_buf(),
             keep_arguments,
+            signer: checkpoints.map(|(path, key)| Signer { path, key }),
             tail: Mutex::new(Tail {
                 file,
                 head: ChainHead::genesis(),
                 lines: 0,
                 length: 0,
+                last_line_at: 0,
+                signed_records: 0,
             }),
         };
-        log.locked(|tail| log.catch_up(tail))?;
+        log.locked(|tail| {
+            log.resume(tail)?;
+            log.catch_up(tail)?;
+            if tail.head.records > tail.signed_records {
+                log.sign(tail)?;
+            }
+            Ok(())
+        })?;
         Ok(log)
     }
 
@@ -143,7 +219,11 @@ impl AuditLog {
             tail.head.records += 1;
             tail.head.hash = record.hash;
             tail.lines += 1;
+            tail.last_line_at = tail.length;
             tail.length += line.len() as u64;
+            if tail.head.records >= tail.signed_records + CHECKPOINT_EVERY {
+                self.sign(tail)?;
+            }
             Ok(())
         })
     }
@@ -168,6 +248,93 @@ impl AuditLog {
         Ok(value)
     }
 
+    /// Moves the head to the signed checkpoint, when there is one: the record it
+    /// names must be where it says, with the hash it signs. What precedes it is not
+    /// read again (`audit verify` reads it).
+    fn resume(&self, tail: &mut Tail) -> Result<(), AuditError> {
+        let Some(signer) = &self.signer else {
+            return Ok(());
+        };
+        let mismatch = |reason: String| AuditError::Checkpoint {
+            path: self.path.clone(),
+            reason,
+        };
+        let Some(checkpoint) = read_checkpoint(&signer.path).map_err(mismatch)? else {
+            return Ok(());
+        };
+        if !checkpoint.verify(&signer.key) {
+            return Err(mismatch(format!(
+                "the checkpoint {} is not signed with the operator's key",
+                signer.path.display()
+            )));
+        }
+        let length = tail
+            .file
+            .metadata()
+            .map_err(|source| self.io_error(source))?
+            .len();
+        if length < checkpoint.length || checkpoint.last_line_at >= checkpoint.length {
+            return Err(mismatch(format!(
+                "the log has {length} bytes, the checkpoint signs {}: records it signed were removed",
+                checkpoint.length
+            )));
+        }
+        let line = self.read(
+            tail,
+            checkpoint.last_line_at,
+            checkpoint.length - checkpoint.last_line_at,
+        )?;
+        let record = std::str::from_utf8(&line)
+            .ok()
+            .and_then(|line| line.strip_suffix('\n'))
+            .and_then(|text| {
+                let record: AuditRecord = serde_json::from_str(text).ok()?;
+                (serde_json::to_string(&record).ok()? == text).then_some(record)
+            });
+        match record {
+            Some(record)
+                if record.hash == checkpoint.hash && record.computed_hash() == record.hash => {}
+            _ => {
+                return Err(mismatch(format!(
+                    "line {} is not the record the checkpoint signs: the log was rewritten",
+                    checkpoint.lines
+                )));
+            }
+        }
+        tail.head = checkpoint.head();
+        tail.lines = checkpoint.lines;
+        tail.length = checkpoint.length;
+        tail.last_line_at = checkpoint.last_line_at;
+        tail.signed_records = checkpoint.records;
+        Ok(())
+    }
+
+    /// Signs a checkpoint of the head, written whole (a new file renamed over the old).
+    fn sign(&self, tail: &mut Tail) -> Result<(), AuditError> {
+        let Some(signer) = &self.signer else {
+            return Ok(());
+        };
+        let checkpoint = Checkpoint::sign(
+            &signer.key,
+            &tail.head,
+            tail.lines,
+            tail.length,
+            tail.last_line_at,
+        );
+        let staged = signer
+            .path
+            .with_extension(format!("{}.tmp", std::process::id()));
+        let text = serde_json::to_string(&checkpoint).unwrap_or_default();
+        std::fs::write(&staged, text)
+            .and_then(|()| std::fs::rename(&staged, &signer.path))
+            .map_err(|source| AuditError::Io {
+                path: signer.path.clone(),
+                source,
+            })?;
+        tail.signed_records = tail.head.records;
+        Ok(())
+    }
+
     /// Verifies what was appended to the file since this process last looked (by
     /// another process), and moves the head to the file's last record.
     fn catch_up(&self, tail: &mut Tail) -> Result<(), AuditError> {
@@ -184,11 +351,7 @@ impl AuditLog {
         if length == tail.length {
             return Ok(());
         }
-        let mut bytes = Vec::new();
-        let mut file = &tail.file;
-        file.seek(SeekFrom::Start(tail.length))
-            .and_then(|_| file.take(length - tail.length).read_to_end(&mut bytes))
-            .map_err(|source| self.io_error(source))?;
+        let bytes = self.read(tail, tail.length, length - tail.length)?;
         let broken = |source| AuditError::Broken {
             path: self.path.clone(),
             source,
@@ -211,9 +374,26 @@ impl AuditLog {
                 reason: "the line has no line end".to_string(),
             }));
         }
+        let mut at = tail.length;
+        for line in text.split_inclusive('\n') {
+            if !line.trim().is_empty() {
+                tail.last_line_at = at;
+            }
+            at += line.len() as u64;
+        }
         tail.lines += lines.len();
         tail.length = length;
         Ok(())
+    }
+
+    /// `count` bytes of the file from `offset`.
+    fn read(&self, tail: &Tail, offset: u64, count: u64) -> Result<Vec<u8>, AuditError> {
+        let mut bytes = Vec::new();
+        let mut file = &tail.file;
+        file.seek(SeekFrom::Start(offset))
+            .and_then(|_| file.take(count).read_to_end(&mut bytes))
+            .map_err(|source| self.io_error(source))?;
+        Ok(bytes)
     }
 
     fn io_error(&self, source: io::Error) -> AuditError {

@@ -333,6 +333,12 @@ impl Runtime {
             tls,
             proxy_from_env: config.web.proxy_from_env,
         };
+        let operator_key_file = config.operator_key_file.or_else(|| {
+            config
+                .state_dir
+                .as_ref()
+                .map(|dir| dir.join(state_dir::OPERATOR_KEY_FILE_NAME))
+        });
         let audit = match &config.audit {
             Some(audit) => {
                 let path = match (&audit.path, &config.state_dir) {
@@ -340,19 +346,27 @@ impl Runtime {
                     (None, Some(dir)) => dir.join(audit_log::AUDIT_FILE_NAME),
                     (None, None) => return Err(RuntimeError::Audit(audit_log::AuditError::NoPath)),
                 };
+                // Checkpoints need a key that outlives this process and a place no
+                // command reaches: the state directory's.
+                let checkpoints = match (&config.state_dir, &operator_key_file) {
+                    (Some(dir), Some(key_file)) => Some((
+                        audit_log::checkpoint_path(dir, &path),
+                        state_dir::operator_key(key_file).map_err(|source| {
+                            RuntimeError::OperatorKey {
+                                path: key_file.clone(),
+                                source,
+                            }
+                        })?,
+                    )),
+                    _ => None,
+                };
                 Some(
-                    audit_log::AuditLog::open(&path, audit.keep_arguments)
+                    audit_log::AuditLog::open(&path, audit.keep_arguments, checkpoints)
                         .map_err(RuntimeError::Audit)?,
                 )
             }
             None => None,
         };
-        let operator_key_file = config.operator_key_file.or_else(|| {
-            config
-                .state_dir
-                .as_ref()
-                .map(|dir| dir.join(state_dir::OPERATOR_KEY_FILE_NAME))
-        });
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
             bindings,

@@ -21,7 +21,7 @@
 mod gate;
 mod pending;
 mod rules;
-mod signing;
+pub(crate) mod signing;
 
 pub use crate::decision::Decision;
 pub use crate::result::ApprovalRequired;

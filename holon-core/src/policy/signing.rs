@@ -58,6 +58,17 @@ impl OperatorKey {
         // HMAC takes a key of any length.
         <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).expect("HMAC takes any key length")
     }
+
+    /// The MAC under this key fed with `fields`, each length-prefixed so that no two
+    /// lists of fields encode alike.
+    pub(crate) fn mac_of(&self, fields: &[&[u8]]) -> Hmac<Sha256> {
+        let mut mac = self.mac();
+        for field in fields {
+            mac.update(&(field.len() as u64).to_be_bytes());
+            mac.update(field);
+        }
+        mac
+    }
 }
 
 impl fmt::Debug for OperatorKey {
@@ -155,7 +166,6 @@ impl SignedDecision {
 
     /// The MAC fed with every field but the signature.
     fn signed(&self, key: &OperatorKey) -> Hmac<Sha256> {
-        let mut mac = key.mac();
         let expires = self.expires_at_ms.to_be_bytes();
         let fields: [&[u8]; 9] = [
             b"holon-approval-v2",
@@ -168,10 +178,7 @@ impl SignedDecision {
             self.message.as_deref().unwrap_or("").as_bytes(),
             self.decided_by.as_bytes(),
         ];
-        for field in fields {
-            mac.update(&(field.len() as u64).to_be_bytes());
-            mac.update(field);
-        }
+        let mut mac = key.mac_of(&fields);
         mac.update(&[u8::from(self.message.is_some())]);
         mac
     }
@@ -199,7 +206,7 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
         })
 }
 
-fn from_hex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn from_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) || !text.is_ascii() {
         return None;
     }

@@ -10,16 +10,20 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use holon_core::audit::{AuditRecord, verify};
-use holon_runtime::audit_log::AUDIT_FILE_NAME;
+use holon_core::audit::{AuditRecord, ChainHead, Checkpoint};
+use holon_core::policy::OperatorKey;
+use holon_runtime::audit_log::{AUDIT_FILE_NAME, checkpoint_path, read_checkpoint};
+use holon_runtime::state_dir::{OPERATOR_KEY_FILE_NAME, operator_key};
 
 use super::Cli;
 
 /// What `audit` does besides listing.
 #[derive(Debug, Clone, Copy, Subcommand)]
 pub enum AuditAction {
-    /// Check the hash chain from its genesis: exit 0 with the record count when it
-    /// holds, 1 with the first record that was removed, edited, reordered or cut short.
+    /// Check the hash chain from its genesis, and against the signed checkpoint in
+    /// the state directory when there is one: exit 0 with the record count when it
+    /// holds, 1 with the first record that was removed, edited, rewritten, reordered or
+    /// cut short, or where the log stops matching its checkpoint.
     Verify,
 }
 
@@ -45,18 +49,77 @@ pub(crate) fn audit_path(cli: &Cli) -> Option<PathBuf> {
     if let Some(file) = &cli.audit_file {
         return Some(file.clone());
     }
-    let state_dir = match &cli.state_dir {
+    Some(state_dir(cli)?.join(AUDIT_FILE_NAME))
+}
+
+/// The state directory with these options.
+fn state_dir(cli: &Cli) -> Option<PathBuf> {
+    if let Some(dir) = &cli.state_dir {
+        return Some(dir.clone());
+    }
+    let workspace = match &cli.workspace {
         Some(dir) => dir.clone(),
-        None => {
-            let workspace = match &cli.workspace {
-                Some(dir) => dir.clone(),
-                None => std::env::current_dir().ok()?,
-            };
-            holon_runtime::state_dir::default_state_dir(&workspace)
-                .unwrap_or_else(|| workspace.join(".holon"))
-        }
+        None => std::env::current_dir().ok()?,
     };
-    Some(state_dir.join(AUDIT_FILE_NAME))
+    Some(
+        holon_runtime::state_dir::default_state_dir(&workspace)
+            .unwrap_or_else(|| workspace.join(".holon")),
+    )
+}
+
+/// The signed checkpoint of the log at `path` and the operator's key, when the state
+/// directory has both.
+fn checkpoint(cli: &Cli, path: &Path) -> Result<Option<(Checkpoint, OperatorKey)>, String> {
+    let Some(dir) = state_dir(cli) else {
+        return Ok(None);
+    };
+    let key_file = dir.join(OPERATOR_KEY_FILE_NAME);
+    let Some(checkpoint) = read_checkpoint(&checkpoint_path(&dir, path))? else {
+        return Ok(None);
+    };
+    if !key_file.exists() {
+        return Err(format!(
+            "a checkpoint is signed but the operator key {} is gone",
+            key_file.display()
+        ));
+    }
+    let key = operator_key(&key_file).map_err(|error| error.to_string())?;
+    Ok(Some((checkpoint, key)))
+}
+
+/// Verifies `lines` from the genesis and, with a checkpoint, that the record it signs
+/// is where it says: the head then, or why the log does not hold.
+fn verify_log(
+    lines: &[String],
+    checkpoint: Option<&(Checkpoint, OperatorKey)>,
+) -> Result<String, String> {
+    let mut head = ChainHead::genesis();
+    let Some((checkpoint, key)) = checkpoint else {
+        head.extend(1, lines.iter().map(String::as_str))
+            .map_err(|broken| broken.to_string())?;
+        return Ok(format!(
+            "ok: {} records, chain intact from the genesis; last hash {} (no signed checkpoint: a log rewritten whole would verify too)",
+            head.records, head.hash
+        ));
+    };
+    if !checkpoint.verify(key) {
+        return Err("the checkpoint is not signed with the operator's key".to_string());
+    }
+    let signed = checkpoint.lines.min(lines.len());
+    head.extend(1, lines[..signed].iter().map(String::as_str))
+        .map_err(|broken| broken.to_string())?;
+    if signed < checkpoint.lines || head != checkpoint.head() {
+        return Err(format!(
+            "the log does not match its signed checkpoint at record {}: it was rewritten, or records up to it were removed",
+            checkpoint.records
+        ));
+    }
+    head.extend(signed + 1, lines[signed..].iter().map(String::as_str))
+        .map_err(|broken| broken.to_string())?;
+    Ok(format!(
+        "ok: {} records, chain intact from the genesis and as signed at record {}; last hash {}",
+        head.records, checkpoint.records, head.hash
+    ))
 }
 
 /// Runs `audit`: verify, or list (text, or `json` lines as stored).
@@ -83,19 +146,20 @@ pub(crate) fn audit(
         }
     };
     match action {
-        Some(AuditAction::Verify) => match verify(lines.iter().map(String::as_str)) {
-            Ok(head) => {
-                println!(
-                    "ok: {} records, chain intact from the genesis; last hash {}",
-                    head.records, head.hash
-                );
-                ExitCode::SUCCESS
+        Some(AuditAction::Verify) => {
+            let verified = checkpoint(cli, &path)
+                .and_then(|checkpoint| verify_log(&lines, checkpoint.as_ref()));
+            match verified {
+                Ok(report) => {
+                    println!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(broken) => {
+                    println!("broken: {broken}");
+                    ExitCode::FAILURE
+                }
             }
-            Err(broken) => {
-                println!("broken: {broken}");
-                ExitCode::FAILURE
-            }
-        },
+        }
         None => list(&lines, filter, json),
     }
 }

@@ -305,3 +305,104 @@ fn a_serve_and_an_out_of_band_approval_keep_one_chain() {
     assert!(ok, "{report}");
     assert!(report.starts_with("ok: 3 records"), "{report}");
 }
+
+/// The signed checkpoint files in the state directory.
+fn checkpoints(workspace: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(workspace.join(".holon"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("audit-checkpoint-"))
+        })
+        .collect()
+}
+
+fn audited_call(workspace: &Path) -> std::process::Output {
+    holon(
+        workspace,
+        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
+    )
+}
+
+#[test]
+fn a_runtime_verifies_the_log_from_its_signed_checkpoint_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = audited(dir.path());
+    assert_eq!(
+        checkpoints(dir.path()).len(),
+        1,
+        "one checkpoint, in the state directory"
+    );
+    // An edit before the checkpoint: a runtime does not read that far back ...
+    lines[0] = lines[0].replace(r#""call_id":"a""#, r#""call_id":"b""#);
+    rewrite(dir.path(), &lines);
+    let output = audited_call(dir.path());
+    assert!(output.status.success(), "{output:?}");
+    // ... and `audit verify` reads it all.
+    let (ok, report) = verify(dir.path());
+    assert!(!ok);
+    assert!(report.contains("record 1 was edited"), "{report}");
+}
+
+#[test]
+fn a_log_rewritten_whole_is_found_by_its_signed_checkpoint() {
+    use holon_core::audit::{AuditRecord, GENESIS_HASH, Outcome};
+    let dir = tempfile::tempdir().unwrap();
+    let lines = audited(dir.path());
+    let (ok, report) = verify(dir.path());
+    assert!(ok && report.contains("as signed at record 3"), "{report}");
+    // Every hash recomputed after an edit: the chain alone verifies.
+    let mut prev = GENESIS_HASH.to_string();
+    let rewritten: Vec<String> = lines
+        .iter()
+        .map(|line| {
+            let mut record: AuditRecord = serde_json::from_str(line).unwrap();
+            if record.tool == "Sleeep" {
+                record.outcome = Outcome::Success;
+            }
+            record.seal(&prev);
+            prev = record.hash.clone();
+            serde_json::to_string(&record).unwrap()
+        })
+        .collect();
+    rewrite(dir.path(), &rewritten);
+    let (ok, report) = verify(dir.path());
+    assert!(!ok, "{report}");
+    assert!(
+        report.contains("does not match its signed checkpoint at record 3"),
+        "{report}"
+    );
+    let output = audited_call(dir.path());
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("does not verify against its signed checkpoint"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_checkpoint_not_signed_with_the_operator_key_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    audited(dir.path());
+    let file = checkpoints(dir.path()).remove(0);
+    let mut checkpoint: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    checkpoint["records"] = Value::from(2);
+    std::fs::write(&file, checkpoint.to_string()).unwrap();
+    let (ok, report) = verify(dir.path());
+    assert!(!ok);
+    assert!(
+        report.contains("not signed with the operator's key"),
+        "{report}"
+    );
+    let output = audited_call(dir.path());
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("not signed with the operator's key"),
+        "{stderr}"
+    );
+}
