@@ -4,6 +4,7 @@
 //! principals (as an MCP server sets them), and one principal with two family sets
 //! (as `holon-tools call` and `session` dispatch through [`Runtime::dispatch`]).
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -191,4 +192,69 @@ async fn a_caller_without_the_starting_families_cannot_type_into_the_task() {
     assert!(!ran("core-only").exists() && !ran("without-web").exists());
     let stopped = call_in(&owner, "TaskStop", json!({"task_id": task_id})).await;
     assert_eq!(stopped["structured"]["stopped"], true, "{stopped}");
+}
+
+#[tokio::test]
+async fn the_builtin_policy_asks_before_task_input_as_it_does_before_exec_command() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut config = holon_runtime::RuntimeConfig::in_memory(workspace.path());
+    config.commands.limiter = Some(env!("CARGO_BIN_EXE_holon-tools").into());
+    config.policy = Some(holon_tools::cli::policy::default_policy());
+    let runtime = Runtime::open(config).unwrap();
+    let context = runtime.context(FamilyPolicy::all());
+    let start = json!({"cmd": "sh", "accepts_input": true, "yield_time_ms": 0});
+    let asked = call_in(&context, "ExecCommand", start.clone()).await;
+    assert_eq!(asked["status"], "deferred", "{asked}");
+
+    // The operator approves the start; the shell runs.
+    let approvals = runtime.approvals().unwrap();
+    let decide = |envelope: &Value| {
+        let id = text(&envelope["deferral"]["approval_id"]).to_string();
+        approvals
+            .sign(
+                &id,
+                true,
+                holon_core::policy::Standing::Once,
+                None,
+                "operator",
+            )
+            .unwrap()
+    };
+    let started = approvals
+        .decide(Registry::global(), &context, &decide(&asked))
+        .await
+        .unwrap();
+    let started = serde_json::to_value(&started).unwrap();
+    let task_id = text(&started["structured"]["task_handle"]["task_id"]).to_string();
+    assert!(task_id.starts_with("task-"), "{started}");
+
+    let file = workspace.path().join("typed");
+    let input = json!({"task_id": task_id, "input": format!("touch {}\n", file.display())});
+    let asked = call_in(&context, "TaskInput", input).await;
+    assert_eq!(asked["status"], "deferred", "{asked}");
+    assert_eq!(asked["deferral"]["kind"], "approval_required", "{asked}");
+    assert_eq!(asked["deferral"]["tool"], "TaskInput", "{asked}");
+    assert!(
+        !file.exists(),
+        "nothing is typed before the operator decides"
+    );
+    let typed = approvals
+        .decide(Registry::global(), &context, &decide(&asked))
+        .await
+        .unwrap();
+    let typed = serde_json::to_value(&typed).unwrap();
+    assert_eq!(typed["structured"]["accepted_input"], true, "{typed}");
+    wait_for_file(&file).await;
+}
+
+async fn wait_for_file(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
