@@ -172,4 +172,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "who decided an asked call",
         sql: "ALTER TABLE approvals ADD COLUMN decided_by TEXT;",
     },
+    Migration {
+        version: 13,
+        name: "who started a task: the principal of its call, and the families of its caller",
+        // Rows of older runtimes keep NULL: no principal owns them (see `tasks`).
+        sql: "ALTER TABLE tasks ADD COLUMN principal TEXT;
+              ALTER TABLE tasks ADD COLUMN families TEXT;
+              CREATE INDEX tasks_of_principal ON tasks (principal, background, id);",
+    },
 ];

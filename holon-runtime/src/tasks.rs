@@ -3,6 +3,13 @@
 //! group (or session, under a pseudo-terminal), whose output streams to log files under
 //! `<state dir>/tasks/<task id>/` while only a bounded preview is ever held in memory.
 //!
+//! A task belongs to the principal whose call started it ([`TaskCaller`]): every
+//! lookup names its caller, and a task of another principal is answered exactly as a
+//! task that does not exist, so that ids cannot be probed. A task recorded by a
+//! runtime older than this rule has no principal and belongs to nobody: no caller is
+//! shown it (its record and logs stay for the operator), because who started it is not
+//! known and any guess could hand it to someone else.
+//!
 //! Task state lives in the store. A task whose runtime is gone is never reported as
 //! running: opening a runtime marks every task the store still lists as running by a
 //! process that no longer exists as `interrupted` (a crashed runtime lost its
@@ -23,7 +30,8 @@ use std::time::Duration;
 pub use logs::OutputPreview;
 pub use task::{KillOnDrop, STOP_GRACE, StopCause, Task};
 pub use types::{
-    ExitDetails, LaunchSpec, OutputStream, TaskError, TaskInfo, TaskKind, TaskListing, TaskState,
+    ExitDetails, LaunchSpec, OutputStream, TaskCaller, TaskError, TaskInfo, TaskKind, TaskListing,
+    TaskState,
 };
 
 use super::{RuntimeError, Store, StoreError};
@@ -115,16 +123,16 @@ impl TaskManager {
         &self.logs_root
     }
 
-    /// Starts `spec` as a new task (not yet a background one).
-    pub fn launch(&self, spec: LaunchSpec) -> Result<Arc<Task>, TaskError> {
+    /// Starts `spec` as a new task of `caller` (not yet a background one).
+    pub fn launch(&self, spec: LaunchSpec, caller: &TaskCaller) -> Result<Arc<Task>, TaskError> {
         let kind = if spec.tty {
             TaskKind::Terminal
         } else {
             TaskKind::Command
         };
         let started_at_ms = task::now_ms();
-        let row = records::insert(&self.store, &spec, kind, started_at_ms)?;
-        match self.start(row, kind, spec, started_at_ms) {
+        let row = records::insert(&self.store, &spec, kind, caller, started_at_ms)?;
+        match self.start(row, kind, spec, caller.clone(), started_at_ms) {
             Ok(task) => {
                 let mut live = lock(&self.live);
                 // Settled tasks are read from the store from now on; one whose ended
@@ -147,6 +155,7 @@ impl TaskManager {
         row: i64,
         kind: TaskKind,
         spec: LaunchSpec,
+        started_by: TaskCaller,
         started_at_ms: u64,
     ) -> Result<Arc<Task>, TaskError> {
         let dir = self.logs_root.join(task_id(row));
@@ -175,6 +184,7 @@ impl TaskManager {
                 kind,
                 spec,
                 started_at_ms,
+                started_by,
             },
             logs,
             files,
@@ -184,12 +194,16 @@ impl TaskManager {
         ))
     }
 
-    /// A running task this runtime started with the same command, shell, workdir and
-    /// terminal mode as `spec`.
-    pub fn find_running(&self, spec: &LaunchSpec) -> Option<Arc<Task>> {
+    /// A running task of `caller` this runtime started with the same command, shell,
+    /// workdir and terminal mode as `spec`.
+    pub fn find_running(&self, spec: &LaunchSpec, caller: &TaskCaller) -> Option<Arc<Task>> {
         lock(&self.live)
             .values()
-            .filter(|task| task.state() == TaskState::Running && task.spec().same_command(spec))
+            .filter(|task| {
+                task.belongs_to(caller)
+                    && task.state() == TaskState::Running
+                    && task.spec().same_command(spec)
+            })
             .min_by_key(|task| task.row())
             .cloned()
     }
@@ -206,10 +220,13 @@ impl TaskManager {
         live.into_iter().map(|(_, id)| id).collect()
     }
 
-    /// The live task with this id, if this runtime started it.
-    pub fn live_task(&self, task_id: &str) -> Option<Arc<Task>> {
+    /// The live task with this id, if this runtime started it for `caller`'s principal.
+    pub fn live_task(&self, task_id: &str, caller: &TaskCaller) -> Option<Arc<Task>> {
         let row = parse_task_id(task_id)?;
-        lock(&self.live).get(&row).cloned()
+        lock(&self.live)
+            .get(&row)
+            .filter(|task| task.belongs_to(caller))
+            .cloned()
     }
 
     /// Marks `task` a background task: it is listed by ListTasks from now on.
@@ -218,21 +235,25 @@ impl TaskManager {
         Ok(records::set_background(&self.store, task.row())?)
     }
 
-    /// What is known of the task `task_id`: live state when this runtime runs it, else
-    /// the store's record.
-    pub fn info(&self, task_id: &str) -> Result<TaskInfo, TaskError> {
-        if let Some(task) = self.live_task(task_id) {
+    /// What is known of `caller`'s task `task_id`: live state when this runtime runs
+    /// it, else the store's record. Another principal's task is
+    /// [`TaskError::UnknownTask`], as one that does not exist is.
+    pub fn info(&self, task_id: &str, caller: &TaskCaller) -> Result<TaskInfo, TaskError> {
+        if let Some(task) = self.live_task(task_id, caller) {
             return Ok(task.info());
         }
-        Ok(self.stored(task_id)?.info(&self.logs_root))
+        Ok(self.stored(task_id, caller)?.info(&self.logs_root))
     }
 
-    fn stored(&self, task_id: &str) -> Result<StoredTask, TaskError> {
+    /// The store's record of `caller`'s task `task_id`.
+    fn stored(&self, task_id: &str, caller: &TaskCaller) -> Result<StoredTask, TaskError> {
         let unknown = || TaskError::UnknownTask {
             task_id: task_id.to_string(),
         };
         let row = parse_task_id(task_id).ok_or_else(unknown)?;
-        let task = records::load(&self.store, row)?.ok_or_else(unknown)?;
+        let task = records::load(&self.store, row)?
+            .filter(|task| task.belongs_to(caller))
+            .ok_or_else(unknown)?;
         if task.orphaned() && !task.group_alive() {
             records::mark_lost(
                 &self.store,
@@ -240,17 +261,23 @@ impl TaskManager {
                 task::now_ms(),
                 records::ORPHAN_ENDED_REASON,
             )?;
-            return records::load(&self.store, row)?.ok_or_else(unknown);
+            return records::load(&self.store, row)?
+                .filter(|task| task.belongs_to(caller))
+                .ok_or_else(unknown);
         }
         Ok(task)
     }
 
-    /// Stops a task a lost runtime started whose process group still runs: SIGTERM to
-    /// the group, SIGKILL after [`STOP_GRACE`], and the task is recorded `stopped`.
-    /// `None` when `task_id` is not such a task (it ended, or a runtime still open
-    /// runs it).
-    pub async fn stop_orphan(&self, task_id: &str) -> Result<Option<TaskInfo>, TaskError> {
-        let task = self.stored(task_id)?;
+    /// Stops `caller`'s task a lost runtime started whose process group still runs:
+    /// SIGTERM to the group, SIGKILL after [`STOP_GRACE`], and the task is recorded
+    /// `stopped`. `None` when `task_id` is not such a task (it ended, or a runtime
+    /// still open runs it).
+    pub async fn stop_orphan(
+        &self,
+        task_id: &str,
+        caller: &TaskCaller,
+    ) -> Result<Option<TaskInfo>, TaskError> {
+        let task = self.stored(task_id, caller)?;
         let Some(pgid) = task.pid().filter(|_| task.orphaned() && task.group_alive()) else {
             return Ok(None);
         };
@@ -278,14 +305,15 @@ impl TaskManager {
             ),
         };
         records::finish(&self.store, task.row, &ending)?;
-        Ok(Some(self.stored(task_id)?.info(&self.logs_root)))
+        Ok(Some(self.stored(task_id, caller)?.info(&self.logs_root)))
     }
 
-    /// The newest `limit` background tasks.
-    pub fn list(&self, limit: usize) -> Result<TaskListing, TaskError> {
+    /// The newest `limit` background tasks of `caller`'s principal.
+    pub fn list(&self, limit: usize, caller: &TaskCaller) -> Result<TaskListing, TaskError> {
         // Tasks of a lost runtime whose processes have ended since are not running.
         records::interrupt_lost(&self.store, task::now_ms())?;
-        let (stored, total_count, running_count) = records::list_background(&self.store, limit)?;
+        let (stored, total_count, running_count) =
+            records::list_background(&self.store, &caller.principal, limit)?;
         let live = lock(&self.live);
         let tasks = stored
             .into_iter()
@@ -301,14 +329,16 @@ impl TaskManager {
         })
     }
 
-    /// The output `task_id` wrote since the previous call (from the start on the first
-    /// call), cut to `budget_bytes`; advances the read position past it.
+    /// The output `caller`'s task `task_id` wrote since the previous call (from the
+    /// start on the first call), cut to `budget_bytes`; advances the read position
+    /// past it.
     pub fn take_new_output(
         &self,
         task_id: &str,
+        caller: &TaskCaller,
         budget_bytes: usize,
     ) -> Result<OutputPreview, TaskError> {
-        let info = self.info(task_id)?;
+        let info = self.info(task_id, caller)?;
         if let Some(at_ms) = info.logs_removed_at_unix_ms {
             return Err(TaskError::LogsRemoved {
                 task_id: info.task_id,
@@ -386,4 +416,58 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::migrations::MIGRATIONS;
+    use holon_core::FamilyPolicy;
+
+    /// The last schema before tasks recorded who started them.
+    const BEFORE_OWNERS: i64 = 12;
+
+    #[test]
+    fn a_task_an_older_runtime_recorded_belongs_to_no_principal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite3");
+        {
+            let connection = rusqlite::Connection::open(&path).unwrap();
+            for migration in MIGRATIONS.iter().filter(|m| m.version <= BEFORE_OWNERS) {
+                connection.execute_batch(migration.sql).unwrap();
+            }
+            connection
+                .pragma_update(None, "user_version", BEFORE_OWNERS)
+                .unwrap();
+            connection
+                .execute(
+                    "INSERT INTO tasks (kind, state, cmd, workdir, shell, login, accepts_input,
+                       background, owner_pid, started_at_ms, ended_at_ms, exit_code)
+                     VALUES ('command', 'completed', 'echo old', '/', 'sh', 0, 0, 1, 1, 1, 2, 0)",
+                    [],
+                )
+                .unwrap();
+        }
+        let store = Arc::new(Store::open(&path).unwrap());
+        let manager =
+            TaskManager::open(store, Some(dir.path()), None, LauncherConfig::default()).unwrap();
+        // Whoever asks: the runtime's own agent, an authenticated principal, or a
+        // context with neither.
+        for principal in ["root", "alice", ""] {
+            let caller = TaskCaller {
+                principal: principal.to_string(),
+                families: FamilyPolicy::all(),
+            };
+            let listing = manager.list(20, &caller).unwrap();
+            assert!(listing.tasks.is_empty(), "{principal:?}: {listing:?}");
+            assert_eq!(listing.total_count, 0, "{principal:?}");
+            assert!(
+                matches!(
+                    manager.info("task-1", &caller),
+                    Err(TaskError::UnknownTask { .. })
+                ),
+                "{principal:?}"
+            );
+        }
+    }
 }

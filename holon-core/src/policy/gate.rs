@@ -100,7 +100,7 @@ impl Approvals {
     /// The policy's answer to a call of `entry` in `context`, the operator's standing
     /// grants counted where the policy alone would ask.
     pub(crate) fn evaluate(&self, entry: &Entry, context: &ToolContext) -> Evaluation {
-        let principal = principal_of(context);
+        let principal = context.principal_id();
         let scopes: Vec<&str> = context
             .state::<Principal>()
             .map(|principal| principal.scopes().collect())
@@ -109,7 +109,7 @@ impl Approvals {
             tool: entry.name,
             family: entry.definition.family,
             annotations: &entry.definition.annotations,
-            principal: &principal,
+            principal,
             scopes: &scopes,
             session: context.state::<SessionId>().ok().map(SessionId::as_str),
         };
@@ -142,7 +142,7 @@ impl Approvals {
             tool: entry.name.to_string(),
             arguments_sha256: arguments_digest(&arguments),
             arguments,
-            principal: principal_of(context),
+            principal: context.principal_id().to_string(),
             caller: context.caller().map(str::to_string),
             session: context
                 .state::<SessionId>()
@@ -449,15 +449,6 @@ fn observe(
         decision,
         granted_by: None,
     });
-}
-
-/// The principal of a call in `context`: the authenticated principal's id, else the
-/// caller's id, else empty.
-fn principal_of(context: &ToolContext) -> String {
-    match context.state::<Principal>() {
-        Ok(principal) => principal.id().to_string(),
-        Err(_) => context.caller().unwrap_or_default().to_string(),
-    }
 }
 
 /// The `deferred` envelope of the asked `call`.

@@ -6,10 +6,10 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::ExitDetails;
-use super::{LaunchSpec, TaskInfo, TaskKind, TaskState, task_id};
+use super::{LaunchSpec, TaskCaller, TaskInfo, TaskKind, TaskState, task_id};
 use crate::{Store, StoreError};
 
-const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms, owner_pid, leader_started";
+const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms, owner_pid, leader_started, principal";
 
 /// Why a task reported running by the store is not, when a runtime opens.
 const LOST_REASON: &str = "the runtime that ran it stopped before it ended; its process is gone";
@@ -61,9 +61,18 @@ pub(super) struct StoredTask {
     owner_pid: i64,
     /// When the leader started (`/proc/<pid>/stat` field 22), when recorded.
     leader_started: Option<u64>,
+    /// The principal that started it; none for a task of a runtime that did not
+    /// record it.
+    principal: Option<String>,
 }
 
 impl StoredTask {
+    /// Whether `caller` is the principal that started it. A task recorded without one
+    /// belongs to nobody: who started it is not known, so no caller is shown it.
+    pub(super) fn belongs_to(&self, caller: &TaskCaller) -> bool {
+        self.principal.as_deref() == Some(caller.principal.as_str())
+    }
+
     /// Whether the store lists it running but the runtime that ran it is gone.
     pub(super) fn orphaned(&self) -> bool {
         self.state == TaskState::Running && !process_alive(self.owner_pid)
@@ -103,6 +112,7 @@ impl StoredTask {
             logs_removed_at_ms: row.get::<_, Option<i64>>(12)?.map(to_u64),
             owner_pid: row.get(13)?,
             leader_started: row.get::<_, Option<i64>>(14)?.map(to_u64),
+            principal: row.get(15)?,
         })
     }
 
@@ -153,19 +163,22 @@ impl StoredTask {
     }
 }
 
-/// Records a task that is starting; returns its row id.
+/// Records a task that `caller` is starting; returns its row id.
 pub(super) fn insert(
     store: &Store,
     spec: &LaunchSpec,
     kind: TaskKind,
+    caller: &TaskCaller,
     started_at_ms: u64,
 ) -> Result<i64, StoreError> {
+    let families: Vec<&str> = caller.families.families().map(|f| f.as_str()).collect();
     let connection = store.connection();
     connection
         .execute(
             "INSERT INTO tasks
-               (kind, state, cmd, workdir, shell, login, accepts_input, background, owner_pid, started_at_ms)
-             VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, 0, ?7, ?8)",
+               (kind, state, cmd, workdir, shell, login, accepts_input, background, owner_pid,
+                started_at_ms, principal, families)
+             VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, 0, ?7, ?8, ?9, ?10)",
             params![
                 kind.as_str(),
                 spec.cmd,
@@ -175,6 +188,8 @@ pub(super) fn insert(
                 spec.accepts_input,
                 i64::from(std::process::id()),
                 to_i64(started_at_ms),
+                caller.principal,
+                families.join(","),
             ],
         )
         .map_err(sqlite("recording a task"))?;
@@ -341,20 +356,23 @@ pub(super) fn load(store: &Store, row: i64) -> Result<Option<StoredTask>, StoreE
         .map_err(sqlite("reading a task"))
 }
 
-/// The newest `limit` background tasks, how many there are, and how many run.
+/// The newest `limit` background tasks of `principal`, how many they have, and how
+/// many run.
 pub(super) fn list_background(
     store: &Store,
+    principal: &str,
     limit: usize,
 ) -> Result<(Vec<StoredTask>, u64, u64), StoreError> {
     let connection = store.connection();
     let mut statement = connection
         .prepare(&format!(
-            "SELECT {COLUMNS} FROM tasks WHERE background = 1 ORDER BY id DESC LIMIT ?1"
+            "SELECT {COLUMNS} FROM tasks WHERE principal = ?1 AND background = 1
+             ORDER BY id DESC LIMIT ?2"
         ))
         .map_err(sqlite("listing tasks"))?;
     let tasks = statement
         .query_map(
-            [i64::try_from(limit).unwrap_or(i64::MAX)],
+            params![principal, i64::try_from(limit).unwrap_or(i64::MAX)],
             StoredTask::from_row,
         )
         .map_err(sqlite("listing tasks"))?
@@ -362,8 +380,9 @@ pub(super) fn list_background(
         .map_err(sqlite("listing tasks"))?;
     let (total, running): (i64, i64) = connection
         .query_row(
-            "SELECT COUNT(*), COALESCE(SUM(state = 'running'), 0) FROM tasks WHERE background = 1",
-            [],
+            "SELECT COUNT(*), COALESCE(SUM(state = 'running'), 0) FROM tasks
+             WHERE principal = ?1 AND background = 1",
+            [principal],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .map_err(sqlite("counting tasks"))?;

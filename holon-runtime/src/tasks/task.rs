@@ -13,7 +13,8 @@ use tokio::sync::watch;
 use super::logs::{self, OutputPreview};
 use super::process::{ProcessEvents, Spawned, Workers};
 use super::{
-    ExitDetails, LaunchSpec, OutputStream, TaskError, TaskInfo, TaskKind, TaskState, lock, records,
+    ExitDetails, LaunchSpec, OutputStream, TaskCaller, TaskError, TaskInfo, TaskKind, TaskState,
+    lock, records,
 };
 use crate::Store;
 use crate::process_gate::group::Member;
@@ -52,6 +53,7 @@ pub(super) struct Identity {
     pub(super) kind: TaskKind,
     pub(super) spec: LaunchSpec,
     pub(super) started_at_ms: u64,
+    pub(super) started_by: TaskCaller,
 }
 
 /// Where a task's output goes.
@@ -162,6 +164,16 @@ impl Task {
     /// What it runs.
     pub fn spec(&self) -> &LaunchSpec {
         &self.identity.spec
+    }
+
+    /// Who started it: the principal it belongs to, and the families its caller held.
+    pub fn started_by(&self) -> &TaskCaller {
+        &self.identity.started_by
+    }
+
+    /// Whether `caller` is the principal that started it.
+    pub(super) fn belongs_to(&self, caller: &TaskCaller) -> bool {
+        self.identity.started_by.principal == caller.principal
     }
 
     /// The process id of its leader (also its process group id).

@@ -1,6 +1,7 @@
 //! The task plane's data: what a task is, its states, and its errors.
 
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
+use holon_core::{FamilyPolicy, ToolContext};
 
 use crate::StoreError;
 use crate::process_gate::{Confinement, WorkingDir};
@@ -115,6 +116,38 @@ impl LaunchSpec {
             && self.shell == other.shell
             && self.login == other.login
             && self.tty == other.tty
+    }
+}
+
+/// Who starts or asks about a task, as the call's context says (never the model's
+/// arguments): the principal the call is for, and the families its caller may use.
+///
+/// A task belongs to the principal that started it: to every other principal it does
+/// not exist. Writing into it (TaskInput) also takes every family its starter held,
+/// since the command runs with what they granted it (a shell started by a caller of
+/// `local_environment` and `web` can reach the network).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskCaller {
+    /// The principal ([`ToolContext::principal_id`]).
+    pub principal: String,
+    /// The families the caller may use.
+    pub families: FamilyPolicy,
+}
+
+impl TaskCaller {
+    /// The caller of a call made in `context`.
+    pub fn of(context: &ToolContext) -> Self {
+        Self {
+            principal: context.principal_id().to_string(),
+            families: context.policy(),
+        }
+    }
+
+    /// Whether this caller may use every family of `families`.
+    pub fn holds(&self, families: FamilyPolicy) -> bool {
+        families
+            .families()
+            .all(|family| self.families.allows(family))
     }
 }
 

@@ -238,7 +238,7 @@ fn the_builtin_policy_parses_and_asks_what_its_documentation_says() {
     let text = holon_tools::cli::policy::DEFAULT_POLICY_TOML;
     let parsed = holon_tools::cli::policy::parse(holon_core::Registry::global(), text).unwrap();
     assert_eq!(parsed, policy);
-    assert_eq!(policy.rules.len(), 4);
+    assert_eq!(policy.rules.len(), 5);
 }
 
 /// Reads what the terminal shows, up to the first text holding `wanted`.

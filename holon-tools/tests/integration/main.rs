@@ -46,6 +46,8 @@ mod serve;
 mod serve_cancel;
 mod server_attacks;
 mod task_control_cli;
+mod task_owners;
+mod task_owners_http;
 mod task_tools;
 mod tools;
 mod view_image;

@@ -190,7 +190,7 @@ async fn sleep_keeps_its_fields_and_is_recorded_in_the_store() {
 
 #[tokio::test]
 async fn a_command_task_wait_needs_its_captured_owner_and_wakes_when_the_task_ends() {
-    use holon_runtime::tasks::LaunchSpec;
+    use holon_runtime::tasks::{LaunchSpec, TaskCaller};
     use holon_runtime::{Runtime, RuntimeConfig};
 
     let dir = tempfile::tempdir().unwrap();
@@ -198,15 +198,18 @@ async fn a_command_task_wait_needs_its_captured_owner_and_wakes_when_the_task_en
     ok(&call(&rt, "CreateWorkItem", json!({"objective": "build"})).await);
     let task = rt
         .tasks()
-        .launch(LaunchSpec {
-            cmd: "sleep 0.3".into(),
-            workdir: holon_runtime::process_gate::WorkingDir::open(dir.path()).unwrap(),
-            shell: "/bin/sh".into(),
-            login: false,
-            tty: false,
-            accepts_input: false,
-            confinement: rt.confinement(false),
-        })
+        .launch(
+            LaunchSpec {
+                cmd: "sleep 0.3".into(),
+                workdir: holon_runtime::process_gate::WorkingDir::open(dir.path()).unwrap(),
+                shell: "/bin/sh".into(),
+                login: false,
+                tty: false,
+                accepts_input: false,
+                confinement: rt.confinement(false),
+            },
+            &TaskCaller::of(&rt.context(holon_core::FamilyPolicy::all())),
+        )
         .unwrap();
     let handle = task.id().to_string();
     let wait = json!({"reason": "until the build ends", "wake": "task_result", "resource": handle, "delivery": "silent"});

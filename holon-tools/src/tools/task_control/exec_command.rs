@@ -15,7 +15,9 @@ use super::{output_progress, receipt};
 use holon_runtime::Runtime;
 use holon_runtime::agency::ROOT_AGENT_ID;
 use holon_runtime::process_gate::LimitHit;
-use holon_runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, Task, TaskKind, TaskState};
+use holon_runtime::tasks::{
+    KillOnDrop, LaunchSpec, OutputPreview, Task, TaskCaller, TaskKind, TaskState,
+};
 
 /// How long ExecCommand waits for a command when `yield_time_ms` is not given.
 pub const DEFAULT_YIELD_TIME_MS: u64 = 10_000;
@@ -197,14 +199,16 @@ async fn exec_command(
         ),
     };
     let budget = MaxOutputTokens::budget_bytes(args.max_output_tokens);
+    // The task is its principal's: only that principal finds it again.
+    let caller = TaskCaller::of(context);
     if args.duplicate_policy == DuplicatePolicy::ReuseRunning
-        && let Some(task) = rt.tasks().find_running(&spec)
+        && let Some(task) = rt.tasks().find_running(&spec, &caller)
     {
         return Ok(already_running(&task));
     }
     let task = rt
         .tasks()
-        .launch(spec)
+        .launch(spec, &caller)
         .map_err(|error| task_error(error, "shell"))?;
     // The owner is captured at creation, so that a WaitFor on this task stays with the
     // agent that started it whatever its focus does later. A caller that is not an

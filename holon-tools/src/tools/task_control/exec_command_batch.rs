@@ -13,7 +13,9 @@ use super::fields::{
 };
 use super::receipt;
 use holon_runtime::Runtime;
-use holon_runtime::tasks::{KillOnDrop, LaunchSpec, OutputPreview, StopCause, TaskState};
+use holon_runtime::tasks::{
+    KillOnDrop, LaunchSpec, OutputPreview, StopCause, TaskCaller, TaskState,
+};
 
 /// An item's time limit when neither it nor the batch sets `yield_time_ms`.
 pub const DEFAULT_ITEM_TIME_LIMIT_MS: u64 = 30_000;
@@ -155,6 +157,7 @@ async fn exec_command_batch(
     args: ExecCommandBatchArgs,
 ) -> Result<ToolOutput<ExecCommandBatchResult>, ToolError> {
     let started = Instant::now();
+    let caller = TaskCaller::of(context);
     // Every input is checked before anything runs.
     let mut planned = Vec::with_capacity(args.items.len());
     for (index, item) in args.items.into_iter().enumerate() {
@@ -199,7 +202,7 @@ async fn exec_command_batch(
         let result = if failed_before && stop_on_error {
             skipped(index, spec.cmd)
         } else {
-            run_item(rt, index, spec, limit, budget, &shell_field).await
+            run_item(rt, &caller, index, spec, limit, budget, &shell_field).await
         };
         match result.status {
             BatchItemStatus::Completed => counts.completed += 1,
@@ -242,6 +245,7 @@ async fn exec_command_batch(
 
 async fn run_item(
     rt: &Runtime,
+    caller: &TaskCaller,
     index: usize,
     spec: LaunchSpec,
     limit: Duration,
@@ -249,7 +253,7 @@ async fn run_item(
     shell_field: &str,
 ) -> BatchItemResult {
     let cmd = spec.cmd.clone();
-    let task = match rt.tasks().launch(spec) {
+    let task = match rt.tasks().launch(spec, caller) {
         Ok(task) => task,
         Err(error) => {
             let error = task_error(error, shell_field);

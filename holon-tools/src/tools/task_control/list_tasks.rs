@@ -4,7 +4,7 @@ use holon_core::prelude::*;
 
 use super::errors::task_error;
 use holon_runtime::Runtime;
-use holon_runtime::tasks::TaskInfo;
+use holon_runtime::tasks::{TaskCaller, TaskInfo};
 
 /// Tasks listed when `limit` is not given.
 pub const DEFAULT_TASK_LIMIT: usize = 20;
@@ -36,19 +36,25 @@ pub struct ListTasksResult {
 /// A task's status is `running`, `completed`, `failed`, `stopped`, `timed_out` or
 /// `interrupted` (the runtime that ran it stopped, so its process is gone). Use the
 /// task ids with TaskOutput, TaskInput, TaskStatus and TaskStop. `limit` is 1 to 100
-/// (default 20); `total_count` says how many there are in all.
+/// (default 20); `total_count` says how many there are in all. Only the tasks started
+/// for the same principal (user or token) as this call are listed; the task tools know
+/// no others.
 #[holon_tool(
     family = CoreAgent,
     aliases = ["TaskList"],
     annotations(read_only, idempotent, open_world = false)
 )]
-fn list_tasks(rt: &Runtime, args: ListTasksArgs) -> Result<ToolOutput<ListTasksResult>, ToolError> {
+fn list_tasks(
+    rt: &Runtime,
+    context: &ToolContext,
+    args: ListTasksArgs,
+) -> Result<ToolOutput<ListTasksResult>, ToolError> {
     let limit = args
         .limit
         .map_or(DEFAULT_TASK_LIMIT, |limit| limit as usize);
     let listing = rt
         .tasks()
-        .list(limit)
+        .list(limit, &TaskCaller::of(context))
         .map_err(|error| task_error(error, "shell"))?;
     let summary = format!(
         "{} background task(s), {} running",

@@ -2,12 +2,13 @@
 
 use std::time::Duration;
 
+use holon_core::FamilyPolicy;
 use holon_core::prelude::*;
 
 use super::errors::task_error;
 use super::fields::{TaskId, field_doc};
 use holon_runtime::Runtime;
-use holon_runtime::tasks::{TaskInfo, TaskState};
+use holon_runtime::tasks::{TaskCaller, TaskInfo, TaskState};
 
 /// How long a write may wait for a task that does not read its input.
 pub const INPUT_WRITE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -48,17 +49,21 @@ pub struct TaskInputResult {
 /// Only a task started by ExecCommand with `accepts_input: true` (or `tty: true`)
 /// takes input; otherwise, or when the task has ended, `accepted_input` is false with
 /// the reason. The text is sent as given: add `\n` to submit a line. Read the answer
-/// with TaskOutput.
+/// with TaskOutput. Typing into a shell runs commands, so the call needs every
+/// capability family the caller that started the task had (`family_not_allowed`
+/// otherwise), and the host may ask the operator first, as for ExecCommand.
 #[holon_tool(family = CoreAgent, annotations(destructive, open_world = false))]
 async fn task_input(
     rt: &Runtime,
+    context: &ToolContext,
     args: TaskInputArgs,
 ) -> Result<ToolOutput<TaskInputResult>, ToolError> {
     let task_id = args.task_id.0;
     let manager = rt.tasks();
-    let Some(task) = manager.live_task(&task_id) else {
+    let caller = TaskCaller::of(context);
+    let Some(task) = manager.live_task(&task_id, &caller) else {
         let info = manager
-            .info(&task_id)
+            .info(&task_id, &caller)
             .map_err(|error| task_error(error, "shell"))?;
         let reason = if info.status == TaskState::Running {
             "another runtime that is still open runs this task; only it can send it input"
@@ -71,6 +76,12 @@ async fn task_input(
         };
         return Ok(refused(info, reason));
     };
+    // What runs in the task runs with the families of the caller that started it: a
+    // caller without them would borrow them.
+    let started_by = task.started_by().families;
+    if !caller.holds(started_by) {
+        return Err(families_missing(&task_id, started_by, &caller));
+    }
     if task.state() != TaskState::Running {
         let reason = format!(
             "the task has ended ({}); it reads no more input",
@@ -111,6 +122,34 @@ async fn task_input(
         task: task.info(),
     })
     .with_summary(summary))
+}
+
+/// The refusal of input from `caller` into a task started by a caller of `started_by`.
+fn families_missing(task_id: &str, started_by: FamilyPolicy, caller: &TaskCaller) -> ToolError {
+    let names = |policy: FamilyPolicy| -> Vec<&'static str> {
+        policy.families().map(|family| family.as_str()).collect()
+    };
+    let missing: Vec<&str> = started_by
+        .families()
+        .filter(|family| !caller.families.allows(*family))
+        .map(|family| family.as_str())
+        .collect();
+    ToolError::new(
+        ToolErrorKind::FAMILY_NOT_ALLOWED,
+        format!(
+            "`{task_id}` was started by a caller of the capability families {}, and this caller \
+             may not use {}: input typed into it would run with them",
+            names(started_by).join(", "),
+            missing.join(", ")
+        ),
+    )
+    .with_field("task_id")
+    .with_details(serde_json::json!({
+        "started_with": names(started_by),
+        "missing": missing,
+        "allowed": names(caller.families),
+    }))
+    .with_hint("send input from a caller with those families, or ask the operator for them")
 }
 
 fn refused(task: TaskInfo, reason: String) -> ToolOutput<TaskInputResult> {

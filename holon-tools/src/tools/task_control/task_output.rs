@@ -8,7 +8,7 @@ use super::errors::task_error;
 use super::exec_command::DRAIN_GRACE;
 use super::fields::{MaxOutputTokens, TaskId, field_doc};
 use holon_runtime::Runtime;
-use holon_runtime::tasks::{OutputPreview, TaskInfo, TaskState};
+use holon_runtime::tasks::{OutputPreview, TaskCaller, TaskInfo, TaskState};
 
 /// How long TaskOutput waits when `timeout_ms` is not given.
 pub const DEFAULT_OUTPUT_TIMEOUT_MS: u64 = 10_000;
@@ -69,17 +69,19 @@ pub struct TaskOutputResult {
 #[holon_tool(family = CoreAgent, annotations(read_only, open_world = false))]
 async fn task_output(
     rt: &Runtime,
+    context: &ToolContext,
     args: TaskOutputArgs,
 ) -> Result<ToolOutput<TaskOutputResult>, ToolError> {
     let task_id = args.task_id.0;
     let manager = rt.tasks();
+    let caller = TaskCaller::of(context);
     let info = manager
-        .info(&task_id)
+        .info(&task_id, &caller)
         .map_err(|error| task_error(error, "shell"))?;
     let ready = |info: &TaskInfo| info.status != TaskState::Running || manager.has_new_output(info);
     let mut retrieval_status = RetrievalStatus::Success;
     if !ready(&info) {
-        let live = manager.live_task(&task_id);
+        let live = manager.live_task(&task_id, &caller);
         retrieval_status = match (args.block.unwrap_or(true), live) {
             (false, _) | (true, None) => RetrievalStatus::NotReady,
             (true, Some(task)) => {
@@ -96,7 +98,7 @@ async fn task_output(
     }
     let mut output = None;
     if retrieval_status == RetrievalStatus::Success {
-        if let Some(task) = manager.live_task(&task_id)
+        if let Some(task) = manager.live_task(&task_id, &caller)
             && task.state() != TaskState::Running
         {
             task.wait_drained(DRAIN_GRACE).await;
@@ -104,12 +106,12 @@ async fn task_output(
         let budget = MaxOutputTokens::budget_bytes(args.max_output_tokens);
         output = Some(
             manager
-                .take_new_output(&task_id, budget)
+                .take_new_output(&task_id, &caller, budget)
                 .map_err(|error| task_error(error, "shell"))?,
         );
     }
     let task = manager
-        .info(&task_id)
+        .info(&task_id, &caller)
         .map_err(|error| task_error(error, "shell"))?;
     let summary = match (retrieval_status, &output) {
         (RetrievalStatus::Success, Some(output)) => format!(

@@ -5,7 +5,7 @@ use holon_core::prelude::*;
 use super::errors::task_error;
 use super::fields::{TaskId, field_doc};
 use holon_runtime::Runtime;
-use holon_runtime::tasks::TaskInfo;
+use holon_runtime::tasks::{TaskCaller, TaskInfo};
 
 /// Arguments of TaskStatus.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -28,11 +28,12 @@ pub struct TaskStatusResult {
 #[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
 fn task_status(
     rt: &Runtime,
+    context: &ToolContext,
     args: TaskStatusArgs,
 ) -> Result<ToolOutput<TaskStatusResult>, ToolError> {
     let task = rt
         .tasks()
-        .info(&args.task_id.0)
+        .info(&args.task_id.0, &TaskCaller::of(context))
         .map_err(|error| task_error(error, "shell"))?;
     let summary = match task.exit_status {
         Some(status) => format!(

@@ -6,7 +6,7 @@ use super::errors::task_error;
 use super::exec_command::DRAIN_GRACE;
 use super::fields::{TaskId, field_doc};
 use holon_runtime::Runtime;
-use holon_runtime::tasks::{StopCause, TaskInfo, TaskState};
+use holon_runtime::tasks::{StopCause, TaskCaller, TaskInfo, TaskState};
 
 /// Arguments of TaskStop.
 #[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
@@ -39,14 +39,16 @@ pub struct TaskStopResult {
 #[holon_tool(family = CoreAgent, annotations(destructive, idempotent, open_world = false))]
 async fn task_stop(
     rt: &Runtime,
+    context: &ToolContext,
     args: TaskStopArgs,
 ) -> Result<ToolOutput<TaskStopResult>, ToolError> {
     let task_id = args.task_id.0;
-    let Some(task) = rt.tasks().live_task(&task_id) else {
+    let caller = TaskCaller::of(context);
+    let Some(task) = rt.tasks().live_task(&task_id, &caller) else {
         // A task of a runtime that was killed, whose processes still run.
         if let Some(info) = rt
             .tasks()
-            .stop_orphan(&task_id)
+            .stop_orphan(&task_id, &caller)
             .await
             .map_err(|error| task_error(error, "shell"))?
         {
@@ -60,7 +62,7 @@ async fn task_stop(
         }
         let task = rt
             .tasks()
-            .info(&task_id)
+            .info(&task_id, &caller)
             .map_err(|error| task_error(error, "shell"))?;
         let reason = if task.status == TaskState::Running {
             "another runtime that is still open runs this task; only it can stop it".to_string()
