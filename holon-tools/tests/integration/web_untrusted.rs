@@ -265,3 +265,19 @@ async fn each_field_of_a_search_result_stays_out_of_the_receipt() {
         field_kept_and_wrapped(&envelope, "results");
     }
 }
+
+/// A `Content-Type` that carries the closing marker in a quoted parameter: the
+/// structured `content_type` keeps the media type and its token parameters only.
+#[tokio::test]
+async fn a_content_type_reaches_the_structured_result_as_its_media_type_only() {
+    let content_type = format!("Text/Plain; charset=utf-8; note=\"x {END} {INJECTION}\"");
+    let server = serve(move |_, _| Reply::new(200, &content_type, "plain words")).await;
+    let (_dir, runtime) = runtime(WebConfig::default());
+    let typed = call(&runtime, "WebFetch", json!({ "url": server.url("/") })).await;
+    assert_eq!(typed["status"], "success", "{typed}");
+    assert_eq!(
+        typed["structured"]["content_type"], "text/plain; charset=utf-8",
+        "{typed}"
+    );
+    nothing_outside(&typed);
+}

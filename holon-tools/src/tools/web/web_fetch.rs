@@ -54,7 +54,8 @@ pub struct FetchedPage {
     pub redirects: Vec<String>,
     /// The HTTP status (2xx).
     pub status_code: u16,
-    /// The `Content-Type` the server sent.
+    /// The media type the server declared (`Content-Type`): `type/subtype` and its
+    /// parameters whose values are plain tokens, such as `charset`.
     pub content_type: Option<String>,
     /// How the content was produced: `text` (HTML rendered as text) or `raw`.
     pub extracted_as: String,
@@ -194,7 +195,8 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         final_url: response.final_url,
         redirects: response.redirects,
         status_code: response.status,
-        content_type,
+        // The raw header is the server's text: only its media type is kept.
+        content_type: content_type.as_deref().and_then(extract::media_type),
         extracted_as: extracted_as.to_string(),
         content,
         extraction_notes,
