@@ -57,7 +57,7 @@ pub enum TokenSource {
     File(PathBuf),
     /// The `HOLON_MCP_TOKEN` environment variable.
     Env,
-    /// Generated at start: the operator learns it from stderr.
+    /// Generated at start: the host shows it to the operator.
     Generated,
 }
 
@@ -133,8 +133,19 @@ impl Access {
         }
     }
 
-    /// The line stderr gets about the token, from the server `name`: the token itself
-    /// only when generated (nobody else knows it), where it came from otherwise.
+    /// The token when it was generated at start (nobody else knows it).
+    pub fn generated_token(&self) -> Option<&str> {
+        match self {
+            Self::Bearer {
+                token,
+                source: TokenSource::Generated,
+            } => Some(token),
+            _ => None,
+        }
+    }
+
+    /// The line the operator reads about the token, from the server `name`: the token
+    /// itself only when generated (nobody else knows it), where it came from otherwise.
     pub fn announcement(&self, name: &str) -> String {
         match self {
             Self::Bearer {
