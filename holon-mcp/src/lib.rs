@@ -56,7 +56,7 @@ mod telemetry;
 pub use auth::ScopeMap;
 #[cfg(feature = "oauth")]
 pub use auth::{KeySource, OAuthConfig};
-pub use error::ServeError;
+pub use error::{ConfigError, OriginError, ServeError};
 pub use http::{HTTP_PATH, HttpOptions, HttpServer};
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;
