@@ -365,8 +365,8 @@ impl Drop for HttpServer {
 fn serve(role: &str) -> ExitCode {
     let loopback: SocketAddr = "127.0.0.1:0".parse().unwrap();
     match role {
-        "holon-stdio" => holon_mcp::run_stdio(holon_server()),
-        "holon-http" => holon_mcp::run_http(holon_server(), holon_mcp::HttpOptions::new(loopback)),
+        "holon-stdio" => exit_code(holon_mcp::run_stdio(holon_server())),
+        "holon-http" => exit_code(runtime().block_on(serve_holon_http(loopback))),
         "rmcp-stdio" => runtime().block_on(on_rmcp::serve_stdio()),
         "rmcp-http" => runtime().block_on(on_rmcp::serve_http(loopback)),
         other => {
@@ -381,7 +381,28 @@ fn holon_server() -> holon_mcp::McpServer {
     holon_mcp::McpServer::new(tools, holon_mcp::server_info!())
 }
 
-/// The runtime holon-mcp's `run_stdio` and `run_http` start.
+/// holon-mcp's server on streamable HTTP on `addr`, its URL and token on stderr, as
+/// `holon-tools serve --http` runs it.
+async fn serve_holon_http(addr: SocketAddr) -> Result<(), holon_mcp::ServeError> {
+    let options = holon_mcp::HttpOptions::new();
+    let http = holon_mcp::HttpServer::bind(addr, holon_server(), options).await?;
+    eprintln!("{}", http.announcement());
+    http.with_graceful_shutdown(holon_mcp::shutdown_signal())
+        .await
+}
+
+/// The exit code of a holon-mcp server that `served`, its error on stderr.
+fn exit_code(served: Result<(), holon_mcp::ServeError>) -> ExitCode {
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp_vs_rmcp: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The runtime holon-mcp's `run_stdio` starts, for its HTTP server and rmcp's.
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -19,8 +19,9 @@ fn add(args: AddArgs) -> i64 {
     args.a.saturating_add(args.b)
 }
 
-fn main() -> Result<std::process::ExitCode, holon_core::RegistryError> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tools = Registry::of_module(module_path!())?; // this file's tools only
     let server = holon_mcp::McpServer::new(tools, holon_mcp::server_info!());
-    Ok(holon_mcp::run_stdio(server))
+    holon_mcp::run_stdio(server)?; // until stdin closes, Ctrl-C or SIGTERM
+    Ok(())
 }

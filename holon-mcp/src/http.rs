@@ -1,13 +1,12 @@
 //! MCP over streamable HTTP, served by hyper: every request needs the bearer token
 //! and may not come from a foreign browser origin (see [`http_guard`]).
 
-// The MCP server's own I/O: its listening socket.
+// The MCP server's own I/O: the listening socket its host bound.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
@@ -17,8 +16,10 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
+use crate::ServeError;
 use crate::auth::Gate;
 #[cfg(feature = "oauth")]
 use crate::auth::OAuthConfig;
@@ -27,16 +28,14 @@ use crate::http_limits::{self, AcceptBackoff, HttpLimits};
 use crate::listing::ListingSessions;
 use crate::server::McpServer;
 use crate::session_close::{self, Closings};
-use crate::signal::shutdown_signal;
+use crate::shutdown::{ServeFuture, WithGracefulShutdown};
 
 /// The path the streamable HTTP endpoint is served at.
 pub const HTTP_PATH: &str = "/mcp";
 
-/// How [`serve_http`] listens and whom it serves.
-#[derive(Debug)]
+/// Whom an [`HttpServer`] serves, and what one client may hold of it.
+#[derive(Debug, Default)]
 pub struct HttpOptions {
-    /// The address to bind.
-    pub addr: SocketAddr,
     /// No bearer token (loopback only).
     pub no_auth: bool,
     /// The bearer token's file (else [`TOKEN_ENV`](crate::TOKEN_ENV), else one generated at start).
@@ -53,17 +52,9 @@ pub struct HttpOptions {
 }
 
 impl HttpOptions {
-    /// Serves on `addr` with a bearer token, to no foreign origin.
-    pub fn new(addr: SocketAddr) -> Self {
-        Self {
-            addr,
-            no_auth: false,
-            token_file: None,
-            allow_origins: Vec::new(),
-            limits: HttpLimits::default(),
-            #[cfg(feature = "oauth")]
-            oauth: None,
-        }
+    /// A bearer token, to no foreign origin, within the default limits.
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// Checks OAuth access tokens as `config` says (see [`OAuthConfig`]).
@@ -74,111 +65,228 @@ impl HttpOptions {
     }
 }
 
-/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until a signal arrives, to
-/// requests with the bearer token (see [`http_guard`]) from no foreign origin. The
-/// address, then the token's source, go to stderr, each line starting with the
-/// server's name.
-pub async fn serve_http(server: McpServer, options: HttpOptions) -> ExitCode {
-    let name: Arc<str> = server.info().name().into();
-    let executions = match server.catalog() {
-        Ok(catalog) => catalog.executions(),
-        Err(error) => {
-            note!("{name}: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let addr = options.addr;
-    let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
-    let gate = match Gate::resolve(addr, &options, &server, max_body).await {
-        Ok(gate) => gate,
-        Err(error) => {
-            note!("{name}: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let listener = match tokio::net::TcpListener::bind(addr).await {
-        Ok(listener) => listener,
-        Err(error) => {
-            note!("{name}: cannot listen on {addr}: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let local = listener.local_addr().unwrap_or(addr);
-    let origins = http_guard::allowed_origins(local, &options.allow_origins);
-    let limits = options.limits;
-    let sessions = Arc::new(LocalSessionManager::default());
-    let service = StreamableHttpService::new(
-        move || Ok(server.session()),
-        Arc::new(ListingSessions::new(sessions.clone(), executions)),
-        http_guard::transport_config(local, &options.allow_origins),
-    );
-    let endpoint = Arc::new(Endpoint {
-        service,
-        gate,
-        origins,
-        name: name.clone(),
-        sessions,
-        closings: Closings::default(),
-        max_sessions: limits.max_sessions,
-    });
-    let connections = Arc::new(Semaphore::new(limits.max_connections));
-    let mut backoff = AcceptBackoff::default();
-    // The line a client (or a test that asked for port 0) reads the address from,
-    // then the one about the token (the token itself when it was generated).
-    note!(
-        "{name}: serving MCP over streamable HTTP at http://{local}{HTTP_PATH}\n{}",
-        endpoint.gate.announcement(&name)
-    );
-    if !local.ip().is_loopback() {
-        note!(
-            "{name}: {local} is not loopback: the token travels in clear text over plain HTTP, \
-             so reach it through TLS or a trusted network only"
+/// MCP over streamable HTTP at `http://ADDR/mcp` on a listener the host bound, to
+/// requests with the bearer token (see [`http_guard`]) from no foreign origin.
+///
+/// [`HttpServer::new`] settles who may connect (a token is read or generated, an
+/// OAuth key set fetched), so the host can show the address and the token
+/// ([`announcement`](Self::announcement)) before it serves; awaiting the server
+/// serves until the runtime ends, and [`with_graceful_shutdown`](Self::with_graceful_shutdown)
+/// until a signal:
+///
+/// ```no_run
+/// # async fn doc(server: holon_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// let http = holon_mcp::HttpServer::new(listener, server, holon_mcp::HttpOptions::new()).await?;
+/// // Or, binding it too: HttpServer::bind("127.0.0.1:8080".parse()?, server, options)
+/// eprintln!("{}", http.announcement());
+/// http.with_graceful_shutdown(holon_mcp::shutdown_signal()).await?;
+/// # Ok(())
+/// # }
+/// ```
+pub struct HttpServer {
+    listener: TcpListener,
+    local: SocketAddr,
+    endpoint: Arc<Endpoint>,
+    limits: HttpLimits,
+}
+
+impl HttpServer {
+    /// The server of `server`'s tools on `listener`, as `options` say. An error when a
+    /// served tool has no MCP form, when the access settings cannot be used (a token
+    /// file that cannot be read, `no_auth` off loopback, an OAuth key set that cannot
+    /// be loaded), or when `listener` has no address.
+    pub async fn new(
+        listener: TcpListener,
+        server: McpServer,
+        options: HttpOptions,
+    ) -> Result<Self, ServeError> {
+        let name: Arc<str> = server.info().name().into();
+        let executions = server.catalog().map_err(ServeError::Tools)?.executions();
+        let local = listener.local_addr().map_err(ServeError::ListenerAddress)?;
+        let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
+        let gate = Gate::resolve(local, &options, &server, max_body)
+            .await
+            .map_err(ServeError::Access)?;
+        let origins = http_guard::allowed_origins(local, &options.allow_origins);
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service = StreamableHttpService::new(
+            move || Ok(server.session()),
+            Arc::new(ListingSessions::new(sessions.clone(), executions)),
+            http_guard::transport_config(local, &options.allow_origins),
         );
-    }
-    let shutdown = shutdown_signal();
-    tokio::pin!(shutdown);
-    loop {
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    backoff.succeeded(&name);
-                    stream
-                }
-                Err(error) => {
-                    // Out of file descriptors, most often: retrying at once would
-                    // spin (and log) until one frees, so wait, longer each time.
-                    let pause = backoff.failed(&name, &error);
-                    tokio::select! {
-                        () = tokio::time::sleep(pause) => continue,
-                        () = &mut shutdown => return ExitCode::SUCCESS,
-                    }
-                }
-            },
-            () = &mut shutdown => return ExitCode::SUCCESS,
-        };
-        let Ok(permit) = connections.clone().try_acquire_owned() else {
-            refuse_connection(stream, limits.max_connections);
-            continue;
-        };
-        // Without it each response's last small write waits for the client's delayed
-        // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
-        let _ = stream.set_nodelay(true);
-        let endpoint = endpoint.clone();
-        tokio::spawn(async move {
-            let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
-                let endpoint = endpoint.clone();
-                async move { Ok::<_, Infallible>(endpoint.answer(request).await) }
-            });
-            // A connection that fails (the client went away) ends only itself. One
-            // that does not send a request's head in time (half-sent, or idle between
-            // requests) is closed.
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_read_timeout)
-                .serve_connection(TokioIo::new(stream), handler)
-                .await;
-            drop(permit);
+        let endpoint = Arc::new(Endpoint {
+            service,
+            gate,
+            origins,
+            name,
+            sessions,
+            closings: Closings::default(),
+            max_sessions: options.limits.max_sessions,
         });
+        Ok(Self {
+            listener,
+            local,
+            endpoint,
+            limits: options.limits,
+        })
+    }
+
+    /// [`HttpServer::new`] on a listener bound to `addr` (port 0: one the system
+    /// chooses, which [`local_addr`](Self::local_addr) tells).
+    pub async fn bind(
+        addr: SocketAddr,
+        server: McpServer,
+        options: HttpOptions,
+    ) -> Result<Self, ServeError> {
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServeError::Listen { addr, source })?;
+        Self::new(listener, server, options).await
+    }
+
+    /// The address it listens on (the port the system chose for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// The endpoint's URL, `http://ADDR/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{HTTP_PATH}", self.local)
+    }
+
+    /// The bearer token generated at start, which only the host can show to the
+    /// operator; `None` when it was chosen (a file, [`TOKEN_ENV`](crate::TOKEN_ENV)),
+    /// under OAuth, or with `no_auth`.
+    pub fn generated_token(&self) -> Option<&str> {
+        self.endpoint.gate.generated_token()
+    }
+
+    /// What an operator reads at start, each line starting with the server's name:
+    /// the URL (the line a client takes the address from), how clients authenticate
+    /// (the token itself when it was generated), and a warning when the address is
+    /// not loopback. `holon-tools serve` prints it on stderr.
+    pub fn announcement(&self) -> String {
+        let name = &self.endpoint.name;
+        let local = self.local;
+        let mut text = format!(
+            "{name}: serving MCP over streamable HTTP at {}\n{}",
+            self.url(),
+            self.endpoint.gate.announcement(name)
+        );
+        if !local.ip().is_loopback() {
+            text.push_str(&format!(
+                "\n{name}: {local} is not loopback: the token travels in clear text over plain \
+                 HTTP, so reach it through TLS or a trusted network only"
+            ));
+        }
+        text
+    }
+
+    /// Serves until `signal` resolves (such as [`shutdown_signal`](crate::shutdown_signal)),
+    /// then stops accepting connections and returns. The connections already open are
+    /// not waited for (a client's event stream may stay open for good): they end with
+    /// the runtime, or when their clients close them.
+    pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<Self, F>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        WithGracefulShutdown {
+            server: self,
+            signal,
+        }
+    }
+
+    /// Accepts connections and serves each until `shutdown` resolves.
+    async fn serve_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), ServeError> {
+        let Self {
+            listener,
+            endpoint,
+            limits,
+            ..
+        } = self;
+        let name = endpoint.name.clone();
+        let connections = Arc::new(Semaphore::new(limits.max_connections));
+        let mut backoff = AcceptBackoff::default();
+        tokio::pin!(shutdown);
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        backoff.succeeded(&name);
+                        stream
+                    }
+                    Err(error) => {
+                        // Out of file descriptors, most often: retrying at once would
+                        // spin (and log) until one frees, so wait, longer each time.
+                        let pause = backoff.failed(&name, &error);
+                        tokio::select! {
+                            () = tokio::time::sleep(pause) => continue,
+                            () = &mut shutdown => return Ok(()),
+                        }
+                    }
+                },
+                () = &mut shutdown => return Ok(()),
+            };
+            let Ok(permit) = connections.clone().try_acquire_owned() else {
+                refuse_connection(stream, limits.max_connections);
+                continue;
+            };
+            // Without it each response's last small write waits for the client's delayed
+            // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
+            let _ = stream.set_nodelay(true);
+            let endpoint = endpoint.clone();
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                    let endpoint = endpoint.clone();
+                    async move { Ok::<_, Infallible>(endpoint.answer(request).await) }
+                });
+                // A connection that fails (the client went away) ends only itself. One
+                // that does not send a request's head in time (half-sent, or idle between
+                // requests) is closed.
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(limits.header_read_timeout)
+                    .serve_connection(TokioIo::new(stream), handler)
+                    .await;
+                drop(permit);
+            });
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("name", &self.endpoint.name)
+            .field("local_addr", &self.local)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Serves until the runtime ends.
+impl IntoFuture for HttpServer {
+    type Output = Result<(), ServeError>;
+    type IntoFuture = ServeFuture;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.serve_until(std::future::pending()))
+    }
+}
+
+/// Serves until the signal.
+impl<F> IntoFuture for WithGracefulShutdown<HttpServer, F>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    type Output = Result<(), ServeError>;
+    type IntoFuture = ServeFuture;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.server.serve_until(self.signal))
     }
 }
 

@@ -24,6 +24,8 @@ use hyper::{Response, StatusCode, Uri};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use subtle::ConstantTimeEq;
 
+use crate::OriginError;
+
 /// The environment variable a client's bearer token is taken from.
 pub use crate::TOKEN_ENV;
 
@@ -57,7 +59,7 @@ pub enum TokenSource {
     File(PathBuf),
     /// The `HOLON_MCP_TOKEN` environment variable.
     Env,
-    /// Generated at start: the operator learns it from stderr.
+    /// Generated at start: the host shows it to the operator.
     Generated,
 }
 
@@ -133,8 +135,19 @@ impl Access {
         }
     }
 
-    /// The line stderr gets about the token, from the server `name`: the token itself
-    /// only when generated (nobody else knows it), where it came from otherwise.
+    /// The token when it was generated at start (nobody else knows it).
+    pub fn generated_token(&self) -> Option<&str> {
+        match self {
+            Self::Bearer {
+                token,
+                source: TokenSource::Generated,
+            } => Some(token),
+            _ => None,
+        }
+    }
+
+    /// The line the operator reads about the token, from the server `name`: the token
+    /// itself only when generated (nobody else knows it), where it came from otherwise.
     pub fn announcement(&self, name: &str) -> String {
         match self {
             Self::Bearer {
@@ -218,24 +231,19 @@ fn generate_token() -> Result<String, getrandom::Error> {
 /// Parses an `--allow-origin` value into the exact form the transport matches:
 /// `scheme://host:port`, the port explicit (the scheme's default when left out), so
 /// that a named origin never matches other ports.
-pub fn parse_origin(value: &str) -> Result<String, String> {
-    let uri: Uri = value
-        .parse()
-        .map_err(|error| format!("`{value}` is not an origin (scheme://host[:port]): {error}"))?;
+pub fn parse_origin(value: &str) -> Result<String, OriginError> {
+    let uri: Uri = value.parse().map_err(|error| OriginError::Unparsed {
+        value: value.to_string(),
+        reason: format!("{error}"),
+    })?;
     let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
-        return Err(format!(
-            "`{value}` is not an origin: it needs a scheme and a host, e.g. https://app.example"
-        ));
+        return Err(OriginError::NoSchemeOrHost(value.to_string()));
     };
     if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
-        return Err(format!(
-            "`{value}` is not an origin: an origin has no path or query, e.g. https://app.example"
-        ));
+        return Err(OriginError::PathOrQuery(value.to_string()));
     }
     if authority.as_str().contains('@') {
-        return Err(format!(
-            "`{value}` is not an origin: it has user information"
-        ));
+        return Err(OriginError::UserInfo(value.to_string()));
     }
     let scheme = scheme.to_ascii_lowercase();
     let host = authority.host().to_ascii_lowercase();
@@ -502,6 +510,12 @@ mod tests {
         ] {
             assert!(parse_origin(value).is_err(), "{value}");
         }
+        assert_eq!(
+            parse_origin("https://app.example/path"),
+            Err(OriginError::PathOrQuery(
+                "https://app.example/path".to_string()
+            ))
+        );
     }
 
     #[test]

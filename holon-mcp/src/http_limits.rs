@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::context::SESSION_HEADER;
 
-/// The limits of [`serve_http`](crate::serve_http).
+/// The limits of an [`HttpServer`](crate::HttpServer).
 #[derive(Debug, Clone, Copy)]
 pub struct HttpLimits {
     /// How long a connection may take to send a request's head, also while it idles
@@ -72,7 +72,7 @@ pub(crate) async fn check_sessions<B>(
 }
 
 /// The wait after a failed `accept`: from 10 ms, doubled each failure in a row up
-/// to a second; one line on stderr when failures start, one when they end.
+/// to a second; one warning (a `tracing` event) when failures start, one when they end.
 #[derive(Debug, Default)]
 pub(crate) struct AcceptBackoff {
     failures: u32,
@@ -85,7 +85,7 @@ impl AcceptBackoff {
     /// Records a failure; the pause before the next `accept`.
     pub(crate) fn failed(&mut self, name: &str, error: &std::io::Error) -> Duration {
         if self.failures == 0 {
-            note!(
+            tracing::warn!(
                 "{name}: cannot accept a connection: {error}; retrying with back-off (up to {} s) until it can",
                 Self::MOST.as_secs()
             );
@@ -100,7 +100,7 @@ impl AcceptBackoff {
     /// Records a success, ending a run of failures.
     pub(crate) fn succeeded(&mut self, name: &str) {
         if self.failures > 0 {
-            note!(
+            tracing::warn!(
                 "{name}: accepting connections again after {} failed attempts",
                 self.failures
             );

@@ -14,31 +14,27 @@
 //!     "hello".to_string()
 //! }
 //!
-//! fn main() -> Result<std::process::ExitCode, holon_core::RegistryError> {
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let registry = Registry::of_module(module_path!())?;
 //!     let server = holon_mcp::McpServer::new(registry, holon_mcp::server_info!());
-//!     Ok(holon_mcp::run_stdio(server))
+//!     Ok(holon_mcp::run_stdio(server)?)
 //! }
 //! ```
+//!
+//! Inside an async runtime, a host serves as with `axum::serve`: it binds the
+//! listener (or hands over the streams), awaits the server, and reports what it
+//! returns; the library prints nothing. [`HttpServer`] and [`StdioServer`] show how.
 //!
 //! `tools/list` is the registry's MCP export under the context's family policy;
 //! `tools/call` goes through the registry's dispatcher. Each call's context carries
 //! what the transport knows (see [`holon_core::RequestMeta`] and its siblings).
-
-/// Writes a line to stderr, as `eprintln!` does, except that a stderr nobody reads
-/// any more (a closed pipe) loses the line instead of panicking the server.
-macro_rules! note {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
-    }};
-}
 
 mod approval;
 pub mod auth;
 mod client;
 mod content;
 mod context;
+mod error;
 mod extras;
 mod http;
 pub mod http_guard;
@@ -48,10 +44,9 @@ mod listing;
 mod param_headers;
 mod progress;
 mod rounds;
-mod run;
 mod server;
 mod session_close;
-mod signal;
+mod shutdown;
 mod stdio;
 mod stdio_lines;
 mod stdio_pipes;
@@ -61,16 +56,17 @@ mod telemetry;
 pub use auth::ScopeMap;
 #[cfg(feature = "oauth")]
 pub use auth::{KeySource, OAuthConfig};
-pub use http::{HTTP_PATH, HttpOptions, serve_http};
+pub use error::{ConfigError, OriginError, ServeError};
+pub use http::{HTTP_PATH, HttpOptions, HttpServer};
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;
 pub use rmcp;
-pub use run::{run_http, run_stdio};
 pub use server::{ListCaching, McpServer, ServedRegistry};
-pub use stdio::{serve_stdio, serve_stdio_bounded};
+pub use shutdown::{ServeFuture, WithGracefulShutdown, shutdown_signal};
+pub use stdio::{StdioServer, run_stdio};
 pub use stdio_lines::DEFAULT_MAX_LINE_BYTES;
 
-/// The environment variable `serve_http` takes the bearer token from when no token
+/// The environment variable [`HttpServer`] takes the bearer token from when no token
 /// file is given.
 pub const TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
 

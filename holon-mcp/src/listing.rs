@@ -6,7 +6,7 @@
 //! for fields it does not know; nor can a `ServerHandler` answer `tools/list` with
 //! anything but rmcp's `ListToolsResult`. So the server's tools are kept in their
 //! export form's [`Catalog`] (the rmcp `Tool`s, and the `execution` of each tool that
-//! has one), and the transports of [`crate::serve_stdio`] and [`crate::serve_http`]
+//! has one), and the transports of [`crate::StdioServer`] and [`crate::HttpServer`]
 //! ([`ListingTransport`], [`ListingSessions`]) write each task tool's `execution` back
 //! into the `tools/list` results they carry.
 //!

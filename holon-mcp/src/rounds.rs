@@ -28,7 +28,7 @@ use holon_core::{
 };
 use rmcp::model::{
     InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestStateCodec,
-    SealOptions,
+    RequestStateError, SealOptions,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -78,10 +78,8 @@ impl StateSeal {
     }
 
     /// A seal with `key` (at least 32 bytes), shared by the replicas of a server.
-    pub(crate) fn with_key(key: &[u8]) -> Result<Self, String> {
-        RequestStateCodec::try_new(key.to_vec())
-            .map(|codec| Self(Arc::new(codec)))
-            .map_err(|error| error.to_string())
+    pub(crate) fn with_key(key: &[u8]) -> Result<Self, RequestStateError> {
+        RequestStateCodec::try_new(key.to_vec()).map(|codec| Self(Arc::new(codec)))
     }
 }
 

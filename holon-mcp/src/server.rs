@@ -27,6 +27,7 @@ use std::sync::{Arc, OnceLock};
 use holon_core::{
     ClientPeer, FamilyPolicy, Registry, ToolCall, ToolContext, ToolErrorKind, ToolResult, closest,
 };
+use rmcp::model::RequestStateError;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
@@ -187,7 +188,7 @@ impl McpServer {
     /// Seals the `requestState` of 2026-07-28 rounds with `key` (at least 32 bytes),
     /// so that every replica of a server opens what any of them sealed. By default
     /// the key is drawn at start: a round's answer must come back to this process.
-    pub fn with_request_state_key(mut self, key: &[u8]) -> Result<Self, String> {
+    pub fn with_request_state_key(mut self, key: &[u8]) -> Result<Self, RequestStateError> {
         self.seal = StateSeal::with_key(key)?;
         Ok(self)
     }

@@ -22,7 +22,7 @@ use rmcp::service::TxJsonRpcMessage;
 use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, ReadBuf};
 
-/// The longest line [`serve_stdio`](crate::serve_stdio) reads: 8 MiB (rmcp drops
+/// The longest line a [`StdioServer`](crate::StdioServer) reads: 8 MiB (rmcp drops
 /// lines past 16 MiB silently, so ours must be shorter).
 pub const DEFAULT_MAX_LINE_BYTES: usize = 8 << 20;
 

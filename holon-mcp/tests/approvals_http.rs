@@ -8,7 +8,7 @@
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use holon_core::audit::AuditRecord;
 use holon_core::policy::{
@@ -16,7 +16,7 @@ use holon_core::policy::{
 };
 use holon_core::prelude::*;
 use holon_core::{DispatchObserver, Execution, FamilyPolicy, Registry};
-use holon_mcp::{HttpOptions, KeySource, McpServer, OAuthConfig, ServerInfo, serve_http};
+use holon_mcp::{HttpOptions, HttpServer, KeySource, McpServer, OAuthConfig, ServerInfo};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::{Request, Response};
@@ -107,10 +107,9 @@ impl Host {
         let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
         jwk.common.key_id = Some("key-1".to_string());
         let jwks = jwks_server(JwkSet { keys: vec![jwk] }).await;
-        let addr = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap();
+        // Bound first, so that the resource URL can name its port.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
         let resource = format!("http://{addr}/mcp");
         let config =
             OAuthConfig::new(&resource, ISSUER, KeySource::jwks_url(&jwks).unwrap()).unwrap();
@@ -132,16 +131,9 @@ impl Host {
             ServerInfo::new("approvals-http-test", "1.0.0"),
         )
         .with_context(context);
-        tokio::spawn(serve_http(
-            server,
-            HttpOptions::new(addr).with_oauth(config),
-        ));
-        for _ in 0..500 {
-            if tokio::net::TcpStream::connect(addr).await.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let options = HttpOptions::new().with_oauth(config);
+        let http = HttpServer::new(listener, server, options).await.unwrap();
+        tokio::spawn(http.into_future());
         Self {
             addr,
             resource,

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use holon_core::prelude::*;
 use holon_core::{Principal, Registry};
-use holon_mcp::{HttpOptions, KeySource, McpServer, OAuthConfig, ServerInfo, serve_http};
+use holon_mcp::{HttpOptions, KeySource, McpServer, OAuthConfig, ServerInfo};
 use http_body_util::Full;
 use hyper::body::Bytes;
 use hyper::{Method, Response, StatusCode};
@@ -141,11 +141,9 @@ impl Fixture {
     ) -> Self {
         let signer = SigningKey::generate("key-1");
         let jwks = jwks_server(vec![signer.jwk.clone()]).await;
-        // A free port, so that the resource URL can name it before the server binds.
-        let addr = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap();
+        // Bound first, so that the resource URL can name its port.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
         let resource = format!("http://{addr}/mcp");
         let keys = KeySource::jwks_url(&jwks.url).unwrap();
         let config = configure(OAuthConfig::new(&resource, ISSUER, keys).unwrap());
@@ -154,9 +152,8 @@ impl Fixture {
             registry,
             ServerInfo::new("oauth-test", "1.0.0"),
         ));
-        let options = HttpOptions::new(addr).with_oauth(config);
-        tokio::spawn(serve_http(server, options));
-        support::wait_until_listening(addr).await;
+        let options = HttpOptions::new().with_oauth(config);
+        support::serve(listener, server, options).await;
         Self {
             addr,
             resource,

@@ -2,7 +2,7 @@
 //! 2025-11-25 gives a tool `execution.taskSupport` (`forbidden` when absent), which
 //! rmcp's `Tool` model has no field for; MCP 2026-07-28's `Tool` has none (the tasks
 //! extension's capability is its only handshake). Spoken to in raw JSON-RPC over
-//! streamable HTTP (`serve_http`); the example conformance server's tests do the same
+//! streamable HTTP (`HttpServer`); the example conformance server's tests do the same
 //! over stdio.
 
 // Tests set their fixtures up with sockets freely.

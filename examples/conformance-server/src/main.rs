@@ -21,7 +21,7 @@ use holon_core::{
     ClientLog, Elicitation, ElicitationRequest, ElicitationResponse, Registry, Roots, Sampling,
     SamplingRequest,
 };
-use holon_mcp::{HttpOptions, McpServer, serve_http, serve_stdio};
+use holon_mcp::{HttpOptions, HttpServer, McpServer, ServeError, StdioServer, shutdown_signal};
 use serde_json::{Map, Value, json};
 
 mod extras;
@@ -634,12 +634,34 @@ async fn main() -> ExitCode {
             }
         }
     }
-    if cli.stdio {
-        return serve_stdio(server).await;
+    let served = if cli.stdio {
+        StdioServer::process(server)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    } else {
+        // Through `new`: the fields behind holon-mcp's features are its defaults.
+        let mut options = HttpOptions::new();
+        options.no_auth = cli.no_auth;
+        options.token_file = cli.token_file;
+        serve_http(cli.http, server, options).await
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance-server: {error}");
+            ExitCode::FAILURE
+        }
     }
-    // Through `new`: the fields behind holon-mcp's features are its defaults.
-    let mut options = HttpOptions::new(cli.http);
-    options.no_auth = cli.no_auth;
-    options.token_file = cli.token_file;
-    serve_http(server, options).await
+}
+
+/// Serves on `addr` until Ctrl-C or SIGTERM, once stderr names the URL (the suite's
+/// script reads it from there) and the token.
+async fn serve_http(
+    addr: SocketAddr,
+    server: McpServer,
+    options: HttpOptions,
+) -> Result<(), ServeError> {
+    let http = HttpServer::bind(addr, server, options).await?;
+    eprintln!("{}", http.announcement());
+    http.with_graceful_shutdown(shutdown_signal()).await
 }

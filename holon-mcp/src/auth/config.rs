@@ -7,6 +7,7 @@ use std::time::Duration;
 use url::Url;
 
 use super::scopes::{ScopeMap, check_scope_token};
+use crate::ConfigError;
 
 /// The signing algorithms a token may use unless [`OAuthConfig::with_algorithms`]
 /// says otherwise.
@@ -14,7 +15,7 @@ pub const DEFAULT_ALGORITHMS: [&str; 2] = ["RS256", "ES256"];
 
 /// The asymmetric algorithms a token may be pinned to. Shared-secret (HS*) ones are
 /// not among them: a verification key is public, so it must never verify an HMAC.
-const ASYMMETRIC_ALGORITHMS: [&str; 9] = [
+pub(crate) const ASYMMETRIC_ALGORITHMS: [&str; 9] = [
     "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA",
 ];
 
@@ -35,9 +36,8 @@ pub enum KeySource {
 impl KeySource {
     /// A JWKS URL, refused unless it is HTTPS or on a loopback host: fetched over
     /// plain HTTP elsewhere, anyone on the path could hand the server keys of their own.
-    pub fn jwks_url(url: &str) -> Result<Self, String> {
-        let parsed = Url::parse(url)
-            .map_err(|error| format!("the JWKS URL `{url}` is not a URL: {error}"))?;
+    pub fn jwks_url(url: &str) -> Result<Self, ConfigError> {
+        let parsed = parse_url("JWKS URL", url)?;
         let loopback = match parsed.host() {
             Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
             Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
@@ -47,10 +47,7 @@ impl KeySource {
         match parsed.scheme() {
             "https" => Ok(Self::JwksUrl(parsed)),
             "http" if loopback => Ok(Self::JwksUrl(parsed)),
-            _ => Err(format!(
-                "the JWKS URL `{url}` must be https:// (plain http:// only on a loopback host): \
-                 keys fetched in clear text could be swapped on the way"
-            )),
+            _ => Err(ConfigError::InsecureJwksUrl(url.to_string())),
         }
     }
 }
@@ -76,11 +73,10 @@ impl OAuthConfig {
     /// Tokens for the resource `resource` (this server's canonical URL, e.g.
     /// `https://mcp.example.com/mcp`: the audience each token must name, RFC 8707),
     /// issued by `issuer` (each token's `iss`, exactly), signed by a key of `keys`.
-    pub fn new(resource: &str, issuer: &str, keys: KeySource) -> Result<Self, String> {
+    pub fn new(resource: &str, issuer: &str, keys: KeySource) -> Result<Self, ConfigError> {
         let resource = canonical_resource(resource)?;
         let issuer = issuer.trim();
-        Url::parse(issuer)
-            .map_err(|error| format!("the issuer `{issuer}` is not a URL: {error}"))?;
+        parse_url("issuer", issuer)?;
         Ok(Self {
             resource,
             issuer: issuer.to_string(),
@@ -96,14 +92,12 @@ impl OAuthConfig {
     }
 
     /// The authorization servers the metadata names (the issuer alone by default).
-    pub fn with_authorization_servers(mut self, servers: Vec<String>) -> Result<Self, String> {
+    pub fn with_authorization_servers(mut self, servers: Vec<String>) -> Result<Self, ConfigError> {
         for server in &servers {
-            Url::parse(server).map_err(|error| {
-                format!("the authorization server `{server}` is not a URL: {error}")
-            })?;
+            parse_url("authorization server", server)?;
         }
         if servers.is_empty() {
-            return Err("name at least one authorization server".to_string());
+            return Err(ConfigError::NoAuthorizationServer);
         }
         self.authorization_servers = servers;
         Ok(self)
@@ -111,22 +105,19 @@ impl OAuthConfig {
 
     /// Accepts tokens signed with these algorithms only (JWS names: RS256, ES256,
     /// PS256, EdDSA, ...; no HS*, and never `none`).
-    pub fn with_algorithms<S: AsRef<str>>(mut self, names: &[S]) -> Result<Self, String> {
+    pub fn with_algorithms<S: AsRef<str>>(mut self, names: &[S]) -> Result<Self, ConfigError> {
         let mut algorithms = Vec::new();
         for name in names.iter().map(AsRef::as_ref) {
             let name = name.trim();
             if !ASYMMETRIC_ALGORITHMS.contains(&name) {
-                return Err(format!(
-                    "`{name}` is not an algorithm a token may be pinned to; choose among {}",
-                    ASYMMETRIC_ALGORITHMS.join(", ")
-                ));
+                return Err(ConfigError::UnknownAlgorithm(name.to_string()));
             }
             if !algorithms.iter().any(|own| own == name) {
                 algorithms.push(name.to_string());
             }
         }
         if algorithms.is_empty() {
-            return Err("name at least one signing algorithm".to_string());
+            return Err(ConfigError::NoAlgorithm);
         }
         self.algorithms = algorithms;
         Ok(self)
@@ -140,7 +131,10 @@ impl OAuthConfig {
 
     /// Scopes every token must hold, whatever it calls (none by default); a token
     /// without them is answered 403 `insufficient_scope`.
-    pub fn with_required_scopes<S: AsRef<str>>(mut self, scopes: &[S]) -> Result<Self, String> {
+    pub fn with_required_scopes<S: AsRef<str>>(
+        mut self,
+        scopes: &[S],
+    ) -> Result<Self, ConfigError> {
         let mut required = Vec::new();
         for scope in scopes.iter().map(AsRef::as_ref) {
             check_scope_token(scope)?;
@@ -211,20 +205,28 @@ pub(crate) fn metadata_path(resource: &Url) -> String {
 
 /// `resource` as an RFC 8707 resource indicator: an absolute http(s) URL with no
 /// fragment or query, scheme and host lowercase (the URL parser does that).
-fn canonical_resource(resource: &str) -> Result<Url, String> {
-    let url = Url::parse(resource.trim())
-        .map_err(|error| format!("the resource URL `{resource}` is not a URL: {error}"))?;
+fn canonical_resource(resource: &str) -> Result<Url, ConfigError> {
+    let url = Url::parse(resource.trim()).map_err(|source| ConfigError::NotAUrl {
+        what: "resource URL",
+        value: resource.to_string(),
+        source,
+    })?;
     if !matches!(url.scheme(), "https" | "http") || url.host().is_none() {
-        return Err(format!(
-            "the resource URL `{resource}` must be an http(s) URL with a host, e.g. https://mcp.example.com/mcp"
-        ));
+        return Err(ConfigError::ResourceNotHttp(resource.to_string()));
     }
     if url.fragment().is_some() || url.query().is_some() {
-        return Err(format!(
-            "the resource URL `{resource}` cannot have a query or fragment (RFC 8707)"
-        ));
+        return Err(ConfigError::ResourceQueryOrFragment(resource.to_string()));
     }
     Ok(url)
+}
+
+/// `value`, the setting `what`, as a URL.
+fn parse_url(what: &'static str, value: &str) -> Result<Url, ConfigError> {
+    Url::parse(value).map_err(|source| ConfigError::NotAUrl {
+        what,
+        value: value.to_string(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -263,7 +265,9 @@ mod tests {
             ("https://mcp.example.com/mcp#x", "fragment"),
             ("ftp://mcp.example.com/", "http(s)"),
         ] {
-            let error = OAuthConfig::new(resource, "https://auth.example", keys()).unwrap_err();
+            let error = OAuthConfig::new(resource, "https://auth.example", keys())
+                .unwrap_err()
+                .to_string();
             assert!(error.contains(why), "{resource}: {error}");
         }
         let config =

@@ -76,7 +76,7 @@ impl Gate {
                 static_token,
                 families,
                 max_body,
-                |warning| note!("{name}: {warning}; fetching it again on the first token"),
+                |warning| tracing::warn!("{name}: {warning}; fetching it again on the first token"),
             )
             .await?;
             return Ok(Self::OAuth(Box::new(resource_server)));
@@ -92,7 +92,16 @@ impl Gate {
         Ok(Self::Static(access))
     }
 
-    /// The line stderr gets about how clients authenticate.
+    /// The bearer token generated at start, which only the host can show.
+    pub(crate) fn generated_token(&self) -> Option<&str> {
+        match self {
+            Self::Static(access) => access.generated_token(),
+            #[cfg(feature = "oauth")]
+            Self::OAuth(_) => None,
+        }
+    }
+
+    /// The line the operator reads about how clients authenticate.
     pub(crate) fn announcement(&self, name: &str) -> String {
         match self {
             Self::Static(access) => access.announcement(name),

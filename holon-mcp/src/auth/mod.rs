@@ -20,6 +20,8 @@ mod resource_server;
 mod token;
 
 #[cfg(feature = "oauth")]
+pub(crate) use config::ASYMMETRIC_ALGORITHMS;
+#[cfg(feature = "oauth")]
 pub use config::{DEFAULT_ALGORITHMS, KeySource, OAuthConfig};
 pub(crate) use gate::Gate;
 pub(crate) use grant::GrantedFamilies;

@@ -5,6 +5,8 @@ use std::fmt;
 
 use holon_core::{FamilyPolicy, ToolCapabilityFamily};
 
+use crate::ConfigError;
+
 /// The prefix of the default scope names: `tools:<family>`, e.g. `tools:web`.
 pub const DEFAULT_SCOPE_PREFIX: &str = "tools:";
 
@@ -52,7 +54,7 @@ impl ScopeMap {
 
     /// This map plus `scope`, granting `families` (replacing what it granted before).
     /// The scope must be an RFC 6749 scope token: printable ASCII, no space, `"` or `\`.
-    pub fn with(mut self, scope: &str, families: FamilyPolicy) -> Result<Self, String> {
+    pub fn with(mut self, scope: &str, families: FamilyPolicy) -> Result<Self, ConfigError> {
         check_scope_token(scope)?;
         self.entries.retain(|(own, _)| own != scope);
         self.entries.push((scope.to_string(), families));
@@ -61,16 +63,20 @@ impl ScopeMap {
 
     /// Parses `SCOPE=FAMILY[,FAMILY...]` (a family's snake_case name, or `all`) into
     /// this map, as [`Self::with`] adds it.
-    pub fn with_entry(self, entry: &str) -> Result<Self, String> {
+    pub fn with_entry(self, entry: &str) -> Result<Self, ConfigError> {
         let Some((scope, families)) = entry.split_once('=') else {
-            return Err(format!(
-                "`{entry}` is not a scope mapping: write SCOPE=FAMILY[,FAMILY...], e.g. mcp:read=core_agent,web"
-            ));
+            return Err(ConfigError::NotAScopeMapping(entry.to_string()));
         };
         let families =
-            FamilyPolicy::parse_list(families).map_err(|error| format!("`{entry}`: {error}"))?;
+            FamilyPolicy::parse_list(families).map_err(|source| ConfigError::ScopeFamilies {
+                entry: entry.to_string(),
+                source,
+            })?;
         self.with(scope.trim(), families)
-            .map_err(|error| format!("`{entry}`: {error}"))
+            .map_err(|source| ConfigError::ScopeMapping {
+                entry: entry.to_string(),
+                source: Box::new(source),
+            })
     }
 
     /// The families `scopes` grant together.
@@ -107,18 +113,18 @@ impl ScopeMap {
 
 /// `Ok` when `scope` is an RFC 6749 scope token (%x21 / %x23-5B / %x5D-7E), which a
 /// quoted `WWW-Authenticate` parameter carries as it is.
-pub(crate) fn check_scope_token(scope: &str) -> Result<(), String> {
+pub(crate) fn check_scope_token(scope: &str) -> Result<(), ConfigError> {
     if scope.is_empty() {
-        return Err("a scope cannot be empty".to_string());
+        return Err(ConfigError::EmptyScope);
     }
     match scope
         .chars()
         .find(|c| !matches!(c, '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e'))
     {
-        Some(bad) => Err(format!(
-            "the scope `{scope}` has the character {bad:?}, which an OAuth scope cannot have \
-             (printable ASCII only, no space, `\"` or `\\`)"
-        )),
+        Some(character) => Err(ConfigError::ScopeCharacter {
+            scope: scope.to_string(),
+            character,
+        }),
         None => Ok(()),
     }
 }
@@ -165,8 +171,22 @@ mod tests {
             ("quote\"=web", "character"),
             ("=web", "empty"),
         ] {
-            let error = ScopeMap::empty().with_entry(entry).unwrap_err();
+            let error = ScopeMap::empty().with_entry(entry).unwrap_err().to_string();
             assert!(error.contains(why), "{entry}: {error}");
         }
+    }
+
+    #[test]
+    fn a_bad_mapping_is_an_error_a_host_can_match() {
+        let error = ScopeMap::empty().with_entry("=web").unwrap_err();
+        let ConfigError::ScopeMapping { entry, source } = error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(entry, "=web");
+        assert_eq!(*source, ConfigError::EmptyScope);
+        assert!(matches!(
+            ScopeMap::empty().with_entry("mcp:read=webs"),
+            Err(ConfigError::ScopeFamilies { .. })
+        ));
     }
 }

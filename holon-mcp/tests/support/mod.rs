@@ -1,43 +1,40 @@
-//! What the HTTP tests share: a server on loopback without a token, waiting until one
-//! listens, and one raw request to it.
+//! What the HTTP tests share: a server on loopback without a token, and one raw
+//! request to it.
 
 // Each test file takes the part it needs.
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
-use holon_mcp::{HttpOptions, McpServer, serve_http};
+use holon_mcp::{HttpOptions, HttpServer, McpServer};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
-/// Serves `server` on streamable HTTP on a free loopback port, without a token, and
-/// waits until it accepts connections.
+/// Serves `server` on streamable HTTP on a free loopback port, without a token: its
+/// address. The port is bound before this returns, so a connection is queued until
+/// the server accepts it.
 pub async fn serve_without_token(server: McpServer) -> SocketAddr {
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let options = HttpOptions {
         no_auth: true,
-        ..HttpOptions::new(addr)
+        ..HttpOptions::new()
     };
-    tokio::spawn(serve_http(server, options));
-    wait_until_listening(addr).await;
-    addr
+    serve(listener, server, options).await
 }
 
-/// Waits (up to 5 s) until a server accepts connections on `addr`.
-pub async fn wait_until_listening(addr: SocketAddr) {
-    for _ in 0..500 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+/// Serves `server` on `listener` as `options` say: its address.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    server: McpServer,
+    options: HttpOptions,
+) -> SocketAddr {
+    let http = HttpServer::new(listener, server, options).await.unwrap();
+    let addr = http.local_addr();
+    tokio::spawn(http.into_future());
+    addr
 }
 
 /// An MCP 2025-11-25 `initialize` request (id 1) of the client `name`.

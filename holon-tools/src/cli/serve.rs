@@ -6,7 +6,12 @@
 //! gate waits for the model's final reply, which goes to the MCP client, never to this
 //! server, so nothing here could lift it. The host that owns the turn publishes the
 //! brief.
+//!
+//! The library prints nothing: this command prints the address and the token line
+//! the server announces (clients and tests read them from stderr), and the error a
+//! server returns, after its name.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +19,8 @@ use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry};
 use holon_mcp::{
-    HttpLimits, HttpOptions, McpServer, OAuthConfig, ServerInfo, serve_http, serve_stdio,
+    HttpLimits, HttpOptions, HttpServer, McpServer, OAuthConfig, ServeError, ServerInfo,
+    StdioServer, shutdown_signal,
 };
 use holon_runtime::Runtime;
 
@@ -73,18 +79,56 @@ pub(super) async fn serve(
     let server = McpServer::new(registry, info)
         .with_context(runtime.context(options.families))
         .with_workspace(runtime.workspace_root());
+    let name = server.info().name().to_string();
     match options.http {
         Some(addr) => {
             let http = HttpOptions {
-                addr,
                 no_auth: options.no_auth,
                 token_file: options.token_file,
                 allow_origins: options.allow_origins,
                 limits: HttpLimits::default(),
                 oauth: options.oauth,
             };
-            serve_http(server, http).await
+            serve_http(&name, addr, server, http).await
         }
-        None => serve_stdio(server).await,
+        None => {
+            let served = StdioServer::process(server)
+                .with_graceful_shutdown(shutdown_signal())
+                .await;
+            exit_code(&name, served)
+        }
     }
+}
+
+/// Binds `addr`, prints what the server announces (the URL first), and serves until
+/// Ctrl-C or SIGTERM.
+async fn serve_http(
+    name: &str,
+    addr: SocketAddr,
+    server: McpServer,
+    options: HttpOptions,
+) -> ExitCode {
+    let http = match HttpServer::bind(addr, server, options).await {
+        Ok(http) => http,
+        Err(error) => return exit_code(name, Err(error)),
+    };
+    note(&http.announcement());
+    exit_code(name, http.with_graceful_shutdown(shutdown_signal()).await)
+}
+
+/// The exit code of a server that `served`, its error printed after `name`.
+fn exit_code(name: &str, served: Result<(), ServeError>) -> ExitCode {
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            note(&format!("{name}: {error}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `line` to stderr; a stderr nobody reads any more (a closed pipe) loses it
+/// rather than ending the server.
+fn note(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }

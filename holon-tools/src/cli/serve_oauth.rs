@@ -109,29 +109,38 @@ impl OAuthArgs {
             &self.oauth_jwks_file,
             &self.oauth_public_key,
         ) {
-            (Some(url), _, _) => KeySource::jwks_url(url)?,
+            (Some(url), _, _) => KeySource::jwks_url(url).map_err(|error| error.to_string())?,
             (_, Some(file), _) => KeySource::JwksFile(file.clone()),
             (_, _, Some(file)) => KeySource::PublicKeyPem(file.clone()),
             _ => {
                 return Err("--oauth-resource needs the issuer's keys: --oauth-jwks-url URL, --oauth-jwks-file FILE or --oauth-public-key FILE".to_string());
             }
         };
-        let mut config = OAuthConfig::new(resource, issuer, keys)?;
+        let mut config =
+            OAuthConfig::new(resource, issuer, keys).map_err(|error| error.to_string())?;
         if !self.oauth_scopes.is_empty() {
             let mut scopes = ScopeMap::empty();
             for entry in self.oauth_scopes.iter().filter(|entry| !entry.is_empty()) {
-                scopes = scopes.with_entry(entry)?;
+                scopes = scopes
+                    .with_entry(entry)
+                    .map_err(|error| error.to_string())?;
             }
             config = config.with_scopes(scopes);
         }
         if !self.oauth_required_scopes.is_empty() {
-            config = config.with_required_scopes(&self.oauth_required_scopes)?;
+            config = config
+                .with_required_scopes(&self.oauth_required_scopes)
+                .map_err(|error| error.to_string())?;
         }
         if !self.oauth_algorithms.is_empty() {
-            config = config.with_algorithms(&self.oauth_algorithms)?;
+            config = config
+                .with_algorithms(&self.oauth_algorithms)
+                .map_err(|error| error.to_string())?;
         }
         if !self.oauth_authorization_servers.is_empty() {
-            config = config.with_authorization_servers(self.oauth_authorization_servers.clone())?;
+            config = config
+                .with_authorization_servers(self.oauth_authorization_servers.clone())
+                .map_err(|error| error.to_string())?;
         }
         Ok(Some(config))
     }

@@ -1,0 +1,149 @@
+//! Why a server could not start, or stopped: what the serve calls return, for the
+//! host to report (a binary prints it after its own name, as `holon-tools serve` does).
+
+/// An OAuth or scope setting a server cannot be built with: which one, what is wrong
+/// with it, and what it should be. Its messages are the ones `holon-tools serve` prints
+/// for its `--oauth-*` flags.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A URL setting that does not parse: `what` names it (the JWKS URL, the issuer,
+    /// the resource URL, the authorization server).
+    #[cfg(feature = "oauth")]
+    #[error("the {what} `{value}` is not a URL: {source}")]
+    NotAUrl {
+        /// Which setting.
+        what: &'static str,
+        /// Its value.
+        value: String,
+        /// Why it does not parse.
+        source: url::ParseError,
+    },
+    /// A JWKS URL that is plain HTTP off loopback.
+    #[cfg(feature = "oauth")]
+    #[error(
+        "the JWKS URL `{0}` must be https:// (plain http:// only on a loopback host): \
+         keys fetched in clear text could be swapped on the way"
+    )]
+    InsecureJwksUrl(String),
+    /// A resource URL that is not http(s), or has no host.
+    #[cfg(feature = "oauth")]
+    #[error(
+        "the resource URL `{0}` must be an http(s) URL with a host, e.g. https://mcp.example.com/mcp"
+    )]
+    ResourceNotHttp(String),
+    /// A resource URL with a query or a fragment.
+    #[cfg(feature = "oauth")]
+    #[error("the resource URL `{0}` cannot have a query or fragment (RFC 8707)")]
+    ResourceQueryOrFragment(String),
+    /// An empty list of authorization servers.
+    #[cfg(feature = "oauth")]
+    #[error("name at least one authorization server")]
+    NoAuthorizationServer,
+    /// A signing algorithm tokens may not be pinned to (HS*, `none`, or unknown).
+    #[cfg(feature = "oauth")]
+    #[error(
+        "`{0}` is not an algorithm a token may be pinned to; choose among {list}",
+        list = crate::auth::ASYMMETRIC_ALGORITHMS.join(", ")
+    )]
+    UnknownAlgorithm(String),
+    /// An empty list of signing algorithms.
+    #[cfg(feature = "oauth")]
+    #[error("name at least one signing algorithm")]
+    NoAlgorithm,
+    /// An empty scope.
+    #[error("a scope cannot be empty")]
+    EmptyScope,
+    /// A scope with a character an RFC 6749 scope token cannot have.
+    #[error(
+        "the scope `{scope}` has the character {character:?}, which an OAuth scope cannot have \
+         (printable ASCII only, no space, `\"` or `\\`)"
+    )]
+    ScopeCharacter {
+        /// The scope.
+        scope: String,
+        /// The first character it cannot have.
+        character: char,
+    },
+    /// A scope mapping without `=`.
+    #[error(
+        "`{0}` is not a scope mapping: write SCOPE=FAMILY[,FAMILY...], e.g. mcp:read=core_agent,web"
+    )]
+    NotAScopeMapping(String),
+    /// A scope mapping whose families do not parse.
+    #[error("`{entry}`: {source}")]
+    ScopeFamilies {
+        /// The mapping, as written.
+        entry: String,
+        /// The family no tool has.
+        source: holon_core::UnknownFamily,
+    },
+    /// A scope mapping whose scope is not a scope token.
+    #[error("`{entry}`: {source}")]
+    ScopeMapping {
+        /// The mapping, as written.
+        entry: String,
+        /// What is wrong with its scope.
+        source: Box<ConfigError>,
+    },
+}
+
+/// A browser origin that cannot be allowed (see
+/// [`http_guard::parse_origin`](crate::http_guard::parse_origin)).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OriginError {
+    /// Not a URI at all.
+    #[error("`{value}` is not an origin (scheme://host[:port]): {reason}")]
+    Unparsed {
+        /// The value given.
+        value: String,
+        /// The URI parser's complaint.
+        reason: String,
+    },
+    /// No scheme, or no host.
+    #[error("`{0}` is not an origin: it needs a scheme and a host, e.g. https://app.example")]
+    NoSchemeOrHost(String),
+    /// A path or a query.
+    #[error("`{0}` is not an origin: an origin has no path or query, e.g. https://app.example")]
+    PathOrQuery(String),
+    /// User information (`user@`).
+    #[error("`{0}` is not an origin: it has user information")]
+    UserInfo(String),
+}
+
+/// Why serving failed. Each message says what failed and how to fix it where the
+/// operator can.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A served tool has no MCP form rmcp takes (see [`McpServer::check`](crate::McpServer::check)).
+    #[error("{0}")]
+    Tools(String),
+    /// The HTTP access settings cannot be used: the token file, the token variable,
+    /// `no_auth` off loopback, or the OAuth settings (the message names which).
+    #[error("{0}")]
+    Access(String),
+    /// [`HttpServer::bind`](crate::HttpServer::bind) could not bind its address (in
+    /// use, or not this machine's).
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// Why not.
+        source: std::io::Error,
+    },
+    /// The listener handed over has no local address (it is not bound, or closed).
+    #[error("cannot read the listener's address: {0}; hand over a bound listener")]
+    ListenerAddress(#[source] std::io::Error),
+    /// The stdio client closed the streams, or sent something else, before it
+    /// initialized the session.
+    #[error("the MCP client did not connect: {0}")]
+    Connect(#[source] Box<rmcp::service::ServerInitializeError>),
+    /// The stdio session's task ended abnormally (it panicked or was cancelled).
+    #[error("the MCP session failed: {0}")]
+    Session(#[source] tokio::task::JoinError),
+    /// [`run_stdio`](crate::run_stdio) could not start its Tokio runtime.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+}
