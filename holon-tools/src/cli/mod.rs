@@ -19,6 +19,7 @@ mod serve_oauth;
 mod services;
 #[cfg(feature = "otlp")]
 mod telemetry;
+mod warnings;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -560,6 +561,10 @@ fn with_runtime(
     // Before the runtime, so that its first call is exported; dropped after it, so
     // that its last one is.
     let _telemetry = match export_spans(cli) {
+        Ok(None) => {
+            warnings::install();
+            None
+        }
         Ok(telemetry) => telemetry,
         Err(error) => {
             eprintln!("holon-tools: {error}");

@@ -65,7 +65,9 @@ pub(super) fn start(endpoint: Endpoint, trust: &TlsTrust) -> Result<Telemetry, S
         .with_filter(filter::filter_fn(|metadata| {
             metadata.target().starts_with("holon")
         }));
-    let subscriber = tracing_subscriber::registry().with(layer);
+    let subscriber = tracing_subscriber::registry()
+        .with(layer)
+        .with(super::warnings::layer());
     tracing::subscriber::set_global_default(subscriber)
         .map_err(|error| format!("cannot install the span exporter: {error}"))?;
     Ok(Telemetry {

@@ -551,3 +551,38 @@ pub(crate) fn http(authority: &str, request: &str) -> String {
     }
     reply
 }
+
+/// A warning the MCP library reports through `tracing` (here: the OAuth key set could
+/// not be fetched at start) still reaches `serve`'s stderr, beside the URL line.
+#[test]
+fn a_warning_of_the_mcp_library_reaches_stderr() {
+    let workspace = tempfile::tempdir().unwrap();
+    // Nothing listens on a port that was bound and closed again here: the fetch fails.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut command = holon_command(workspace.path());
+    command
+        .env_remove("HOLON_MCP_TOKEN")
+        .args(["--policy", "none", "serve", "--http", "127.0.0.1:0"])
+        .args(["--oauth-resource", "http://127.0.0.1/mcp"])
+        .args(["--oauth-issuer", "https://issuer.example"])
+        .args(["--oauth-jwks-url", &format!("http://{closed}/jwks")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut server = Server(command.spawn().unwrap());
+    let stderr = lines(server.0.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    while !(seen.iter().any(|line: &String| line.contains("at http://"))
+        && seen
+            .iter()
+            .any(|line| line.contains("fetching it again on the first token")))
+    {
+        match stderr.recv_timeout(TIMEOUT) {
+            Ok(line) => seen.push(line),
+            Err(_) => panic!("no URL line and key-set warning on stderr: {seen:#?}"),
+        }
+    }
+}
