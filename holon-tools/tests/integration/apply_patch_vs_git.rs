@@ -543,36 +543,34 @@ fn generate(seed: u64, id: usize) -> Case {
             }
         }
     }
-    if stale == Stale::Edited {
-        if !changed.is_empty() {
-            // The last changed file in the patch's order, when the patch must fail
-            // at its end; any, otherwise.
-            let path = if tags.iter().any(|t| t == "no_prefix_rename_space") {
-                changed.last().unwrap().clone()
-            } else {
-                rng.pick(&changed).clone()
-            };
-            if let Some(Entry::File { bytes, .. }) = target.get_mut(&path) {
-                let mut lines: Vec<Vec<u8>> = bytes
-                    .split_inclusive(|b| *b == b'\n')
-                    .map(<[u8]>::to_vec)
-                    .collect();
-                match rng.below(3) {
-                    0 => lines.insert(0, b"a line added on top\n".to_vec()),
-                    1 if !lines.is_empty() => {
-                        let at = rng.below(lines.len());
-                        lines[at] = b"changed meanwhile\n".to_vec();
-                    }
-                    _ if !lines.is_empty() => {
-                        let at = rng.below(lines.len());
-                        let line = &mut lines[at];
-                        let cut = line.len() - usize::from(line.ends_with(b"\n"));
-                        line.splice(cut..cut, *b"  ");
-                    }
-                    _ => lines.push(b"x\n".to_vec()),
+    if stale == Stale::Edited && !changed.is_empty() {
+        // The last changed file in the patch's order, when the patch must fail
+        // at its end; any, otherwise.
+        let path = if tags.iter().any(|t| t == "no_prefix_rename_space") {
+            changed.last().unwrap().clone()
+        } else {
+            rng.pick(&changed).clone()
+        };
+        if let Some(Entry::File { bytes, .. }) = target.get_mut(&path) {
+            let mut lines: Vec<Vec<u8>> = bytes
+                .split_inclusive(|b| *b == b'\n')
+                .map(<[u8]>::to_vec)
+                .collect();
+            match rng.below(3) {
+                0 => lines.insert(0, b"a line added on top\n".to_vec()),
+                1 if !lines.is_empty() => {
+                    let at = rng.below(lines.len());
+                    lines[at] = b"changed meanwhile\n".to_vec();
                 }
-                *bytes = lines.concat();
+                _ if !lines.is_empty() => {
+                    let at = rng.below(lines.len());
+                    let line = &mut lines[at];
+                    let cut = line.len() - usize::from(line.ends_with(b"\n"));
+                    line.splice(cut..cut, *b"  ");
+                }
+                _ => lines.push(b"x\n".to_vec()),
             }
+            *bytes = lines.concat();
         }
     }
     tags.sort();
