@@ -43,6 +43,7 @@ mod respond;
 mod sandbox;
 mod serve;
 mod serve_cancel;
+mod serve_discovery;
 mod server_attacks;
 mod task_control_cli;
 mod task_tools;
