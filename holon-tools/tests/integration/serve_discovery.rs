@@ -8,7 +8,7 @@ use std::sync::mpsc::Receiver;
 use serde_json::{Value, json};
 
 use crate::cli_support::holon;
-use crate::serve::{handshake, lines, response, send, spawn};
+use crate::serve::{handshake, lines, response, send, spawn, wait};
 
 fn request(
     stdin: &mut ChildStdin,
@@ -83,6 +83,8 @@ fn discovery_lists_the_meta_tools_and_the_pinned_and_serves_what_a_search_finds(
         json!({"name": "Sleep", "arguments": {"duration_ms": 1}}),
     );
     assert_eq!(slept["result"]["isError"], false, "{slept}");
+    drop(stdin);
+    assert_eq!(wait(&mut child), Some(0));
 }
 
 #[test]
@@ -109,6 +111,8 @@ fn without_discovery_the_meta_tools_are_not_served() {
         json!({"name": "SearchTools", "arguments": {"query": "sleep"}}),
     );
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    drop(stdin);
+    assert_eq!(wait(&mut child), Some(0));
     // Nor does any other command show them.
     let list = holon(dir.path(), &["list"]);
     let list = String::from_utf8_lossy(&list.stdout);
