@@ -107,6 +107,8 @@ mod family;
 mod grammar;
 mod hints;
 mod input;
+#[cfg(any(test, not(feature = "validate")))]
+mod integer_bounds;
 mod json_kind;
 mod json_text;
 mod meta;

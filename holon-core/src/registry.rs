@@ -110,7 +110,10 @@ impl Registry {
 
 /// Why a registry could not be built: every problem found, each naming its tool and
 /// definition site.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` is its `Display`, one problem a line: `fn main() -> Result<_,
+/// RegistryError>` (or `Box<dyn Error>`) prints a returned error with `Debug`.
+#[derive(Clone, PartialEq, Eq)]
 pub struct RegistryError {
     /// One sentence per problem.
     pub problems: Vec<String>,
@@ -118,16 +121,22 @@ pub struct RegistryError {
 
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
+        write!(
             f,
             "the tool registry is invalid ({} problem{}):",
             self.problems.len(),
             if self.problems.len() == 1 { "" } else { "s" }
         )?;
         for problem in &self.problems {
-            writeln!(f, "  - {problem}")?;
+            write!(f, "\n  - {problem}")?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Debug for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
@@ -372,19 +381,11 @@ impl Entry {
 #[cfg(feature = "validate")]
 pub(crate) use jsonschema::Validator;
 
-/// Without the `validate` feature there is no validator: a schema with constraints
-/// serde does not check makes the registry refuse the tool, and inputs are parsed by
-/// serde alone.
+/// Without the `validate` feature the only validator checks holon's own bound on
+/// 64-bit integers: a schema with other constraints serde does not check makes the
+/// registry refuse the tool.
 #[cfg(not(feature = "validate"))]
-pub(crate) enum Validator {}
-
-#[cfg(not(feature = "validate"))]
-impl Validator {
-    /// Never called: no value of this type exists.
-    pub(crate) fn is_valid(&self, _value: &Value) -> bool {
-        match *self {}
-    }
-}
+pub(crate) use crate::integer_bounds::Validator;
 
 /// Compiles `schema`; the error completes "its input schema ...".
 #[cfg(feature = "validate")]
@@ -392,15 +393,19 @@ fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::draft202012::new(schema).map_err(|error| format!("does not compile: {error}"))
 }
 
-/// Without the `validate` feature no schema compiles; the error says how to get it.
+/// Without the `validate` feature a schema compiles when its only constraints are
+/// integer bounds holon adds itself; otherwise the error says how to get the feature.
 #[cfg(not(feature = "validate"))]
-fn compile(_schema: &Value) -> Result<Validator, String> {
-    Err(
-        "has constraints serde does not check (a range, a pattern, a length, a format...), \
-         which holon-core checks with the `jsonschema` crate: turn on holon-core's \
-         `validate` feature (on by default), or drop the constraint"
-            .to_string(),
-    )
+fn compile(schema: &Value) -> Result<Validator, String> {
+    if schema::unchecked(schema).constraints {
+        return Err(
+            "has constraints serde does not check (a range, a pattern, a length...), \
+             which holon-core checks with the `jsonschema` crate: turn on holon-core's \
+             `validate` feature (on by default), or drop the constraint"
+                .to_string(),
+        );
+    }
+    Ok(Validator::new(schema))
 }
 
 fn is_portable_name(name: &str) -> bool {
@@ -468,4 +473,30 @@ fn object_branch<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
         .flatten()
         .map(|branch| resolve_local_ref(root, branch))
         .find(|branch| branch.get("properties").is_some() || branch.get("items").is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RegistryError;
+
+    #[test]
+    fn a_registry_error_returned_from_main_prints_one_problem_a_line() {
+        let error = RegistryError {
+            problems: vec![
+                "tool `Add` at src/main.rs:18: the first problem".to_string(),
+                "tool `Sub` at src/main.rs:30: the second problem".to_string(),
+            ],
+        };
+        // What the standard library's `Termination` prints for `main`'s `Err(error)`.
+        let printed = format!("Error: {error:?}");
+        assert_eq!(
+            printed,
+            "Error: the tool registry is invalid (2 problems):\n  \
+             - tool `Add` at src/main.rs:18: the first problem\n  \
+             - tool `Sub` at src/main.rs:30: the second problem"
+        );
+        let boxed: Box<dyn std::error::Error> = Box::new(error.clone());
+        assert_eq!(format!("Error: {boxed:?}"), printed);
+        assert_eq!(format!("{error}"), format!("{error:?}"));
+    }
 }

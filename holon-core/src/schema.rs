@@ -234,44 +234,76 @@ fn is_enum_of_constants(branches: &Value) -> bool {
     })
 }
 
-/// Whether the dispatcher must run schema validation for `schema`: true when any
-/// subschema uses a keyword serde does not check. The range of an integer format
-/// (`minimum: 0` and `maximum: 4294967295` of a `uint32`) is checked by serde and
-/// does not count.
-pub fn needs_validation(schema: &Value) -> bool {
+/// What of an input schema the typed parse does not check.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unchecked {
+    /// A keyword serde does not check: a range of the author's, a pattern, a length...
+    pub constraints: bool,
+    /// holon's own bound on a 64-bit integer (±[`MAX_SAFE_INTEGER`], narrower than the
+    /// Rust type's), which a lean build checks without a schema validator.
+    pub safe_integer_bounds: bool,
+}
+
+/// The formats of the integer types wider than [`MAX_SAFE_INTEGER`].
+const WIDE_INTEGER_FORMATS: &[&str] = &["int64", "uint64", "int", "uint"];
+
+/// What `schema` asks of an input beyond serde's typed parse. Only keywords count:
+/// the walk goes from subschema to subschema, so a property named `pattern` or
+/// `minimum`, or a `const` or `default` value holding such a key, is data. The range
+/// of an integer format (`minimum: 0` and `maximum: 4294967295` of a `uint32`) is
+/// checked by serde and does not count.
+pub fn unchecked(schema: &Value) -> Unchecked {
+    let mut found = Unchecked::default();
     let mut stack = vec![schema];
     while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                for (key, inner) in map {
-                    // A unit-variant enum with documented variants: serde checks it.
-                    if key == "oneOf" && is_enum_of_constants(inner) {
-                        continue;
-                    }
-                    // The range of an integer format (`IntegerRanges`): serde checks it.
-                    let range = map
-                        .get("format")
-                        .and_then(Value::as_str)
-                        .and_then(integer_range);
-                    let format_bound = range.is_some_and(|(min, max)| {
-                        let bound = match key.as_str() {
-                            "minimum" => min,
-                            "maximum" => max,
-                            _ => return false,
-                        };
-                        inner.as_f64() == bound.as_f64()
-                    });
-                    if CONSTRAINT_KEYWORDS.contains(&key.as_str()) && !format_bound {
-                        return true;
-                    }
-                    stack.push(inner);
-                }
+        let Some(map) = value.as_object() else {
+            continue;
+        };
+        let format = map.get("format").and_then(Value::as_str);
+        let range = format.and_then(integer_range);
+        for key in CONSTRAINT_KEYWORDS {
+            let Some(inner) = map.get(*key) else {
+                continue;
+            };
+            // A unit-variant enum with documented variants: serde checks it.
+            if *key == "oneOf" && is_enum_of_constants(inner) {
+                continue;
             }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
+            let (format_bound, safe_bound) = match (*key, &range) {
+                ("minimum", Some((min, _))) => (
+                    inner.as_f64() == min.as_f64(),
+                    inner.as_i64() == Some(-MAX_SAFE_INTEGER),
+                ),
+                ("maximum", Some((_, max))) => (
+                    inner.as_f64() == max.as_f64(),
+                    inner.as_i64() == Some(MAX_SAFE_INTEGER),
+                ),
+                _ => (false, false),
+            };
+            if format_bound {
+                continue;
+            }
+            if safe_bound && format.is_some_and(|format| WIDE_INTEGER_FORMATS.contains(&format)) {
+                found.safe_integer_bounds = true;
+            } else {
+                found.constraints = true;
+            }
+        }
+        for (key, sub, _) in subschemas(map, "") {
+            // The constants of a documented unit-variant enum hold nothing more.
+            if key != "oneOf" || !is_enum_of_constants(&map["oneOf"]) {
+                stack.push(sub);
+            }
         }
     }
-    false
+    found
+}
+
+/// Whether the dispatcher must run schema validation for `schema`: true when any
+/// subschema uses a keyword serde does not check (see [`unchecked`]).
+pub fn needs_validation(schema: &Value) -> bool {
+    let unchecked = unchecked(schema);
+    unchecked.constraints || unchecked.safe_integer_bounds
 }
 
 /// What a schema lets an input hold whose typed parse keeps the last of repeated keys.
@@ -429,6 +461,58 @@ mod tests {
         let large = json!({"type": "object", "properties": {"n": properties["large"].clone()}});
         assert!(needs_validation(&large));
         assert!(needs_validation(&schema));
+    }
+
+    #[test]
+    fn only_keywords_count_as_constraints_never_property_names() {
+        // Fields named like keywords, each of a type serde checks alone.
+        let named = json!({
+            "type": "object", "additionalProperties": false,
+            "properties": {
+                "pattern": {"type": "string"},
+                "format": {"type": "string"},
+                "minimum": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                "maxLength": {"type": "boolean"},
+                "mode": {"type": "string", "default": "a", "examples": [{"pattern": "x"}]}
+            }
+        });
+        assert_eq!(unchecked(&named), Unchecked::default());
+        assert!(!needs_validation(&named));
+        let constrained = json!({
+            "type": "object",
+            "properties": {"pattern": {"type": "string", "pattern": "^a"}}
+        });
+        assert!(unchecked(&constrained).constraints);
+    }
+
+    #[test]
+    fn the_safe_bound_of_64_bit_integers_is_told_from_other_constraints() {
+        let schema = Schema::try_from(json!({
+            "type": "object",
+            "properties": {
+                "offset": {"type": "integer", "format": "uint64", "minimum": 0},
+                "delta": {"type": "integer", "format": "int64"},
+                "count": {"type": "integer", "format": "uint", "minimum": 0},
+                "small": {"type": "integer", "format": "int32"}
+            }
+        }))
+        .unwrap_or_default();
+        let schema = finish(schema);
+        assert_eq!(
+            unchecked(&schema),
+            Unchecked {
+                constraints: false,
+                safe_integer_bounds: true
+            }
+        );
+        assert!(needs_validation(&schema));
+        // An author's own range on a 64-bit integer is a constraint.
+        let ranged = Schema::try_from(json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer", "format": "int64", "minimum": 1, "maximum": 10}}
+        }))
+        .unwrap_or_default();
+        assert!(unchecked(&finish(ranged)).constraints);
     }
 
     #[test]

@@ -29,7 +29,9 @@ pub(crate) fn report(
     #[cfg(feature = "validate")]
     crate::schema_violations::collect(entry, value, &mut found);
     #[cfg(not(feature = "validate"))]
-    let _ = value;
+    if let Some(validator) = entry.full_validator() {
+        validator.collect(value, &mut found);
+    }
     if let Some(mut serde) = serde {
         serde.error = entry.enrich(serde.error);
         let field = serde.error.field.clone();

@@ -15,18 +15,21 @@ mod output;
 pub mod policy;
 mod respond;
 mod serve;
+mod serve_discovery;
 mod serve_oauth;
 mod services;
 #[cfg(feature = "otlp")]
 mod telemetry;
 mod warnings;
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand};
-use holon_core::{FamilyPolicy, Registry};
+use holon_core::{FamilyPolicy, Registry, RegistryError};
 
 use holon_runtime::process_gate::{CommandNetwork, ResourceLimits};
 use holon_runtime::{Runtime, RuntimeConfig};
@@ -123,8 +126,9 @@ pub struct Cli {
     pub audit_arguments: bool,
     /// The approval policy calls are put to: a TOML file, `builtin` for the built-in
     /// one (ask before authority-expanding and agent-creating tools and commands), or
-    /// `none` [default: STATE_DIR/policy.toml when it exists, else none]. See
-    /// docs/approvals.md.
+    /// `none` [default: STATE_DIR/policy.toml when it exists, else builtin for `serve`,
+    /// `respond` and a `session` not at a terminal, none for `call` and a `session` at
+    /// a terminal]. See docs/approvals.md.
     #[arg(long, value_name = "FILE", env = "HOLON_POLICY")]
     pub policy: Option<String>,
 
@@ -261,6 +265,14 @@ pub enum Command {
         /// The capability families clients may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
+        /// List only the discovery meta-tools (SearchTools, DescribeTool) and the
+        /// --pin tools in tools/list; every tool stays callable by name, so a model
+        /// finds the rest with SearchTools. See docs/discovery.md.
+        #[arg(long)]
+        discovery: bool,
+        /// With --discovery: also list this tool (repeatable).
+        #[arg(long = "pin", value_name = "NAME", requires = "discovery")]
+        pinned: Vec<String>,
         /// OAuth access tokens instead of the generated token (boxed: the other
         /// commands are small).
         #[command(flatten)]
@@ -377,7 +389,7 @@ fn misplaced_option(error: &clap::Error) -> Option<String> {
 
 /// Runs the CLI.
 pub fn run(cli: Cli) -> ExitCode {
-    let registry = match Registry::try_global() {
+    let registry = match built_in_tools() {
         Ok(registry) => registry,
         Err(error) => {
             eprintln!("holon-tools: {error}");
@@ -440,12 +452,23 @@ pub fn run(cli: Cli) -> ExitCode {
             no_auth,
             allow_origins,
             families,
+            discovery,
+            pinned,
             oauth,
         } => {
             // Settings that do not fit are refused before the runtime starts.
             let oauth = match oauth.config() {
                 Ok(oauth) => oauth,
                 Err(error) => {
+                    eprintln!("holon-tools serve: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            let discovery = discovery.then(|| serve_discovery::discovery(registry, pinned));
+            let (registry, listed) = match discovery {
+                None => (registry, None),
+                Some(Ok((served, listed))) => (served, Some(listed)),
+                Some(Err(error)) => {
                     eprintln!("holon-tools serve: {error}");
                     return ExitCode::from(2);
                 }
@@ -458,11 +481,43 @@ pub fn run(cli: Cli) -> ExitCode {
                     allow_origins: allow_origins.clone(),
                     families: *families,
                     oauth,
+                    listed,
                 };
                 serve::serve(registry, runtime, options).await
             })
         }
     }
+}
+
+/// The policy of `command` when neither `--policy` nor the state directory names one:
+/// the built-in policy where a model chooses the calls (a server, a model's response,
+/// a session fed by a program), none where the operator does (`call`, a session
+/// typed at a terminal).
+fn default_policy(command: &Command) -> policy::Fallback {
+    match command {
+        Command::Serve { .. } | Command::Respond { .. } => policy::Fallback::Builtin,
+        Command::Session { .. } if !std::io::stdin().is_terminal() => policy::Fallback::Builtin,
+        _ => policy::Fallback::None,
+    }
+}
+
+/// The built-in tools: every linked tool but the discovery meta-tools, which the
+/// binary links for `serve --discovery` alone.
+fn built_in_tools() -> Result<&'static Registry, RegistryError> {
+    static BUILT_IN: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
+    let global = Registry::try_global().map_err(Clone::clone)?;
+    if !global
+        .definitions()
+        .any(|definition| serve_discovery::is_meta_tool(definition.defined_at.module))
+    {
+        return Ok(global);
+    }
+    BUILT_IN
+        .get_or_init(|| {
+            Registry::filtered(|meta| !serve_discovery::is_meta_tool(meta.defined_at.module))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 fn with_runtime(
@@ -492,8 +547,16 @@ fn with_runtime(
             Registry::global(),
             cli.policy.as_deref(),
             config.state_dir.as_deref(),
+            default_policy(&cli.command),
         ) {
-            Ok(policy) => config.policy = policy,
+            Ok(loaded) => {
+                // A server runs what its clients' models choose: its operator sees
+                // which policy stands between them and the machine.
+                if matches!(cli.command, Command::Serve { .. }) {
+                    eprintln!("holon-tools serve: approval policy: {}", loaded.source);
+                }
+                config.policy = loaded.policy;
+            }
             Err(error) => {
                 eprintln!("holon-tools: {error}");
                 return ExitCode::FAILURE;

@@ -65,6 +65,8 @@ pub(super) struct ServeOptions {
     pub(super) families: FamilyPolicy,
     /// `--oauth-*`: OAuth access tokens, when `--oauth-resource` is given.
     pub(super) oauth: Option<OAuthConfig>,
+    /// `--discovery`: the tools tools/list shows.
+    pub(super) listed: Option<super::serve_discovery::Listed>,
 }
 
 /// Serves `registry`'s tools that `options.families` allows, dispatching on `runtime`.
@@ -76,9 +78,16 @@ pub(super) async fn serve(
     let info = ServerInfo::new("holon-tools", env!("CARGO_PKG_VERSION"))
         .with_title("holon tools")
         .with_instructions(INSTRUCTIONS);
-    let server = McpServer::new(registry, info)
-        .with_context(runtime.context(options.families))
+    let mut context = runtime.context(options.families);
+    if options.listed.is_some() {
+        context = super::serve_discovery::context(context, registry);
+    }
+    let mut server = McpServer::new(registry, info)
+        .with_context(context)
         .with_workspace(runtime.workspace_root());
+    if let Some(listed) = options.listed {
+        server = server.with_listed(move |name| listed.shows(name));
+    }
     let name = server.info().name().to_string();
     match options.http {
         Some(addr) => {

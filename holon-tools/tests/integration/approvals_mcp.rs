@@ -2,7 +2,8 @@
 //! client's user as an elicitation when the client can ask, under 2025-11-25 (an
 //! `elicitation/create` request in the session) and 2026-07-28 (an input round), and
 //! the deferred `approval_required` envelope for a client that cannot, which the
-//! operator then approves out of band.
+//! operator then approves out of band. With no policy named, `serve` puts the
+//! built-in one between the model and the machine, and says so on start.
 
 use std::process::{Child, ChildStdin};
 use std::sync::mpsc::Receiver;
@@ -11,8 +12,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::approvals::{ASK_CREATE, CREATE, json_of, with_policy, work_items};
-use crate::cli_support::holon;
-use crate::serve::{lines, send, spawn};
+use crate::cli_support::{holon, holon_command};
+use crate::serve::{lines, send, spawn, spawn_stdio};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -32,7 +33,10 @@ impl Drop for Served {
 
 impl Served {
     fn start(workspace: &std::path::Path) -> Self {
-        let mut child = spawn(workspace, &[]);
+        Self::of(spawn(workspace, &[]))
+    }
+
+    fn of(mut child: Child) -> Self {
         let stdin = child.stdin.take().unwrap();
         let stdout = lines(child.stdout.take().unwrap());
         Self {
@@ -45,8 +49,12 @@ impl Served {
 
     /// Starts a 2025-11-25 session of a client of `capabilities`.
     fn session(workspace: &std::path::Path, capabilities: Value) -> Self {
-        let mut served = Self::start(workspace);
-        let (_, answer) = served.request(
+        Self::start(workspace).initialized(capabilities)
+    }
+
+    /// This server once a 2025-11-25 session of a client of `capabilities` started.
+    fn initialized(mut self, capabilities: Value) -> Self {
+        let (_, answer) = self.request(
             "initialize",
             json!({ "protocolVersion": "2025-11-25", "capabilities": capabilities,
                     "clientInfo": { "name": "approvals-test", "version": "1" } }),
@@ -54,10 +62,16 @@ impl Served {
         );
         assert!(answer["result"].is_object(), "{answer}");
         send(
-            &mut served.stdin,
+            &mut self.stdin,
             &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         );
-        served
+        self
+    }
+
+    /// Calls `name` with `arguments`; the answer.
+    fn call(&mut self, name: &str, arguments: Value) -> Value {
+        let params = json!({ "name": name, "arguments": arguments });
+        self.request("tools/call", params, |_| None).1
     }
 
     /// Sends `method`; the server's requests before the answer (each answered with
@@ -281,4 +295,108 @@ fn under_2026_07_28_the_question_is_a_round_bound_to_the_call() {
     let declined = call_2026(&mut served, arguments, answer(&again, "decline"));
     assert_eq!(error_kind(&declined), "approval_denied", "{declined}");
     assert_eq!(work_items(ws), 1, "the declined call did not run");
+}
+
+/// `holon-tools GLOBAL... serve` on stdio in a session of a client without
+/// elicitation, and the first line of its stderr.
+fn serve_stdio_with(workspace: &std::path::Path, global: &[&str]) -> (Served, String) {
+    let mut command = holon_command(workspace);
+    command.args(global).arg("serve");
+    let mut child = spawn_stdio(command);
+    let stderr = lines(child.stderr.take().unwrap());
+    let served = Served::of(child).initialized(json!({}));
+    let line = stderr.recv_timeout(TIMEOUT).expect("the policy line");
+    (served, line)
+}
+
+/// The paths of the bound workspaces.
+fn bound_workspaces(served: &mut Served) -> Vec<String> {
+    let state = served.call("GetWorkspaceState", json!({}));
+    state["result"]["structuredContent"]["workspaces"]
+        .as_array()
+        .unwrap_or_else(|| panic!("the workspaces: {state}"))
+        .iter()
+        .map(|workspace| workspace["path"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn serve_with_no_policy_named_asks_before_commands_and_attachments() {
+    let workspace = tempfile::tempdir().unwrap();
+    let ws = workspace.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (mut served, line) = serve_stdio_with(ws, &[]);
+    assert!(
+        line.starts_with("holon-tools serve: approval policy: builtin (the default"),
+        "{line}"
+    );
+
+    let ran = ws.join("ran");
+    let command = served.call(
+        "ExecCommand",
+        json!({ "cmd": format!("touch {}", ran.display()) }),
+    );
+    let deferral = &command["result"]["_meta"]["holon/deferral"];
+    assert_eq!(deferral["kind"], "approval_required", "{command}");
+    assert_eq!(deferral["tool"], "ExecCommand", "{command}");
+    let attach = served.call(
+        "AttachWorkspace",
+        json!({ "path": elsewhere.path().to_str().unwrap() }),
+    );
+    let deferral = &attach["result"]["_meta"]["holon/deferral"];
+    assert_eq!(deferral["kind"], "approval_required", "{attach}");
+    assert_eq!(deferral["tool"], "AttachWorkspace", "{attach}");
+
+    assert!(!ran.exists(), "the asked command did not run");
+    assert_eq!(bound_workspaces(&mut served).len(), 1, "only home is bound");
+    let pending = json_of(&holon(ws, &["approvals", "list", "--json"]));
+    assert_eq!(pending.as_array().map(Vec::len), Some(2), "{pending}");
+}
+
+#[test]
+fn serve_with_policy_none_runs_commands_and_attachments_unasked() {
+    let workspace = tempfile::tempdir().unwrap();
+    let ws = workspace.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (mut served, line) = serve_stdio_with(ws, &["--policy", "none"]);
+    assert_eq!(
+        line,
+        "holon-tools serve: approval policy: none (--policy none): every call runs without asking"
+    );
+
+    let ran = ws.join("ran");
+    let command = served.call(
+        "ExecCommand",
+        json!({ "cmd": format!("touch {}", ran.display()) }),
+    );
+    assert_eq!(command["result"]["isError"], false, "{command}");
+    assert!(
+        command["result"]["_meta"].get("holon/deferral").is_none(),
+        "{command}"
+    );
+    assert!(ran.exists(), "the command ran");
+    let attach = served.call(
+        "AttachWorkspace",
+        json!({ "path": elsewhere.path().to_str().unwrap() }),
+    );
+    assert_eq!(attach["result"]["isError"], false, "{attach}");
+    assert_eq!(
+        bound_workspaces(&mut served).len(),
+        2,
+        "home and the attached one"
+    );
+}
+
+#[test]
+fn serve_names_the_state_directorys_policy_when_it_applies() {
+    let workspace = with_policy(ASK_CREATE);
+    let (_served, line) = serve_stdio_with(workspace.path(), &[]);
+    assert!(
+        line.starts_with("holon-tools serve: approval policy: "),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("policy.toml (the state directory's)"),
+        "{line}"
+    );
 }

@@ -44,6 +44,7 @@ mod sandbox;
 mod scheduling_attacks;
 mod serve;
 mod serve_cancel;
+mod serve_discovery;
 mod server_attacks;
 mod task_control_cli;
 mod task_owners;

@@ -281,6 +281,7 @@ pub(crate) fn serve_http(
 
 /// Starts `command` (a `serve --http` on loopback); the server, the authority it
 /// serves at (`127.0.0.1:PORT`) and the lines of its stderr after the one naming it.
+/// A server that ends before it prints its URL fails the test.
 pub(crate) fn start_http(mut command: Command) -> (Server, String, Receiver<String>) {
     command
         .stdin(Stdio::null())
@@ -288,8 +289,9 @@ pub(crate) fn start_http(mut command: Command) -> (Server, String, Receiver<Stri
         .stderr(Stdio::piped());
     let mut server = Server(command.spawn().unwrap());
     let stderr = lines(server.0.stderr.take().unwrap());
-    let line = stderr
-        .recv_timeout(TIMEOUT)
+    // The approval policy's line comes first.
+    let line = std::iter::from_fn(|| stderr.recv_timeout(TIMEOUT).ok())
+        .find(|line| line.contains("at http://"))
         .expect("the server prints its URL");
     let url = line
         .split("at http://")

@@ -8,11 +8,20 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::cli_support::holon_command;
 use crate::serve::{
-    TOKEN, bearer, handshake, http, lines, post_initialize, send, serve_http, session_id, spawn,
-    wait,
+    TOKEN, bearer, handshake, http, lines, post_initialize, send, session_id, spawn_stdio,
+    start_http, wait,
 };
 use crate::task_support::{alive, gone, sleeper, written_pids};
+
+/// `holon-tools --policy none serve ARGS...`: these tests are about cancellation and
+/// progress, not the approval policy (whose default asks before ExecCommand).
+fn serve_unasked(workspace: &std::path::Path, args: &[&str]) -> std::process::Command {
+    let mut command = holon_command(workspace);
+    command.args(["--policy", "none", "serve"]).args(args);
+    command
+}
 
 /// The pids a [`sleeper`] wrote to `path`, once it did.
 fn pids_of(path: &std::path::Path) -> Vec<u64> {
@@ -59,7 +68,7 @@ fn messages_until(stdout: &Receiver<String>, id: u64) -> Vec<Value> {
 #[test]
 fn stdio_cancellation_kills_the_commands_process_group() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = spawn(dir.path(), &[]);
+    let mut child = spawn_stdio(serve_unasked(dir.path(), &[]));
     let mut stdin = child.stdin.take().unwrap();
     let stdout = lines(child.stdout.take().unwrap());
     handshake(&mut stdin, &stdout);
@@ -102,7 +111,7 @@ fn stdio_cancellation_kills_the_commands_process_group() {
 #[test]
 fn stdio_progress_reaches_the_client_before_the_answer() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = spawn(dir.path(), &[]);
+    let mut child = spawn_stdio(serve_unasked(dir.path(), &[]));
     let mut stdin = child.stdin.take().unwrap();
     let stdout = lines(child.stdout.take().unwrap());
     handshake(&mut stdin, &stdout);
@@ -173,7 +182,9 @@ fn post(authority: &str, session: &str, body: &Value) -> String {
 #[test]
 fn http_cancellation_kills_the_commands_process_group() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, authority, _) = serve_http(dir.path(), &[], Some(TOKEN));
+    let mut command = serve_unasked(dir.path(), &["--http", "127.0.0.1:0"]);
+    command.env("HOLON_MCP_TOKEN", TOKEN);
+    let (server, authority, _) = start_http(command);
     let reply = post_initialize(&authority, &[bearer(TOKEN)]);
     let session = session_id(&reply);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});

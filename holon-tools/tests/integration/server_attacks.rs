@@ -58,6 +58,8 @@ fn serve(setup: &Setup) -> (Server, String) {
     command
         .arg("--state-dir")
         .arg(&setup.state)
+        // What a command can read, not whether it is asked about: run it unasked.
+        .args(["--policy", "none"])
         .env("HOLON_MCP_TOKEN", ENV_SECRET)
         .args(["serve", "--http", "127.0.0.1:0", "--token-file"])
         .arg(&setup.token_file);

@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 use crate::cli_support::{holon, holon_command};
 use serde_json::Value;
 
+/// A session fed by the test, under no approval policy: its subject is task control.
 fn session(workspace: &Path) -> std::process::Child {
     holon_command(workspace)
-        .arg("session")
+        .args(["--policy", "none", "session"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

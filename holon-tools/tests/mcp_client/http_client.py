@@ -36,10 +36,12 @@ TOKEN_LINE = re.compile(r"bearer token .*: ([0-9a-f]{64})$")
 
 
 def start(
-    binary: str, workspace: str
+    binary: str, workspace: str, policy: str | None = None
 ) -> tuple[subprocess.Popen[str], str | None, str | None, list[str]]:
+    """`holon-tools serve --http` on loopback, under `--policy POLICY` when given."""
+    chosen = ["--policy", policy] if policy else []
     server = subprocess.Popen(
-        [binary, "--workspace", workspace, "serve", "--http", "127.0.0.1:0"],
+        [binary, "--workspace", workspace, *chosen, "serve", "--http", "127.0.0.1:0"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

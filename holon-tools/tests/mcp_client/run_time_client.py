@@ -127,7 +127,9 @@ async def over_stdio(binary: str, version: str, checks: Checks) -> None:
     with tempfile.TemporaryDirectory() as workspace:
         params = StdioServerParameters(
             command=binary,
-            args=["--workspace", workspace, "serve"],
+            # Its subject is progress and cancellation, not the approval policy (whose
+            # default asks before ExecCommand).
+            args=["--workspace", workspace, "--policy", "none", "serve"],
             env={"PATH": os.environ.get("PATH", "")},
         )
         try:
@@ -141,7 +143,7 @@ async def over_stdio(binary: str, version: str, checks: Checks) -> None:
 
 async def over_http(binary: str, version: str, checks: Checks) -> None:
     with tempfile.TemporaryDirectory() as workspace:
-        server, url, token, lines = start(binary, workspace)
+        server, url, token, lines = start(binary, workspace, policy="none")
         try:
             checks.check("the HTTP server starts", url is not None and token is not None, lines)
             if url is None or token is None:

@@ -1,5 +1,8 @@
-//! One tool, `RequestEcho`, that answers with what the transport told it about the
-//! request that called it: the extractors of a call over MCP.
+//! `RequestEcho`, that answers with what the transport told it about the request that
+//! called it (the extractors of a call over MCP), and the ordinary tools of `numbers`,
+//! which a lean build must serve as the default build does.
+
+pub mod numbers;
 
 use holon_core::prelude::*;
 use holon_core::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId};

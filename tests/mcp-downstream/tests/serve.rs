@@ -1,5 +1,5 @@
 //! The downstream crate's server, spoken to in raw JSON-RPC over stdio and streamable
-//! HTTP: it calls itself by its own package, lists exactly its one tool, and each call
+//! HTTP: it calls itself by its own package, lists exactly its own tools, and each call
 //! gets what the transport knows of its request.
 
 // Tests set their fixtures up with processes and sockets freely.
@@ -50,7 +50,7 @@ fn assert_identity(initialized: &Value) {
 }
 
 #[test]
-fn over_stdio_it_is_its_own_server_with_exactly_its_tool() {
+fn over_stdio_it_is_its_own_server_with_exactly_its_tools() {
     let (_server, mut stdin, stdout) = over_stdio();
     send(&mut stdin, &initialize());
     assert_identity(&next(&stdout));
@@ -69,7 +69,11 @@ fn over_stdio_it_is_its_own_server_with_exactly_its_tool() {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["RequestEcho"], "{listed}");
+    assert_eq!(
+        names,
+        ["Add", "FormatNumber", "Repeat", "RequestEcho"],
+        "{listed}"
+    );
     send(&mut stdin, &echo_call(3, "x-tenant"));
     let called = next(&stdout);
     assert_eq!(called["result"]["isError"], false, "{called}");

@@ -185,5 +185,5 @@ fn files_as_stdin_and_stdout_are_served_as_before() {
         .collect();
     assert_eq!(answers.len(), 2, "{answers:?}");
     assert_eq!(answers[0]["id"], 1);
-    assert_eq!(answers[1]["result"]["tools"][0]["name"], "RequestEcho");
+    assert_eq!(answers[1]["result"]["tools"][3]["name"], "RequestEcho");
 }
