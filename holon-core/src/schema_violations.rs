@@ -99,7 +99,7 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problem
             }
         }
         ValidationErrorKind::Type { kind } => {
-            let hint = wrong_type_hint(&path, error.instance(), kind);
+            let hint = wrong_type_hint(error.instance(), kind);
             let problem = generic(path, error).with_hint(hint);
             out.push(Problem::new(Category::WrongType, problem));
         }
@@ -208,13 +208,12 @@ fn constant_options<'e>(branches: &'e [Vec<ValidationError<'static>>]) -> Option
 fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
     let given = given.as_str().unwrap_or_default();
     let hint = closest(given, valid.iter().copied());
-    let mut tool_error =
-        ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
-            .with_field(path)
-            .with_details(json!({ "expected": valid }));
-    tool_error.recovery_hint = Some(match hint {
-        Some(best) => format!("did you mean `{best}`?"),
-        None => format!("use one of: {}", valid.join(", ")),
-    });
-    tool_error
+    // The valid values are named once, in `details.expected`.
+    let tool_error = ToolError::invalid_input(format!("`{path}` must be one of `expected`"))
+        .with_field(path)
+        .with_details(json!({ "expected": valid }));
+    match hint {
+        Some(best) => tool_error.with_hint(format!("did you mean `{best}`?")),
+        None => tool_error,
+    }
 }
