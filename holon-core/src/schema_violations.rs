@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::hints::closest;
 use crate::problems::{Category, Problem, Problems, join_path, missing_field, unknown_field};
-use crate::registry::{Entry, PathStep, schema_properties_at};
+use crate::registry::Entry;
+use crate::schema::property_names;
 use crate::type_hints::wrong_type_hint;
 
 /// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
@@ -23,28 +24,16 @@ pub(crate) fn collect(entry: &Entry, value: &Value, out: &mut Problems) {
     }
 }
 
-/// The instance path of a schema error, as a field path and as its segments.
-fn location<'e>(error: &'e ValidationError<'_>) -> (String, Vec<LocationSegment<'e>>) {
-    let segments: Vec<LocationSegment<'e>> = error.instance_path().iter().collect();
+/// The instance path of a schema error, as a field path.
+fn location(error: &ValidationError<'_>) -> String {
     let mut path = String::new();
-    for segment in &segments {
+    for segment in error.instance_path().iter() {
         match segment {
-            LocationSegment::Property(key) => path = join_path(&path, key),
+            LocationSegment::Property(key) => path = join_path(&path, &key),
             LocationSegment::Index(index) => path.push_str(&format!("[{index}]")),
         }
     }
-    (path, segments)
-}
-
-/// The segments of a path as steps through a schema.
-fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
-    segments
-        .iter()
-        .map(|segment| match segment {
-            LocationSegment::Property(key) => PathStep::Key(key),
-            LocationSegment::Index(_) => PathStep::Index,
-        })
-        .collect()
+    path
 }
 
 /// The problems of one schema violation: an `additionalProperties` error names each
@@ -52,12 +41,12 @@ fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
 /// on the value's type alone (an `Option<Struct>`: the struct, or null) reports the
 /// problems inside that one branch.
 fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problems) {
-    let (path, segments) = location(error);
+    let path = location(error);
     let schema = &entry.definition.spec.input_schema;
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let expected = schema_properties_at(schema, &steps(&segments));
+            let expected = properties_beside(schema, error);
             for field in unexpected {
                 out.add(Category::UnknownField, || {
                     entry.enrich(unknown_field(field, &path, &expected))
@@ -105,6 +94,19 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problem
         }
         _ => out.push(Problem::new(Category::Constraint, generic(path, error))),
     }
+}
+
+/// The properties of the object schema that holds the keyword `error` failed on:
+/// for an `additionalProperties` error, the fields valid where the unknown one is,
+/// in the very variant or flattened struct the value was checked against.
+fn properties_beside<'s>(schema: &'s Value, error: &ValidationError<'_>) -> Vec<&'s str> {
+    // The keyword's canonical location in the schema (`$ref`s resolved).
+    let location = error.schema_path().as_str();
+    location
+        .rsplit_once('/')
+        .and_then(|(object, _keyword)| schema.pointer(object))
+        .map(property_names)
+        .unwrap_or_default()
 }
 
 /// Of the branches of a failed `anyOf`/`oneOf`, the only one that did not fail on the

@@ -573,3 +573,64 @@ async fn a_flattened_closed_struct_is_one_closed_object() {
     let hint = error["recovery_hint"].as_str().unwrap_or_default();
     assert!(hint.contains("limit"), "{hint}");
 }
+
+// ---------------------------------------------------------------------------------
+// A misspelt field where fields are accepted is told which ones.
+
+/// The valid fields an unknown-field error names, and every problem's hint.
+fn valid_fields_named(error: &Value) -> (Value, Vec<String>) {
+    let mut hints = vec![
+        error["recovery_hint"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    ];
+    if let Some(others) = error["details"]["problems"].as_array() {
+        hints.extend(
+            others
+                .iter()
+                .map(|problem| problem["hint"].as_str().unwrap_or_default().to_string()),
+        );
+    }
+    (error["details"]["expected"].clone(), hints)
+}
+
+#[tokio::test]
+async fn a_misspelt_field_under_flatten_is_told_the_valid_fields() {
+    let input = json!({ "offset": 1, "limit": 2, "colour": "red" });
+    let error = error_of(&call("ListLetters", input).await, "unknown_field");
+    assert_eq!(error["field"], "colour", "{error:#}");
+    let (expected, hints) = valid_fields_named(&error);
+    assert_eq!(expected, json!(["limit", "offset", "upper"]), "{error:#}");
+    assert!(
+        hints.iter().all(|hint| !hint.contains("no fields")),
+        "{error:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_misspelt_field_in_a_struct_variant_is_told_that_variant_s_fields() {
+    // Internally tagged: the fields of the variant the tag names, not the first one's.
+    let input = json!({ "wake": { "kind": "event", "name": "x", "colour": 1, "size": 2 } });
+    let error = error_of(&call("ScheduleWake", input).await, "unknown_field");
+    let (expected, hints) = valid_fields_named(&error);
+    assert_eq!(expected, json!(["kind", "name"]), "{error:#}");
+    assert!(
+        hints.iter().all(|hint| !hint.contains("no fields")),
+        "{error:#}"
+    );
+
+    // Externally tagged, inside an `Option`.
+    let input = json!({
+        "wake": { "kind": "timer", "after_ms": 5 },
+        "notify": { "mail": { "to": "a@b.c", "colour": "x", "size": 2 } }
+    });
+    let error = error_of(&call("ScheduleWake", input).await, "unknown_field");
+    assert_eq!(error["field"], "notify.mail.colour", "{error:#}");
+    let (expected, hints) = valid_fields_named(&error);
+    assert_eq!(expected, json!(["to"]), "{error:#}");
+    assert!(
+        hints.iter().all(|hint| !hint.contains("no fields")),
+        "{error:#}"
+    );
+}
