@@ -87,6 +87,12 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problem
                 schema_problems(entry, inner, out);
             }
         }
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+            out.push(Problem::new(
+                Category::WrongType,
+                no_variant_fits(schema, path, error, context),
+            ));
+        }
         ValidationErrorKind::Type { kind } => {
             let hint = wrong_type_hint(error.instance(), kind);
             let problem = generic(path, error).with_hint(hint);
@@ -151,6 +157,106 @@ fn only_branch_of_its_type<'c>(
             }
         }
         _ => None,
+    }
+}
+
+/// The most variants a "fits none" message describes.
+const MAX_DESCRIBED_VARIANTS: usize = 8;
+
+/// A value that fits none of the variants of an `anyOf`/`oneOf` (an untagged enum, an
+/// enum's unit and newtype variants): which variants were tried, and the first
+/// problem the value has with each, with its path.
+fn no_variant_fits(
+    schema: &Value,
+    path: String,
+    error: &ValidationError<'_>,
+    branches: &[Vec<ValidationError<'static>>],
+) -> ToolError {
+    let variants = schema
+        .pointer(error.schema_path().as_str())
+        .and_then(Value::as_array);
+    let tried: Vec<String> = branches
+        .iter()
+        .enumerate()
+        .take(MAX_DESCRIBED_VARIANTS)
+        .map(|(index, problems)| {
+            let variant = variants
+                .and_then(|variants| variants.get(index))
+                .map_or_else(
+                    || format!("variant {}", index + 1),
+                    |variant| describe_variant(schema, variant),
+                );
+            // The path is said only where it is deeper than the value's own.
+            match problems.first() {
+                // A constant variant's problem only says the constant again.
+                Some(first)
+                    if location(first) == path
+                        && matches!(
+                            first.kind(),
+                            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+                        ) =>
+                {
+                    variant
+                }
+                Some(first) if location(first) == path => {
+                    format!("{variant} ({})", first.masked_with("it"))
+                }
+                Some(first) => format!(
+                    "{variant} (at `{}`: {})",
+                    location(first),
+                    first.masked_with("the value")
+                ),
+                None => variant,
+            }
+        })
+        .collect();
+    let more = branches.len().saturating_sub(MAX_DESCRIBED_VARIANTS);
+    let subject = if path.is_empty() {
+        "the input".to_string()
+    } else {
+        format!("`{path}`")
+    };
+    let mut message = format!(
+        "{subject} fits none of its {} variants: {}",
+        branches.len(),
+        tried.join("; ")
+    );
+    if more > 0 {
+        message.push_str(&format!("; and {more} more"));
+    }
+    let tool_error =
+        ToolError::invalid_input(message).with_hint("send a value of one of the variants");
+    if path.is_empty() {
+        tool_error
+    } else {
+        tool_error.with_field(path)
+    }
+}
+
+/// A variant as a model would write it: its constant, or its kind of value and, for
+/// an object, its fields.
+fn describe_variant(root: &Value, variant: &Value) -> String {
+    let variant = crate::schema::resolve_local_ref(root, variant);
+    if let Some(constant) = variant.get("const") {
+        return format!("`{constant}`");
+    }
+    if let Some(Value::Array(values)) = variant.get("enum") {
+        let values: Vec<String> = values.iter().map(|value| format!("`{value}`")).collect();
+        return format!("one of {}", values.join(", "));
+    }
+    let fields = property_names(variant);
+    if !fields.is_empty() {
+        return format!("an object with `{}`", fields.join("`, `"));
+    }
+    match variant.get("type").and_then(Value::as_str) {
+        Some("object") => "an object".to_string(),
+        Some("array") => "an array".to_string(),
+        Some("string") => "a string".to_string(),
+        Some("integer") => "an integer".to_string(),
+        Some("number") => "a number".to_string(),
+        Some("boolean") => "a boolean".to_string(),
+        Some("null") => "null".to_string(),
+        _ => "a value".to_string(),
     }
 }
 
