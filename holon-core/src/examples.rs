@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::dispatch::check_prepared_input;
 use crate::error::ToolError;
+use crate::problems::every_problem;
 use crate::registry::Entry;
 use crate::schema_problems::report;
 
@@ -52,25 +53,13 @@ fn check_example(entry: &Entry, example: Value) -> Result<(), ToolError> {
     check_prepared_input(entry, example)
 }
 
-/// Every problem of an input error (`details.problems`), one after the other.
+/// Every problem of an input error, one after the other.
 fn listed_problems(error: &ToolError) -> String {
-    let listed = error
-        .details
-        .as_deref()
-        .and_then(|details| details.get("problems"))
-        .and_then(Value::as_array)
-        .filter(|problems| !problems.is_empty());
-    let Some(listed) = listed else {
-        return error.message.clone();
-    };
-    listed
-        .iter()
-        .map(|problem| {
-            let message = problem["message"].as_str().unwrap_or_default();
-            match problem.get("hint").and_then(Value::as_str) {
-                Some(hint) => format!("{message} ({hint})"),
-                None => message.to_string(),
-            }
+    every_problem(error)
+        .into_iter()
+        .map(|(message, hint)| match hint {
+            Some(hint) => format!("{message} ({hint})"),
+            None => message.to_string(),
         })
         .collect::<Vec<_>>()
         .join("; ")

@@ -59,8 +59,8 @@ impl<'a> JsonArguments<'a> {
         Self { text, entry }
     }
 
-    /// Parses the arguments into `T`. On failure the error lists every problem of
-    /// the input (`details.problems`), the first also in its top-level fields.
+    /// Parses the arguments into `T`. On failure the error is the input's first
+    /// problem, with the others listed in `details.problems`.
     ///
     /// Only the typed parse is generic, and it is one function, called at most twice:
     /// every tool's argument type instantiates this, so the rest of a failure's

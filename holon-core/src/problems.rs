@@ -4,10 +4,11 @@
 //! A failed input is reported whole: unknown fields first (with the closest valid
 //! name: a misspelt field is also why a required one is "missing"), then repeated
 //! keys, wrong types, missing fields and the schema's other constraints, all of them
-//! from the validator's full error iterator. The first problem also fills the error's
-//! top-level fields, for clients that read only those; `details.problems` lists the
-//! first [`MAX_LISTED_PROBLEMS`] and `details.problems_omitted` counts the rest, so that
-//! an input with a million problems costs the memory and the answer of a few.
+//! from the validator's full error iterator. The first problem is the error itself
+//! (its top-level fields, for clients that read only those); `details.problems` lists
+//! the others, up to [`MAX_LISTED_PROBLEMS`] in all, and `details.problems_omitted`
+//! counts the rest, so that an input with a million problems costs the memory and the
+//! answer of a few. Each thing is said once: a model pays for every token.
 
 use std::borrow::Cow;
 
@@ -106,8 +107,9 @@ impl From<Vec<Problem>> for Problems {
 }
 
 /// One error out of `problems`, sorted into the fixing order (stable: within a
-/// category, the validator's order). It lists the first [`MAX_LISTED_PROBLEMS`] and
-/// counts the rest in `details.problems_omitted`.
+/// category, the validator's order): the first problem, with the next ones of the
+/// first [`MAX_LISTED_PROBLEMS`] in `details.problems` and the rest counted in
+/// `details.problems_omitted`.
 pub(crate) fn combine(problems: impl Into<Problems>) -> ToolError {
     let Problems {
         kept: mut problems,
@@ -118,27 +120,32 @@ pub(crate) fn combine(problems: impl Into<Problems>) -> ToolError {
     problems.sort_by_key(|problem| problem.category);
     let omitted = omitted + problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
     problems.truncate(MAX_LISTED_PROBLEMS);
-    let listed: Vec<Value> = problems.iter().map(|p| listed(&p.error)).collect();
-    let count = listed.len() + omitted;
-    let mut first = match problems.into_iter().next() {
+    let mut problems = problems.into_iter();
+    let mut first = match problems.next() {
         Some(problem) => problem.error,
         None => ToolError::invalid_input("the input does not fit the tool's schema"),
     };
-    let mut details = match first.details.take().map(|details| *details) {
-        Some(Value::Object(map)) => map,
-        Some(other) => Map::from_iter([("value".to_string(), other)]),
-        None => Map::new(),
-    };
-    details.insert("problems".to_string(), Value::Array(listed));
-    if omitted > 0 {
-        details.insert("problems_omitted".to_string(), json!(omitted));
+    // The first problem is the error itself: it is not listed again.
+    let listed: Vec<Value> = problems.map(|p| listed(&p.error)).collect();
+    let count = 1 + listed.len() + omitted;
+    if !listed.is_empty() || omitted > 0 {
+        let mut details = match first.details.take().map(|details| *details) {
+            Some(Value::Object(map)) => map,
+            Some(other) => Map::from_iter([("value".to_string(), other)]),
+            None => Map::new(),
+        };
+        details.insert("problems".to_string(), Value::Array(listed));
+        if omitted > 0 {
+            details.insert("problems_omitted".to_string(), json!(omitted));
+        }
+        first.details = Some(Box::new(Value::Object(details)));
     }
-    first.details = Some(Box::new(Value::Object(details)));
     if omitted > 0 {
         first.message = format!(
-            "{} ({} more problems; details.problems lists the first {MAX_LISTED_PROBLEMS}, details.problems_omitted counts the other {omitted})",
+            "{} ({} more problems; details.problems lists the next {}, details.problems_omitted counts the other {omitted})",
             first.message,
-            count - 1
+            count - 1,
+            MAX_LISTED_PROBLEMS - 1
         );
     } else if count > 1 {
         let more = count - 1;
@@ -149,6 +156,29 @@ pub(crate) fn combine(problems: impl Into<Problems>) -> ToolError {
         );
     }
     first
+}
+
+/// The message of each problem of an error [`combine`] made, with its hint: the
+/// error's own (without the count of the others), then the others it lists.
+pub(crate) fn every_problem(error: &ToolError) -> Vec<(&str, Option<&str>)> {
+    let others = error
+        .details
+        .as_deref()
+        .and_then(|details| details.get("problems"))
+        .and_then(Value::as_array);
+    let mut first = error.message.as_str();
+    if others.is_some() {
+        // The count `combine` appended is the last parenthesis, which has none inside.
+        first = first.rfind(" (").map_or(first, |at| &first[..at]);
+    }
+    let mut every = vec![(first, error.recovery_hint.as_deref())];
+    every.extend(others.into_iter().flatten().map(|problem| {
+        (
+            problem["message"].as_str().unwrap_or_default(),
+            problem.get("hint").and_then(Value::as_str),
+        )
+    }));
+    every
 }
 
 /// `{kind, field, message, hint}` of one problem.
@@ -175,10 +205,10 @@ pub(crate) fn duplicate_field(path: &str) -> Problem {
             ToolErrorKind::DUPLICATE_FIELD,
             format!("the field `{path}` is given more than once"),
         )
-        .with_field(path.clone())
-        .with_hint(format!(
-            "send `{path}` once, with the one value you mean: a repeated key is refused, not merged"
-        )),
+        .with_field(path)
+        .with_hint(
+            "send it once, with the one value you mean: a repeated key is refused, not merged",
+        ),
     )
 }
 
@@ -253,30 +283,31 @@ fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
 }
 
-/// Builds an `unknown_field` error; `expected` are the valid fields at that level.
+/// Builds an `unknown_field` error; `expected` are the valid fields at that level,
+/// named once, in `details.expected` (the hint names the closest, or points there).
 pub(crate) fn unknown_field(field: &str, parent: &str, expected: &[&str]) -> ToolError {
     let hint = closest(field, expected.iter().copied());
     let field = shorten(field);
-    let field = field.as_ref();
-    let path = join_path(parent, field);
-    let mut error = ToolError::new(
+    let path = join_path(parent, &field);
+    let error = ToolError::new(
         ToolErrorKind::UNKNOWN_FIELD,
-        format!("unknown field `{path}`: this tool does not accept it"),
+        format!("unknown field `{path}`"),
     )
-    .with_field(path)
-    .with_details(json!({ "unknown": field, "expected": expected }));
-    error.recovery_hint = Some(match hint {
-        Some(best) => format!("did you mean `{best}`?"),
-        None if expected.is_empty() => "remove it: no fields are accepted here".to_string(),
-        None => format!("remove it; valid fields here: {}", expected.join(", ")),
-    });
+    .with_field(path);
+    if expected.is_empty() {
+        return error.with_hint("remove it: no fields are accepted here");
+    }
     error
+        .with_details(json!({ "expected": expected }))
+        .with_hint(match hint {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => "remove it, or use one of the fields in `expected`".to_string(),
+        })
 }
 
+/// A `missing_field` problem: the message says what to add.
 pub(crate) fn missing_field(full: String) -> ToolError {
-    ToolError::invalid_input(format!("missing required field `{full}`"))
-        .with_field(full.clone())
-        .with_hint(format!("add `{full}` to the input"))
+    ToolError::invalid_input(format!("missing required field `{full}`")).with_field(full)
 }
 
 /// Turns serde's message at `path` into a typed problem.
@@ -313,16 +344,15 @@ pub(crate) fn classify(path: &str, message: &str) -> Problem {
     {
         let hint = closest(value, expected.iter().copied());
         let value = shorten(value);
-        let mut error = ToolError::invalid_input(format!(
-            "`{path}` has the value `{value}`, which is not one of: {}",
-            expected.join(", ")
+        let error = ToolError::invalid_input(format!(
+            "`{path}` has the value `{value}`, which is not one of `expected`"
         ))
         .with_field(path)
-        .with_details(json!({ "value": value, "expected": expected }));
-        error.recovery_hint = Some(match hint {
-            Some(best) => format!("did you mean `{best}`?"),
-            None => format!("use one of: {}", expected.join(", ")),
-        });
+        .with_details(json!({ "expected": expected }));
+        let error = match hint {
+            Some(best) => error.with_hint(format!("did you mean `{best}`?")),
+            None => error,
+        };
         return Problem::new(Category::WrongType, error);
     }
     let subject = if path.is_empty() {
@@ -433,14 +463,23 @@ mod tests {
                 .message
                 .ends_with("(1 more problem in details.problems)")
         );
-        let details = error.details.as_deref().unwrap();
-        assert_eq!(details["unknown"], "day");
+        // The first problem is the error itself; only the others are listed.
         assert_eq!(
-            details["problems"],
-            json!([
-                {"kind": "unknown_field", "field": "day", "message": "unknown field `day`: this tool does not accept it", "hint": "did you mean `days`?"},
-                {"kind": "invalid_tool_input", "field": "days", "message": "missing required field `days`", "hint": "add `days` to the input"},
-            ])
+            error.details.as_deref(),
+            Some(&json!({
+                "expected": ["city", "days"],
+                "problems": [
+                    {"kind": "invalid_tool_input", "field": "days", "message": "missing required field `days`"},
+                ],
+            }))
         );
+
+        // A lone problem lists nothing.
+        let error = combine(vec![Problem::new(
+            Category::MissingField,
+            missing_field("days".into()),
+        )]);
+        assert_eq!(error.message, "missing required field `days`");
+        assert_eq!(error.details, None);
     }
 }

@@ -5,9 +5,6 @@
 //! that is not a closed object, an empty description, a freeform grammar that is empty or does not parse, an input
 //! example that is not a valid call. A registry that fails these checks is never handed out.
 
-#[cfg(feature = "validate")]
-use crate::schema::resolve_local_ref;
-
 use rustc_hash::FxHashMap;
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -421,58 +418,6 @@ fn is_portable_name(name: &str) -> bool {
 /// Whether `visibility` may be dispatched in a context with or without runtime access.
 pub(crate) fn visible_to(visibility: Visibility, runtime_access: bool) -> bool {
     visibility == Visibility::Model || runtime_access
-}
-
-/// The names of the properties the object at `path` of an input may have, per the
-/// input's `schema` (for the hints of `unknown_field` errors). Follows local `$ref`s,
-/// which recursive types keep.
-#[cfg(feature = "validate")]
-pub(crate) fn schema_properties_at<'s>(schema: &'s Value, path: &[PathStep<'_>]) -> Vec<&'s str> {
-    let mut current = schema;
-    for step in path {
-        current = match object_branch(schema, current) {
-            Some(object) => match step {
-                PathStep::Key(key) => match object
-                    .get("properties")
-                    .and_then(|properties| properties.get(*key))
-                {
-                    Some(next) => next,
-                    None => return Vec::new(),
-                },
-                PathStep::Index => match object.get("items") {
-                    Some(next) => next,
-                    None => return Vec::new(),
-                },
-            },
-            None => return Vec::new(),
-        };
-    }
-    object_branch(schema, current)
-        .map(schema::property_names)
-        .unwrap_or_default()
-}
-
-/// A step of an instance path.
-#[cfg(feature = "validate")]
-pub(crate) enum PathStep<'a> {
-    Key(&'a str),
-    Index,
-}
-
-/// The schema itself, or the first `anyOf`/`oneOf` branch that is not `null`, with
-/// references resolved.
-#[cfg(feature = "validate")]
-fn object_branch<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
-    let schema = resolve_local_ref(root, schema);
-    if schema.get("properties").is_some() || schema.get("items").is_some() {
-        return Some(schema);
-    }
-    ["anyOf", "oneOf"]
-        .iter()
-        .filter_map(|key| schema.get(*key).and_then(Value::as_array))
-        .flatten()
-        .map(|branch| resolve_local_ref(root, branch))
-        .find(|branch| branch.get("properties").is_some() || branch.get("items").is_some())
 }
 
 #[cfg(test)]

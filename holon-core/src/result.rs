@@ -283,6 +283,14 @@ impl ToolResult {
         summary
     }
 
+    /// Whether the tool set a summary of its own (the default one names the status
+    /// and, for an error, its kind).
+    pub(crate) fn has_own_summary(&self) -> bool {
+        self.extras
+            .as_deref()
+            .is_some_and(|extras| extras.summary.is_some())
+    }
+
     /// Appends [`summary`](Self::summary) to `out`, piece by piece: a receipt is
     /// rendered per call, and `format!` costs several times the pushes.
     pub(crate) fn write_summary(&self, out: &mut String) {

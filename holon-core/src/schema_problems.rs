@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::error::ToolError;
+use crate::error::{ToolError, ToolErrorKind};
 use crate::input::InputReport;
 use crate::problems::{Category, Problem, Problems, combine};
 use crate::registry::Entry;
@@ -39,6 +39,11 @@ pub(crate) fn report(
             problem.category != Category::DuplicateField && problem.error.field == field
         });
         match same_field {
+            // The schema names the fields valid where an unknown one is, in the very
+            // variant or flattened struct; serde, under `flatten`, names none.
+            Some(problem)
+                if serde.error.kind == ToolErrorKind::UNKNOWN_FIELD
+                    && problem.category == Category::UnknownField => {}
             Some(problem) => {
                 // The schema's hint (the type meant, an example) outlives its message.
                 if serde.error.recovery_hint.is_none() {

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::hints::closest;
 use crate::problems::{Category, Problem, Problems, join_path, missing_field, unknown_field};
-use crate::registry::{Entry, PathStep, schema_properties_at};
+use crate::registry::Entry;
+use crate::schema::property_names;
 use crate::type_hints::wrong_type_hint;
 
 /// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
@@ -23,28 +24,16 @@ pub(crate) fn collect(entry: &Entry, value: &Value, out: &mut Problems) {
     }
 }
 
-/// The instance path of a schema error, as a field path and as its segments.
-fn location<'e>(error: &'e ValidationError<'_>) -> (String, Vec<LocationSegment<'e>>) {
-    let segments: Vec<LocationSegment<'e>> = error.instance_path().iter().collect();
+/// The instance path of a schema error, as a field path.
+fn location(error: &ValidationError<'_>) -> String {
     let mut path = String::new();
-    for segment in &segments {
+    for segment in error.instance_path().iter() {
         match segment {
-            LocationSegment::Property(key) => path = join_path(&path, key),
+            LocationSegment::Property(key) => path = join_path(&path, &key),
             LocationSegment::Index(index) => path.push_str(&format!("[{index}]")),
         }
     }
-    (path, segments)
-}
-
-/// The segments of a path as steps through a schema.
-fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
-    segments
-        .iter()
-        .map(|segment| match segment {
-            LocationSegment::Property(key) => PathStep::Key(key),
-            LocationSegment::Index(_) => PathStep::Index,
-        })
-        .collect()
+    path
 }
 
 /// The problems of one schema violation: an `additionalProperties` error names each
@@ -52,12 +41,12 @@ fn steps<'s>(segments: &'s [LocationSegment<'_>]) -> Vec<PathStep<'s>> {
 /// on the value's type alone (an `Option<Struct>`: the struct, or null) reports the
 /// problems inside that one branch.
 fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problems) {
-    let (path, segments) = location(error);
+    let path = location(error);
     let schema = &entry.definition.spec.input_schema;
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let expected = schema_properties_at(schema, &steps(&segments));
+            let expected = properties_beside(schema, error);
             for field in unexpected {
                 out.add(Category::UnknownField, || {
                     entry.enrich(unknown_field(field, &path, &expected))
@@ -98,13 +87,32 @@ fn schema_problems(entry: &Entry, error: &ValidationError<'_>, out: &mut Problem
                 schema_problems(entry, inner, out);
             }
         }
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+            out.push(Problem::new(
+                Category::WrongType,
+                no_variant_fits(schema, path, error, context),
+            ));
+        }
         ValidationErrorKind::Type { kind } => {
-            let hint = wrong_type_hint(&path, error.instance(), kind);
+            let hint = wrong_type_hint(error.instance(), kind);
             let problem = generic(path, error).with_hint(hint);
             out.push(Problem::new(Category::WrongType, problem));
         }
         _ => out.push(Problem::new(Category::Constraint, generic(path, error))),
     }
+}
+
+/// The properties of the object schema that holds the keyword `error` failed on:
+/// for an `additionalProperties` error, the fields valid where the unknown one is,
+/// in the very variant or flattened struct the value was checked against.
+fn properties_beside<'s>(schema: &'s Value, error: &ValidationError<'_>) -> Vec<&'s str> {
+    // The keyword's canonical location in the schema (`$ref`s resolved).
+    let location = error.schema_path().as_str();
+    location
+        .rsplit_once('/')
+        .and_then(|(object, _keyword)| schema.pointer(object))
+        .map(property_names)
+        .unwrap_or_default()
 }
 
 /// Of the branches of a failed `anyOf`/`oneOf`, the only one that did not fail on the
@@ -149,6 +157,106 @@ fn only_branch_of_its_type<'c>(
             }
         }
         _ => None,
+    }
+}
+
+/// The most variants a "fits none" message describes.
+const MAX_DESCRIBED_VARIANTS: usize = 8;
+
+/// A value that fits none of the variants of an `anyOf`/`oneOf` (an untagged enum, an
+/// enum's unit and newtype variants): which variants were tried, and the first
+/// problem the value has with each, with its path.
+fn no_variant_fits(
+    schema: &Value,
+    path: String,
+    error: &ValidationError<'_>,
+    branches: &[Vec<ValidationError<'static>>],
+) -> ToolError {
+    let variants = schema
+        .pointer(error.schema_path().as_str())
+        .and_then(Value::as_array);
+    let tried: Vec<String> = branches
+        .iter()
+        .enumerate()
+        .take(MAX_DESCRIBED_VARIANTS)
+        .map(|(index, problems)| {
+            let variant = variants
+                .and_then(|variants| variants.get(index))
+                .map_or_else(
+                    || format!("variant {}", index + 1),
+                    |variant| describe_variant(schema, variant),
+                );
+            // The path is said only where it is deeper than the value's own.
+            match problems.first() {
+                // A constant variant's problem only says the constant again.
+                Some(first)
+                    if location(first) == path
+                        && matches!(
+                            first.kind(),
+                            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+                        ) =>
+                {
+                    variant
+                }
+                Some(first) if location(first) == path => {
+                    format!("{variant} ({})", first.masked_with("it"))
+                }
+                Some(first) => format!(
+                    "{variant} (at `{}`: {})",
+                    location(first),
+                    first.masked_with("the value")
+                ),
+                None => variant,
+            }
+        })
+        .collect();
+    let more = branches.len().saturating_sub(MAX_DESCRIBED_VARIANTS);
+    let subject = if path.is_empty() {
+        "the input".to_string()
+    } else {
+        format!("`{path}`")
+    };
+    let mut message = format!(
+        "{subject} fits none of its {} variants: {}",
+        branches.len(),
+        tried.join("; ")
+    );
+    if more > 0 {
+        message.push_str(&format!("; and {more} more"));
+    }
+    let tool_error =
+        ToolError::invalid_input(message).with_hint("send a value of one of the variants");
+    if path.is_empty() {
+        tool_error
+    } else {
+        tool_error.with_field(path)
+    }
+}
+
+/// A variant as a model would write it: its constant, or its kind of value and, for
+/// an object, its fields.
+fn describe_variant(root: &Value, variant: &Value) -> String {
+    let variant = crate::schema::resolve_local_ref(root, variant);
+    if let Some(constant) = variant.get("const") {
+        return format!("`{constant}`");
+    }
+    if let Some(Value::Array(values)) = variant.get("enum") {
+        let values: Vec<String> = values.iter().map(|value| format!("`{value}`")).collect();
+        return format!("one of {}", values.join(", "));
+    }
+    let fields = property_names(variant);
+    if !fields.is_empty() {
+        return format!("an object with `{}`", fields.join("`, `"));
+    }
+    match variant.get("type").and_then(Value::as_str) {
+        Some("object") => "an object".to_string(),
+        Some("array") => "an array".to_string(),
+        Some("string") => "a string".to_string(),
+        Some("integer") => "an integer".to_string(),
+        Some("number") => "a number".to_string(),
+        Some("boolean") => "a boolean".to_string(),
+        Some("null") => "null".to_string(),
+        _ => "a value".to_string(),
     }
 }
 
@@ -208,13 +316,12 @@ fn constant_options<'e>(branches: &'e [Vec<ValidationError<'static>>]) -> Option
 fn one_of_error(path: String, given: &Value, valid: Vec<&str>) -> ToolError {
     let given = given.as_str().unwrap_or_default();
     let hint = closest(given, valid.iter().copied());
-    let mut tool_error =
-        ToolError::invalid_input(format!("`{path}` must be one of: {}", valid.join(", ")))
-            .with_field(path)
-            .with_details(json!({ "expected": valid }));
-    tool_error.recovery_hint = Some(match hint {
-        Some(best) => format!("did you mean `{best}`?"),
-        None => format!("use one of: {}", valid.join(", ")),
-    });
-    tool_error
+    // The valid values are named once, in `details.expected`.
+    let tool_error = ToolError::invalid_input(format!("`{path}` must be one of `expected`"))
+        .with_field(path)
+        .with_details(json!({ "expected": valid }));
+    match hint {
+        Some(best) => tool_error.with_hint(format!("did you mean `{best}`?")),
+        None => tool_error,
+    }
 }

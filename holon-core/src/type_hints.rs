@@ -5,8 +5,9 @@ use jsonschema::error::TypeKind;
 use jsonschema::{JsonType, JsonTypeSet};
 use serde_json::Value;
 
-/// How to fix a value of the wrong type at `path`, which takes the types of `kind`.
-pub(crate) fn wrong_type_hint(path: &str, given: &Value, kind: &TypeKind) -> String {
+/// How to fix a value of the wrong type, where the types of `kind` are taken. The
+/// error's message and field name the path: the hint does not say it again.
+pub(crate) fn wrong_type_hint(given: &Value, kind: &TypeKind) -> String {
     let types: Vec<JsonType> = match kind {
         TypeKind::Single(single) => vec![*single],
         TypeKind::Multiple(set) => types_of(*set),
@@ -19,19 +20,11 @@ pub(crate) fn wrong_type_hint(path: &str, given: &Value, kind: &TypeKind) -> Str
         .collect();
     let meant = if meant.is_empty() { types } else { meant };
     let names: Vec<&str> = meant.iter().map(|kind| article_name(*kind)).collect();
-    let subject = if path.is_empty() {
-        "the input".to_string()
-    } else {
-        format!("`{path}`")
-    };
     if let Some(unquoted) = unquoted(given, &meant) {
-        return format!(
-            "{subject} takes {}: send {unquoted} without the quotes",
-            names.join(" or ")
-        );
+        return format!("send {unquoted} without the quotes");
     }
     let example = meant.first().map_or("null", |kind| example(*kind));
-    format!("{subject} takes {}, such as {example}", names.join(" or "))
+    format!("send {}, such as {example}", names.join(" or "))
 }
 
 fn types_of(set: JsonTypeSet) -> Vec<JsonType> {
@@ -88,8 +81,8 @@ mod tests {
             .insert(JsonType::Integer)
             .insert(JsonType::Null);
         assert_eq!(
-            wrong_type_hint("duration_ms", &json!("250"), &TypeKind::Multiple(both)),
-            "`duration_ms` takes an integer: send 250 without the quotes"
+            wrong_type_hint(&json!("250"), &TypeKind::Multiple(both)),
+            "send 250 without the quotes"
         );
     }
 
@@ -97,13 +90,13 @@ mod tests {
     fn another_value_gets_the_type_and_an_example() {
         let single = TypeKind::Single(JsonType::Integer);
         assert_eq!(
-            wrong_type_hint("limit", &json!("ten"), &single),
-            "`limit` takes an integer, such as 10"
+            wrong_type_hint(&json!("ten"), &single),
+            "send an integer, such as 10"
         );
         let string = TypeKind::Single(JsonType::String);
         assert_eq!(
-            wrong_type_hint("cmd", &json!(["ls"]), &string),
-            r#"`cmd` takes a string, such as "text""#
+            wrong_type_hint(&json!(["ls"]), &string),
+            r#"send a string, such as "text""#
         );
     }
 }

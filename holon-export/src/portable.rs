@@ -36,11 +36,7 @@ pub fn null_alternatives(schema: &Value) -> usize {
                     matches!(map.get("enum"), Some(Value::Array(values)) if values.contains(&Value::Null)),
                 )
                 + usize::from(map.get("default") == Some(&Value::Null));
-            own + map
-                .iter()
-                .filter(|(key, _)| !is_data(key))
-                .map(|(_, value)| null_alternatives(value))
-                .sum::<usize>()
+            own + subschemas(map).map(null_alternatives).sum::<usize>()
         }
         Value::Array(items) => items.iter().map(null_alternatives).sum(),
         _ => 0,
@@ -53,6 +49,43 @@ fn is_data(key: &str) -> bool {
         key,
         "enum" | "const" | "default" | "examples" | "required" | "description" | "title"
     )
+}
+
+/// Keywords whose value maps names (of properties, of definitions) to subschemas: a
+/// name there is never a keyword, not even `title`, `description` or `default`.
+fn names_subschemas(key: &str) -> bool {
+    matches!(
+        key,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+    )
+}
+
+/// The values of an object schema that are schemas (or arrays of them): each
+/// property's, each definition's, each branch's, not the data's.
+fn subschemas(map: &Map<String, Value>) -> impl Iterator<Item = &Value> {
+    map.iter()
+        .filter(|(key, _)| !is_data(key))
+        .flat_map(|(key, value)| {
+            let (named, other) = match value.as_object() {
+                Some(named) if names_subschemas(key) => (Some(named), None),
+                _ => (None, Some(value)),
+            };
+            named.into_iter().flat_map(Map::values).chain(other)
+        })
+}
+
+/// [`subschemas`], to change them.
+pub(crate) fn subschemas_mut(map: &mut Map<String, Value>) -> impl Iterator<Item = &mut Value> {
+    map.iter_mut()
+        .filter(|(key, _)| !is_data(key))
+        .flat_map(|(key, value)| {
+            let (named, other) = if names_subschemas(key) && value.is_object() {
+                (value.as_object_mut(), None)
+            } else {
+                (None, Some(value))
+            };
+            named.into_iter().flat_map(Map::values_mut).chain(other)
+        })
 }
 
 fn is_null_schema(value: &Value) -> bool {
@@ -70,11 +103,7 @@ fn strip(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
             strip_object(map);
-            for (key, value) in map.iter_mut() {
-                if !is_data(key) {
-                    strip(value);
-                }
-            }
+            subschemas_mut(map).for_each(strip);
         }
         Value::Array(items) => items.iter_mut().for_each(strip),
         _ => {}
@@ -158,5 +187,37 @@ mod tests {
             json!({"properties": {"kind": {"enum": ["a"]}}})
         );
         assert_eq!(portable["then"], json!({"properties": {"small": false}}));
+    }
+
+    #[test]
+    fn fields_named_like_keywords_are_fields() {
+        // A property is a schema whatever its name; so is a definition.
+        let optional = json!({"type": ["string", "null"], "default": null});
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "title": optional,
+                "description": optional,
+                "default": optional,
+                "examples": {"$ref": "#/$defs/default"},
+            },
+            "$defs": {"default": {"type": ["integer", "null"]}}
+        });
+        assert_eq!(null_alternatives(&schema), 7);
+        let portable = without_null(&schema);
+        assert_eq!(null_alternatives(&portable), 0, "{portable:#}");
+        assert_eq!(portable["properties"]["title"], json!({"type": "string"}));
+        assert_eq!(portable["$defs"]["default"], json!({"type": "integer"}));
+
+        let output = output::output_without_null(&json!({
+            "type": "object",
+            "properties": {"title": {"type": "object", "properties": {"default": optional}, "required": ["default"]}},
+            "required": ["title"],
+        }));
+        assert_eq!(
+            output["properties"]["title"],
+            json!({"type": "object", "properties": {"default": {"type": "string"}}, "required": []}),
+            "{output:#}"
+        );
     }
 }

@@ -135,6 +135,8 @@ fn wire_field_names(input: &DeriveInput, errors: &mut Errors) -> Vec<String> {
         return Vec::new();
     };
     let mut names = Vec::new();
+    // The Rust name, wire name and rename of each field read so far.
+    let mut seen: Vec<(String, String, Option<syn::LitStr>)> = Vec::new();
     for field in &named.named {
         let attrs = read_serde_attrs(&field.attrs, errors);
         // A flattened struct's fields are its own (it is `ClosedInput`, so it refuses
@@ -159,6 +161,21 @@ fn wire_field_names(input: &DeriveInput, errors: &mut Errors) -> Vec<String> {
             },
             (None, None) => rust_name.to_string(),
         };
+        // Two fields under one wire name: serde fills only the first, and no call can
+        // set the other (rustc only warns of an unreachable pattern).
+        if let Some((other, _, other_rename)) = seen.iter().find(|(_, name, _)| *name == wire) {
+            let message = format!(
+                "the fields `{other}` and `{rust_name}` are both sent as `{wire}`: serde fills \
+                 only the first, so no call can ever set `{rust_name}`; give them different \
+                 names"
+            );
+            // At the rename that made them one.
+            match attrs.rename.as_ref().or(other_rename.as_ref()) {
+                Some(rename) => errors.at(rename, message),
+                None => errors.at(field_ident, message),
+            }
+        }
+        seen.push((rust_name.to_string(), wire.clone(), attrs.rename.clone()));
         names.push(wire);
     }
     names

@@ -3,7 +3,8 @@
 //! rustdoc source is written for 90-column editors and for rustdoc: lines break
 //! mid-sentence, links name Rust paths, and `# Examples` sections and code blocks
 //! document the Rust function, not the tool. The model gets each paragraph on one
-//! line, paragraph breaks and list items kept, intra-doc links as their text, and
+//! line, paragraph breaks, list items, table rows and `\` line breaks kept, intra-doc
+//! links as their text, and
 //! without those sections and code blocks unless the author keeps them
 //! (`#[holon_tool(keep_doc_sections)]`).
 
@@ -21,7 +22,10 @@ pub(crate) fn model_text(doc: &str, keep_sections: bool) -> String {
     // The heading level of a dropped section, while inside it.
     let mut dropped_section: Option<usize> = None;
 
-    for line in doc.lines() {
+    let lines: Vec<&str> = doc.lines().collect();
+    // Whether the line being read is a row of a table: its rows stay one a line.
+    let mut in_table = false;
+    for (index, &line) in lines.iter().enumerate() {
         let trimmed = line.trim();
         if let Some((marker, body)) = &mut fence {
             if trimmed.starts_with(marker.as_str()) {
@@ -55,7 +59,28 @@ pub(crate) fn model_text(doc: &str, keep_sections: bool) -> String {
             continue;
         }
         if trimmed.is_empty() {
+            in_table = false;
             flush(&mut current, &mut blocks, dropped_section.is_some());
+            continue;
+        }
+        // A table starts at a row followed by its delimiter row (`|---|:--:|`) and
+        // ends at a blank line, as in GitHub's Markdown.
+        let starts_table = trimmed.contains('|')
+            && lines
+                .get(index + 1)
+                .is_some_and(|next| is_delimiter_row(next.trim()));
+        if starts_table || in_table {
+            if starts_table && !in_table {
+                flush(&mut current, &mut blocks, dropped_section.is_some());
+                in_table = true;
+            }
+            match &mut current {
+                Some(table) => {
+                    table.push('\n');
+                    table.push_str(&render_inline(trimmed));
+                }
+                None => current = Some(render_inline(trimmed)),
+            }
             continue;
         }
         if is_list_item(trimmed) {
@@ -66,6 +91,12 @@ pub(crate) fn model_text(doc: &str, keep_sections: bool) -> String {
             continue;
         }
         match &mut current {
+            // A line ending in `\` is a hard line break.
+            Some(text) if text.ends_with('\\') => {
+                text.pop();
+                text.push('\n');
+                text.push_str(trimmed);
+            }
             Some(text) => {
                 text.push(' ');
                 text.push_str(trimmed);
@@ -103,6 +134,20 @@ fn flush(current: &mut Option<String>, blocks: &mut Vec<String>, dropped: bool) 
     {
         blocks.push(render_inline(&text));
     }
+}
+
+/// Whether `line` is a table's delimiter row: cells of dashes, each with an optional
+/// colon at either end, between pipes (`|---|:--:|`, `--- | ---`).
+fn is_delimiter_row(line: &str) -> bool {
+    let inner = line.strip_prefix('|').unwrap_or(line);
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let cells: Vec<&str> = inner.split('|').map(str::trim).collect();
+    line.contains('|')
+        && cells.iter().all(|cell| {
+            let dashes = cell.strip_prefix(':').unwrap_or(cell);
+            let dashes = dashes.strip_suffix(':').unwrap_or(dashes);
+            !dashes.is_empty() && dashes.bytes().all(|byte| byte == b'-')
+        })
 }
 
 fn fence_marker(line: &str) -> Option<String> {
@@ -254,6 +299,20 @@ mod tests {
         assert_eq!(
             model_text(doc, false),
             "Modes:\n\n- `sum`: adds the weights;\n- `max`: the heaviest.\n  1. nested After."
+        );
+    }
+
+    #[test]
+    fn table_rows_stay_one_a_line() {
+        let doc = "Modes:\n\n| mode | shows |\n|---|:---:|\n| `full` | every line |\n| [`Brief`] | the head |\n\nAfter the\ntable.\n\nno | pipes\n--- | ---\na | b";
+        assert_eq!(
+            model_text(doc, false),
+            "Modes:\n\n| mode | shows |\n|---|:---:|\n| `full` | every line |\n| `Brief` | the head |\n\nAfter the table.\n\nno | pipes\n--- | ---\na | b"
+        );
+        // A line break written as `\` is kept; a lone `|` in prose is prose.
+        assert_eq!(
+            model_text("One\\\ntwo, a | b\nthree.", false),
+            "One\ntwo, a | b three."
         );
     }
 

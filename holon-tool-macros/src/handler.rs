@@ -155,6 +155,17 @@ fn validate_handler(function: ItemFn, options: &ToolOptions, errors: &mut Errors
         },
         ReturnType::Type(_, ty) => split_result(ty),
     };
+    if let Type::ImplTrait(opaque) = &output.success {
+        errors.at(
+            opaque,
+            format!(
+                "a tool handler cannot return `{}`: the tool's result schema is derived from \
+                 the result's type, so it must be named; return a type with \
+                 `#[derive(Serialize, JsonSchema)]`",
+                opaque.to_token_stream()
+            ),
+        );
+    }
 
     let doc = doc_comment(&function)
         .map(|doc| crate::doc_text::model_text(&doc, options.keep_doc_sections))

@@ -573,3 +573,161 @@ async fn a_flattened_closed_struct_is_one_closed_object() {
     let hint = error["recovery_hint"].as_str().unwrap_or_default();
     assert!(hint.contains("limit"), "{hint}");
 }
+
+// ---------------------------------------------------------------------------------
+// A misspelt field where fields are accepted is told which ones.
+
+/// The valid fields an unknown-field error names, and every problem's hint.
+fn valid_fields_named(error: &Value) -> (Value, Vec<String>) {
+    let mut hints = vec![
+        error["recovery_hint"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    ];
+    if let Some(others) = error["details"]["problems"].as_array() {
+        hints.extend(
+            others
+                .iter()
+                .map(|problem| problem["hint"].as_str().unwrap_or_default().to_string()),
+        );
+    }
+    (error["details"]["expected"].clone(), hints)
+}
+
+#[tokio::test]
+async fn a_misspelt_field_under_flatten_is_told_the_valid_fields() {
+    let input = json!({ "offset": 1, "limit": 2, "colour": "red" });
+    let error = error_of(&call("ListLetters", input).await, "unknown_field");
+    assert_eq!(error["field"], "colour", "{error:#}");
+    let (expected, hints) = valid_fields_named(&error);
+    assert_eq!(expected, json!(["limit", "offset", "upper"]), "{error:#}");
+    assert!(
+        hints.iter().all(|hint| !hint.contains("no fields")),
+        "{error:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_misspelt_field_in_a_struct_variant_is_told_that_variant_s_fields() {
+    // Internally tagged: the fields of the variant the tag names, not the first one's.
+    let input = json!({ "wake": { "kind": "event", "name": "x", "colour": 1, "size": 2 } });
+    let error = error_of(&call("ScheduleWake", input).await, "unknown_field");
+    let (expected, hints) = valid_fields_named(&error);
+    assert_eq!(expected, json!(["kind", "name"]), "{error:#}");
+    assert!(
+        hints.iter().all(|hint| !hint.contains("no fields")),
+        "{error:#}"
+    );
+
+    // Externally tagged, inside an `Option`.
+    let input = json!({
+        "wake": { "kind": "timer", "after_ms": 5 },
+        "notify": { "mail": { "to": "a@b.c", "colour": "x", "size": 2 } }
+    });
+    let error = error_of(&call("ScheduleWake", input).await, "unknown_field");
+    assert_eq!(error["field"], "notify.mail.colour", "{error:#}");
+    let (expected, hints) = valid_fields_named(&error);
+    assert_eq!(expected, json!(["to"]), "{error:#}");
+    assert!(
+        hints.iter().all(|hint| !hint.contains("no fields")),
+        "{error:#}"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// A value that fits no variant of an enum says what each variant wanted.
+
+/// Where to look, untagged: a path, or a line range.
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
+#[serde(untagged, deny_unknown_fields)]
+enum Target {
+    /// A whole file.
+    Path(String),
+    /// A range of lines.
+    Lines {
+        /// The first line.
+        start: u32,
+        /// The last line.
+        end: u32,
+    },
+}
+
+/// How loud, externally tagged with unit and newtype variants.
+#[derive(Debug, Deserialize, JsonSchema, ClosedInput)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum Volume {
+    /// No sound.
+    Mute,
+    /// A level from 0 to 10.
+    Level(u8),
+}
+
+/// Arguments of Look.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct LookArgs {
+    /// Where to look.
+    target: Target,
+    /// How loud.
+    #[serde(default)]
+    volume: Option<Volume>,
+}
+
+/// Looks somewhere.
+#[holon_tool(family = CoreAgent)]
+fn look(args: LookArgs) -> Letters {
+    let target = match args.target {
+        Target::Path(path) => path,
+        Target::Lines { start, end } => format!("{start}-{end}"),
+    };
+    let volume = match args.volume {
+        Some(Volume::Level(level)) => level,
+        Some(Volume::Mute) | None => 0,
+    };
+    Letters {
+        letters: format!("{target} at {volume}"),
+    }
+}
+
+#[tokio::test]
+async fn a_value_that_fits_no_variant_says_what_each_variant_wanted() {
+    // Inside the variant meant, the problem there, with its path.
+    let input = json!({ "target": { "start": 1, "end": "x" } });
+    let error = error_of(&call("Look", input).await, "invalid_tool_input");
+    assert_eq!(error["field"], "target.end", "{error:#}");
+
+    // A unit or newtype variant's value, or an untagged enum's, that fits none: each
+    // variant tried, with its first problem.
+    let cases = [
+        (
+            json!({ "target": "a.txt", "volume": "quiet" }),
+            "volume",
+            [
+                "variants: `\"mute\"`; ",
+                "an object with `level` (it is not of type \"object\")",
+            ],
+        ),
+        (
+            json!({ "target": 5 }),
+            "target",
+            [
+                "a string (it is not of type \"string\")",
+                "an object with `end`, `start` (it is not of type \"object\")",
+            ],
+        ),
+    ];
+    for (input, field, variants) in cases {
+        let error = error_of(&call("Look", input).await, "invalid_tool_input");
+        assert_eq!(error["field"], field, "{error:#}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            !message.contains("anyOf") && !message.contains("oneOf"),
+            "{error:#}"
+        );
+        assert!(message.contains("fits none of its 2 variants"), "{error:#}");
+        for variant in variants {
+            assert!(message.contains(variant), "{variant}: {error:#}");
+        }
+    }
+}

@@ -270,18 +270,20 @@ async fn call_text(name: &str, arguments: &str) -> Value {
     serde_json::to_value(&result).expect("an envelope serializes")
 }
 
-/// `(kind, field)` of each problem an error lists, in its order.
+/// `(kind, field)` of each problem of an error, in its order: the error itself, then
+/// the others it lists.
 fn problems(error: &Value) -> Vec<(String, String)> {
-    error["details"]["problems"]
+    let pair = |problem: &Value| {
+        (
+            text(&problem["kind"]).to_string(),
+            problem["field"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    let others = error["details"]["problems"]
         .as_array()
-        .unwrap_or_else(|| panic!("no problems listed: {error:#}"))
-        .iter()
-        .map(|problem| {
-            (
-                text(&problem["kind"]).to_string(),
-                problem["field"].as_str().unwrap_or_default().to_string(),
-            )
-        })
+        .unwrap_or_else(|| panic!("no problems listed: {error:#}"));
+    std::iter::once(pair(error))
+        .chain(others.iter().map(pair))
         .collect()
 }
 
@@ -537,15 +539,19 @@ async fn an_unknown_field_names_its_path_and_the_closest_valid_field() {
     assert_eq!(error["field"], "todo_list[1].txt");
     assert_eq!(error["recovery_hint"], "did you mean `text`?");
 
-    // Far from everything: the hint lists what is valid.
+    // Far from everything: the error lists what is valid, and the hint points there.
     let error = error_of(
         call("Tally", json!({ "label": "x", "items": [], "zzz": 1 })).await,
         "unknown_field",
     );
-    let hint = text(&error["recovery_hint"]);
+    let expected = error["details"]["expected"].to_string();
     assert!(
-        hint.contains("label") && hint.contains("items") && hint.contains("mode"),
-        "{hint}"
+        expected.contains("label") && expected.contains("items") && expected.contains("mode"),
+        "{error:#}"
+    );
+    assert!(
+        text(&error["recovery_hint"]).contains("`expected`"),
+        "{error:#}"
     );
 }
 
@@ -585,10 +591,10 @@ async fn a_wrong_enum_value_names_the_path_and_the_valid_values() {
     let error = error_of(call("RecordTodos", input).await, "invalid_tool_input");
     assert_eq!(error["field"], "todo_list[2].state");
     assert_eq!(error["recovery_hint"], "did you mean `done`?");
-    let message = text(&error["message"]);
-    assert!(
-        message.contains("pending") && message.contains("in_progress") && message.contains("done"),
-        "{message}"
+    assert_eq!(
+        error["details"]["expected"],
+        json!(["pending", "in_progress", "done"]),
+        "{error:#}"
     );
 
     // Tally's Mode has no docs: a plain `enum`, caught by the typed parse.
@@ -639,7 +645,7 @@ async fn a_wrong_type_names_the_field_path() {
 async fn a_missing_field_names_its_full_path() {
     let error = error_of(call("Echo", json!({})).await, "invalid_tool_input");
     assert_eq!(error["field"], "text");
-    assert_eq!(error["recovery_hint"], "add `text` to the input");
+    assert_eq!(error["message"], "missing required field `text`");
 
     let input = json!({ "todo_list": [{ "text": "a", "state": "done" }, { "text": "b" }] });
     let error = error_of(call("RecordTodos", input).await, "invalid_tool_input");
@@ -652,7 +658,7 @@ async fn a_missing_field_names_its_full_path() {
     let input = json!({ "label": "x", "items": [{ "name": "a" }] });
     let error = error_of(call("Tally", input).await, "invalid_tool_input");
     assert_eq!(error["field"], "items[0].weight");
-    assert_eq!(error["recovery_hint"], "add `items[0].weight` to the input");
+    assert_eq!(error["message"], "missing required field `items[0].weight`");
 
     let error = error_of(
         call("Tally", json!({ "label": "x" })).await,
@@ -960,14 +966,11 @@ async fn a_misspelt_field_is_reported_before_the_missing_field_it_causes() {
             pairs(&[("unknown_field", "day"), ("invalid_tool_input", "days")])
         );
         let listed = &error["details"]["problems"];
-        assert_eq!(listed[0]["hint"], "did you mean `days`?");
-        assert_eq!(listed[1]["message"], "missing required field `days`");
-        assert_eq!(listed[1]["hint"], "add `days` to the input");
+        assert_eq!(listed[0]["message"], "missing required field `days`");
         let receipt = envelope["receipt"].as_str().unwrap_or_default();
         assert!(
-            receipt.contains("\n  - unknown_field at `day`: ")
-                && receipt
-                    .contains("\n  - invalid_tool_input at `days`: missing required field `days`"),
+            receipt.contains("\nhint: did you mean `days`?")
+                && receipt.contains("\n  - invalid_tool_input: missing required field `days`"),
             "{envelope:#}"
         );
     }

@@ -299,8 +299,13 @@ async fn an_error_envelope_carries_the_typed_error() {
         })
     );
     let receipt = envelope["receipt"].as_str().expect("a receipt");
+    // The summary names the kind; the receipt does not say it again.
+    assert!(
+        receipt.starts_with("SpendQuota failed: quota_exhausted\n"),
+        "{receipt}"
+    );
+    assert!(!receipt.contains("error: quota_exhausted"), "{receipt}");
     for line in [
-        "error: quota_exhausted",
         "message: the daily quota is used up",
         "hint: try again tomorrow",
         "retryable: true",
@@ -308,12 +313,15 @@ async fn an_error_envelope_carries_the_typed_error() {
         assert!(receipt.contains(line), "{receipt}");
     }
 
-    // A framework error names the field in the receipt as well.
+    // A framework error names the field in the receipt as well, once.
     let (_, envelope) = dispatch(ToolCall::new("Echo", json!({ "text": "" }))).await;
     assert_valid(&envelope);
     let receipt = envelope["receipt"].as_str().expect("a receipt");
-    assert!(receipt.contains("error: invalid_tool_input"), "{receipt}");
-    assert!(receipt.contains("field: text"), "{receipt}");
+    assert!(
+        receipt.starts_with("Echo failed: invalid_tool_input\n"),
+        "{receipt}"
+    );
+    assert_eq!(receipt.matches("`text`").count(), 1, "{receipt}");
 }
 
 #[tokio::test]

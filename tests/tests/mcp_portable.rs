@@ -223,3 +223,56 @@ async fn a_result_fits_its_portable_output_schema_and_keeps_free_form_nulls() {
     );
     assert_eq!(structured, json!({}));
 }
+
+/// Arguments of Publish: optional fields named like schema keywords.
+#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
+#[serde(deny_unknown_fields)]
+struct PublishArgs {
+    /// The page's title.
+    #[serde(default)]
+    title: Option<String>,
+    /// The page's description.
+    #[serde(default)]
+    description: Option<String>,
+    /// The default section.
+    #[serde(default)]
+    default: Option<String>,
+    /// How many copies.
+    #[serde(default)]
+    copies: Option<u32>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Published {
+    title: Option<String>,
+}
+
+/// Publishes a page.
+#[holon_tool(family = CoreAgent)]
+fn publish(args: PublishArgs) -> Published {
+    let copies = args.copies.unwrap_or(1).to_string();
+    let parts = [args.title, args.description, args.default, Some(copies)];
+    Published {
+        title: Some(parts.into_iter().flatten().collect::<Vec<_>>().join(" ")),
+    }
+}
+
+#[test]
+fn optional_fields_named_like_keywords_lose_null_too() {
+    let definition = Registry::global().get("Publish").expect("registered");
+    // The check counts them: a field is a schema whatever its name.
+    assert_eq!(null_alternatives(&definition.spec.input_schema), 4);
+    assert_eq!(null_alternatives(&definition.result_schema), 1);
+    let listed = mcp::tool(definition);
+    for key in ["inputSchema", "outputSchema"] {
+        assert_eq!(null_alternatives(&listed[key]), 0, "{:#}", listed[key]);
+    }
+    for field in ["title", "description", "default", "copies"] {
+        let property = &listed["inputSchema"]["properties"][field];
+        assert!(property["type"].is_string(), "{field}: {property:#}");
+    }
+    assert_eq!(
+        listed["outputSchema"]["properties"]["title"]["type"],
+        "string"
+    );
+}

@@ -13,7 +13,7 @@
 use holon_core::schema::resolve_local_ref;
 use serde_json::{Map, Value};
 
-use super::{is_data, is_null_schema, strip_object};
+use super::{is_null_schema, strip_object, subschemas_mut};
 
 /// How deep `anyOf`/`oneOf`/`allOf` branches and `$ref`s are followed to find a
 /// property's schema (a recursive type's schema refers to itself).
@@ -53,11 +53,7 @@ fn unrequire_nullable(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
             portable_properties(map);
-            for (key, value) in map.iter_mut() {
-                if !is_data(key) {
-                    unrequire_nullable(value);
-                }
-            }
+            subschemas_mut(map).for_each(unrequire_nullable);
         }
         Value::Array(items) => items.iter_mut().for_each(unrequire_nullable),
         _ => {}

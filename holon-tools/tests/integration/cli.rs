@@ -92,7 +92,11 @@ fn call_prints_the_receipt_and_exits_by_outcome() {
 
     let output = holon(dir.path(), &["call", "Sleep", r#"{"duration_ms": 0}"#]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stdout(&output).contains("field: duration_ms"));
+    assert!(
+        stdout(&output).contains("`duration_ms`"),
+        "{}",
+        stdout(&output)
+    );
 
     let output = holon(dir.path(), &["call", "Sleep", "{not json"]);
     assert_eq!(output.status.code(), Some(2));
