@@ -169,19 +169,6 @@ impl ToolContext {
         self.caller.as_deref()
     }
 
-    /// Who the call is for: the authenticated [`Principal`]'s id where the transport
-    /// set one, else the caller's id, else empty. The approval policy binds an asked
-    /// call to it, and a host that keeps state per caller (command tasks) keys it by it.
-    /// It comes from the host, never from the call's arguments.
-    ///
-    /// [`Principal`]: crate::Principal
-    pub fn principal_id(&self) -> &str {
-        match self.state::<crate::request::Principal>() {
-            Ok(principal) => principal.id(),
-            Err(_) => self.caller().unwrap_or_default(),
-        }
-    }
-
     /// Whether the runtime itself is calling.
     pub fn has_runtime_access(&self) -> bool {
         self.runtime_access

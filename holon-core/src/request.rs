@@ -149,6 +149,22 @@ pub struct Principal {
     client_id: Option<Arc<str>>,
 }
 
+// Written here rather than in `context`: the context knows no request data.
+impl ToolContext {
+    /// Who the call is for: the authenticated [`Principal`]'s id where the transport
+    /// set one, else the caller's id, else empty. The approval policy binds an asked
+    /// call to it, and a host that keeps state per caller (command tasks) keys it by it.
+    /// It comes from the host, never from the call's arguments.
+    ///
+    /// [`Principal`]: crate::Principal
+    pub fn principal_id(&self) -> &str {
+        match self.state::<Principal>() {
+            Ok(principal) => principal.id(),
+            Err(_) => self.caller().unwrap_or_default(),
+        }
+    }
+}
+
 impl Principal {
     /// The principal `id` with `scopes`.
     pub fn new<S: Into<Box<str>>>(

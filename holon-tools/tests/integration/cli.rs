@@ -324,7 +324,7 @@ fn a_repeated_key_is_refused_by_call_and_session_and_nothing_runs() {
     assert_eq!(envelope["error"]["field"], "cmd");
     let receipt = stdout(&holon(dir.path(), &["call", "ExecCommand", arguments]));
     assert!(
-        receipt.contains("  - duplicate_field at `cmd`: "),
+        receipt.contains("the field `cmd` is given more than once"),
         "{receipt}"
     );
 

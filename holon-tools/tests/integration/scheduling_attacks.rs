@@ -15,7 +15,7 @@ use holon_runtime::process_gate::syscall_filter;
 use serde_json::{Value, json};
 
 use crate::cli_support::holon_command;
-use crate::serve::{handshake, lines, response, send, spawn};
+use crate::serve::{handshake, lines, response, send, spawn_stdio};
 use crate::task_support::text;
 
 /// Whether commands get the filter here, and every tool the attacks use is on
@@ -210,7 +210,7 @@ fn session_a_command_cannot_lower_the_runtimes_limits_or_priority() {
     let dir = tempfile::tempdir().unwrap();
     let root = as_root();
     let mut child = holon_command(dir.path())
-        .args(["session", "--families", "all"])
+        .args(["--policy", "none", "session", "--families", "all"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -240,7 +240,11 @@ fn serve_a_command_cannot_lower_the_servers_limits_or_priority() {
     }
     let dir = tempfile::tempdir().unwrap();
     let root = as_root();
-    let mut child = spawn(dir.path(), &["--families", "all"]);
+    // The subject is the filter, not the approval policy (whose default asks before
+    // ExecCommand).
+    let mut command = holon_command(dir.path());
+    command.args(["--policy", "none", "serve", "--families", "all"]);
+    let mut child = spawn_stdio(command);
     let mut stdin = child.stdin.take().unwrap();
     let stdout = lines(child.stdout.take().unwrap());
     handshake(&mut stdin, &stdout);
