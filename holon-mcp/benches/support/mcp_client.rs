@@ -83,18 +83,26 @@ impl StdioClient {
     }
 }
 
-/// The `host:port` an HTTP server prints on the first line of its stderr (`... at
-/// http://ADDR/mcp`); the rest of its stderr is drained so that it never blocks.
+/// The `host:port` an HTTP server prints on its stderr (`... at http://ADDR/mcp`),
+/// the lines before it (`holon-tools serve` names its approval policy first)
+/// skipped; the rest of its stderr is drained so that it never blocks.
 pub fn listening_authority(child: &mut Child) -> String {
     let mut stderr = BufReader::new(child.stderr.take().expect("the server's stderr, piped"));
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let authority = line
-        .split("at http://")
-        .nth(1)
-        .and_then(|url| url.trim().strip_suffix("/mcp"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
+    let mut seen = String::new();
+    let authority = loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            panic!("no URL in {seen:?}");
+        }
+        if let Some(url) = line.split("at http://").nth(1) {
+            break url
+                .trim()
+                .strip_suffix("/mcp")
+                .unwrap_or_else(|| panic!("no URL in {line:?}"))
+                .to_string();
+        }
+        seen.push_str(&line);
+    };
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     authority
 }
