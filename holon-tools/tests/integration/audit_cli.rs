@@ -35,10 +35,7 @@ fn audited(workspace: &Path) -> Vec<String> {
         }
     }
     assert!(child.wait_with_output().unwrap().status.success());
-    let output = holon(
-        workspace,
-        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
-    );
+    let output = audited_call(workspace);
     assert!(output.status.success(), "{output:?}");
     lines(workspace)
 }
@@ -56,6 +53,14 @@ fn verify(workspace: &Path) -> (bool, String) {
     (
         output.status.success(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// One audited Sleep call by `call`.
+fn audited_call(workspace: &Path) -> std::process::Output {
+    holon(
+        workspace,
+        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
     )
 }
 
@@ -161,10 +166,7 @@ fn verify_finds_a_record_cut_short_and_the_runtime_will_not_append_to_it() {
     let (ok, report) = verify(dir.path());
     assert!(!ok);
     assert!(report.contains("line 4 is not an audit record"), "{report}");
-    let output = holon(
-        dir.path(),
-        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
-    );
+    let output = audited_call(dir.path());
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("does not verify"), "{stderr}");
@@ -199,10 +201,7 @@ fn audited_session(workspace: &Path, calls: usize) -> std::process::Child {
 fn processes_writing_one_log_at_once_keep_one_chain() {
     let dir = tempfile::tempdir().unwrap();
     // The first record makes the log, so that every session opens the same file.
-    let output = holon(
-        dir.path(),
-        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
-    );
+    let output = audited_call(dir.path());
     assert!(output.status.success(), "{output:?}");
     let sessions: Vec<_> = (0..4).map(|_| audited_session(dir.path(), 200)).collect();
     for session in sessions {
@@ -215,10 +214,7 @@ fn processes_writing_one_log_at_once_keep_one_chain() {
     assert!(ok, "{report}");
     assert!(report.starts_with("ok: 801 records"), "{report}");
     // And a later runtime opens the log and chains on.
-    let output = holon(
-        dir.path(),
-        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
-    );
+    let output = audited_call(dir.path());
     assert!(output.status.success(), "{output:?}");
     let (ok, report) = verify(dir.path());
     assert!(ok && report.starts_with("ok: 802 records"), "{report}");
@@ -243,10 +239,7 @@ fn a_log_whose_last_line_lost_its_line_end_is_not_appended_to() {
     let length = std::fs::metadata(&file).unwrap().len();
     let log = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
     log.set_len(length - 1).unwrap();
-    let output = holon(
-        dir.path(),
-        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
-    );
+    let output = audited_call(dir.path());
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("line 4 is not an audit record"), "{stderr}");
@@ -317,13 +310,6 @@ fn checkpoints(workspace: &Path) -> Vec<PathBuf> {
                 .is_some_and(|name| name.starts_with("audit-checkpoint-"))
         })
         .collect()
-}
-
-fn audited_call(workspace: &Path) -> std::process::Output {
-    holon(
-        workspace,
-        &["--audit", "call", "Sleep", r#"{"duration_ms": 1}"#],
-    )
 }
 
 #[test]
