@@ -105,6 +105,18 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_context_hunk_is_not_placed_on_a_line_alike_but_for_white_space() {
+        // Its line lost the final newline; a `}` elsewhere matches it but for the
+        // indent. Without context nothing says that line is the one: `git apply`
+        // refuses.
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -4 +4 @@\n-    }\n+end\n";
+        assert!(apply(patch, "}\na\nb\n    }").is_err());
+        // With context, stale white space stays tolerated.
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-    }\n+end\n";
+        assert_eq!(apply(patch, "a\n}\n").unwrap(), b"a\nend\n");
+    }
+
+    #[test]
     fn a_diff_u_hunk_at_line_zero_adds_to_an_empty_file_only() {
         let patch = "--- a/f\t2026-01-01 00:00:00 +0000\n+++ b/f\t2026-01-01 00:00:01 +0000\n@@ -0,0 +1,2 @@\n+x\n+y\n";
         assert_eq!(apply(patch, "").unwrap(), b"x\ny\n");

@@ -49,6 +49,14 @@ impl Chunk {
             .filter(|(op, _)| *op != Op::Add)
             .map(|(_, line)| line.as_slice())
     }
+
+    /// Whether the chunk has a context line. A unified hunk without one (`git diff
+    /// -U0`) has only the lines it removes to place it, so they must match exactly:
+    /// matched loosely, such a hunk lands on whatever line looks alike, where `git
+    /// apply` refuses.
+    pub(crate) fn has_context(&self) -> bool {
+        self.lines.iter().any(|(op, _)| *op == Op::Context)
+    }
 }
 
 /// A `GIT binary patch` section: the new content as a literal or a delta against

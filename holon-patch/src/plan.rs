@@ -273,6 +273,11 @@ fn apply_chunks<E>(
             if envelope {
                 place.hint = None;
             }
+            let passes = if envelope || chunk.has_context() {
+                passes
+            } else {
+                &passes[..1]
+            };
             let mut found = matcher::find(&lines, &old, &place, passes);
             // Codex's models end a chunk with an empty context line for the file's
             // final newline; without a match, try without it.
@@ -425,6 +430,11 @@ fn apply_in_image<E>(
                         .take(last + 1)
                         .collect()
                 }
+            };
+            let passes = if chunk.has_context() {
+                passes
+            } else {
+                &passes[..1]
             };
             passes.iter().enumerate().find_map(|(pass, same)| {
                 candidates
