@@ -117,6 +117,19 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_reads_its_source_as_it_was_before_the_patch() {
+        // `git diff -C` of a change to `f` and a copy of `f` as it was.
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n\
+                     diff --git a/f b/g\nsimilarity index 100%\ncopy from f\ncopy to g\n";
+        let patch = parse(patch).unwrap();
+        let mut memory = Memory(BTreeMap::from([(PathBuf::from("f"), b"old\n".to_vec())]));
+        let plan = plan(&patch, &mut memory).unwrap();
+        let bytes = |path: &str| plan.files[Path::new(path)].1.clone().unwrap().bytes;
+        assert_eq!(bytes("f"), b"new\n");
+        assert_eq!(bytes("g"), b"old\n", "git apply copies the original");
+    }
+
+    #[test]
     fn a_diff_u_hunk_at_line_zero_adds_to_an_empty_file_only() {
         let patch = "--- a/f\t2026-01-01 00:00:00 +0000\n+++ b/f\t2026-01-01 00:00:01 +0000\n@@ -0,0 +1,2 @@\n+x\n+y\n";
         assert_eq!(apply(patch, "").unwrap(), b"x\ny\n");

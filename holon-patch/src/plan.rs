@@ -134,6 +134,16 @@ impl<W: Workspace> Planner<'_, W> {
         Ok(on_disk)
     }
 
+    /// The state of `key` before the patch, reading it the first time.
+    fn original(
+        &mut self,
+        shown: &Path,
+        key: &W::Key,
+    ) -> Result<Option<FileState>, PlanError<W::Error>> {
+        self.current(shown, key)?;
+        Ok(self.files.get(key).and_then(|(before, _)| before.clone()))
+    }
+
     fn resolve(&mut self, path: &Path) -> Result<W::Key, PlanError<W::Error>> {
         self.workspace.resolve(path).map_err(PlanError::Workspace)
     }
@@ -627,7 +637,14 @@ fn plan_change<W: Workspace>(
 ) -> Result<Outcome, PlanError<W::Error>> {
     let shown = change.path.clone();
     let resolved = plan.resolve(&shown)?;
-    let before = plan.current(&shown, &resolved)?;
+    // A git copy reads its source as it was before the patch, as `git apply` does
+    // ("git" patches do not depend on the order): a section that changes the source
+    // earlier in the same patch does not change the copy.
+    let before = if change.action == Action::Copy {
+        plan.original(&shown, &resolved)?
+    } else {
+        plan.current(&shown, &resolved)?
+    };
     let surface = plan.surface;
     let text_only = |state: &FileState| {
         // The envelope format edits text: a file with NUL bytes is refused.
