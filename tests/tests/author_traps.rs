@@ -1,4 +1,4 @@
-//! What a new tool author reaches in the first hour, each once a trap (issue 10):
+//! What a new tool author reaches in the first hour, each once a trap:
 //! a result that echoes an input field, `?` in a handler, arguments taken by
 //! reference. Every tool here is a `#[holon_tool]`, so the global registry of this
 //! binary must build with all of them.
