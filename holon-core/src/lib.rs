@@ -104,6 +104,9 @@ mod error;
 mod examples;
 mod expected_crates;
 mod family;
+#[cfg(any(test, feature = "fuzz"))]
+#[doc(hidden)]
+pub mod fuzz;
 mod grammar;
 mod hints;
 mod input;
