@@ -24,7 +24,9 @@ use crate::auth::Gate;
 #[cfg(feature = "oauth")]
 use crate::auth::OAuthConfig;
 use crate::http_guard;
-use crate::http_limits::{self, AcceptBackoff, HttpLimits};
+use crate::http_limits::{
+    self, AcceptBackoff, HttpLimits, PendingConnection, UnauthenticatedPeers,
+};
 use crate::listing::ListingSessions;
 use crate::server::McpServer;
 use crate::session_close::{self, Closings};
@@ -210,14 +212,15 @@ impl HttpServer {
         } = self;
         let name = endpoint.name.clone();
         let connections = Arc::new(Semaphore::new(limits.max_connections));
+        let peers = UnauthenticatedPeers::new(limits.max_unauthenticated_per_peer);
         let mut backoff = AcceptBackoff::default();
         tokio::pin!(shutdown);
         loop {
-            let stream = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
+                    Ok((stream, peer)) => {
                         backoff.succeeded(&name);
-                        stream
+                        (stream, peer)
                     }
                     Err(error) => {
                         // Out of file descriptors, most often: retrying at once would
@@ -231,10 +234,30 @@ impl HttpServer {
                 },
                 () = &mut shutdown => return Ok(()),
             };
-            let Ok(permit) = connections.clone().try_acquire_owned() else {
-                refuse_connection(stream, limits.max_connections);
+            // A peer without a token may hold only a few connections, so the cap
+            // keeps room for those that authenticate.
+            let Some(place) = peers.admit(peer.ip()) else {
+                let cap = limits.max_unauthenticated_per_peer;
+                refuse_connection(
+                    stream,
+                    &format!(
+                        "too many connections from your address without a valid token: this \
+                         server keeps {cap} such at once; send the token, or retry when one closes"
+                    ),
+                );
                 continue;
             };
+            let Ok(permit) = connections.clone().try_acquire_owned() else {
+                let cap = limits.max_connections;
+                refuse_connection(
+                    stream,
+                    &format!(
+                        "too many connections: this server serves {cap} at once; retry when one closes"
+                    ),
+                );
+                continue;
+            };
+            let pending = Arc::new(PendingConnection::new(place));
             // Without it each response's last small write waits for the client's delayed
             // ACK (Nagle): about 40 ms a request. A socket that refuses it still serves.
             let _ = stream.set_nodelay(true);
@@ -242,7 +265,8 @@ impl HttpServer {
             tokio::spawn(async move {
                 let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                     let endpoint = endpoint.clone();
-                    async move { Ok::<_, Infallible>(endpoint.answer(request).await) }
+                    let pending = pending.clone();
+                    async move { Ok::<_, Infallible>(endpoint.answer(request, &pending).await) }
                 });
                 // A connection that fails (the client went away) ends only itself. One
                 // that does not send a request's head in time (half-sent, or idle between
@@ -308,8 +332,13 @@ impl Endpoint {
     /// then, hyper closes the connection rather than wait for it. Without
     /// `Connection: close`, a client sending its next request there (its retry with a
     /// token) would find the connection gone.
-    async fn answer(&self, request: Request<Incoming>) -> HttpResponse {
-        let mut response = self.checked_answer(request).await;
+    /// `pending` learns when the request carried a valid token.
+    async fn answer(
+        &self,
+        request: Request<Incoming>,
+        pending: &PendingConnection,
+    ) -> HttpResponse {
+        let mut response = self.checked_answer(request, pending).await;
         let status = response.status();
         if status.is_client_error() || status.is_server_error() {
             response
@@ -321,7 +350,11 @@ impl Endpoint {
 
     /// A public document, or the checks (path, origin, token, session cap) and then
     /// the transport's answer.
-    async fn checked_answer(&self, request: Request<Incoming>) -> HttpResponse {
+    async fn checked_answer(
+        &self,
+        request: Request<Incoming>,
+        pending: &PendingConnection,
+    ) -> HttpResponse {
         if let Some(answer) = self.gate.public_response(&request) {
             return answer;
         }
@@ -337,6 +370,7 @@ impl Endpoint {
             Ok(request) => request,
             Err(refused) => return refused,
         };
+        pending.authenticated();
         if let Err(refused) =
             http_limits::check_sessions(&request, &self.sessions, self.max_sessions).await
         {
@@ -360,11 +394,11 @@ fn not_found() -> HttpResponse {
     response
 }
 
-/// Answers a connection past the cap with a 503 and closes it. The answer is small
-/// enough for a fresh socket's buffer: it is written without waiting, or not at all.
-fn refuse_connection(stream: tokio::net::TcpStream, cap: usize) {
-    let body =
-        format!("too many connections: this server serves {cap} at once; retry when one closes\n");
+/// Answers a connection past a cap with a 503 that says `why` and closes it. The
+/// answer is small enough for a fresh socket's buffer: it is written without
+/// waiting, or not at all.
+fn refuse_connection(stream: tokio::net::TcpStream, why: &str) {
+    let body = format!("{why}\n");
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n\
          Retry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",

@@ -35,6 +35,7 @@ mod export;
 mod generate_image;
 mod host_work_rules;
 mod image_bombs;
+mod leftover_jobs;
 mod memory;
 mod otlp_export;
 mod planted_worktrees;
