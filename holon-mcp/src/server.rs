@@ -210,6 +210,16 @@ impl McpServer {
         self
     }
 
+    /// Keeps the server's state in `stores` (opened from a [`StoreUrl`](crate::StoreUrl)):
+    /// the tasks of calls that run as tasks, when a served tool may run as one (a
+    /// server without such a tool keeps no tasks and does not serve the extension).
+    pub fn with_stores(mut self, stores: &crate::Stores) -> Self {
+        if self.tasks.is_some() {
+            self.tasks = Some(default_tasks(stores.tasks().clone()));
+        }
+        self
+    }
+
     /// Dispatches each call in `context` (plus what the request brings), and lists
     /// the tools its family policy allows.
     pub fn with_context(mut self, context: ToolContext) -> Self {

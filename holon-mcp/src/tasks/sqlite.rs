@@ -11,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use super::record::{TaskOwner, TaskRecord, TaskState};
+use super::sql::{from_sql, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
 
 const SCHEMA: &str = "
@@ -69,22 +70,6 @@ impl SqliteTaskStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
-}
-
-fn payload_text(state: &TaskState) -> Result<Option<String>, TaskStoreError> {
-    state
-        .payload()
-        .map(|payload| serde_json::to_string(payload).map_err(failed))
-        .transpose()
-}
-
-/// SQLite's integers are signed: milliseconds past `i64::MAX` are clamped.
-fn to_sql(ms: u64) -> i64 {
-    i64::try_from(ms).unwrap_or(i64::MAX)
-}
-
-fn from_sql(ms: i64) -> u64 {
-    u64::try_from(ms).unwrap_or(0)
 }
 
 impl TaskStore for SqliteTaskStore {

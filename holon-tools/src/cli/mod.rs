@@ -273,6 +273,11 @@ pub enum Command {
         /// With --discovery: also list this tool (repeatable).
         #[arg(long = "pin", value_name = "NAME", requires = "discovery")]
         pinned: Vec<String>,
+        /// Where the server keeps its state (the tasks of tools that run as tasks):
+        /// `memory` (the default), `sqlite:PATH`, or `postgres://USER@HOST/DATABASE`
+        /// (one database every replica of the server shares). See docs/scale-out.md.
+        #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
+        store: holon_mcp::StoreUrl,
         /// OAuth access tokens instead of the generated token (boxed: the other
         /// commands are small).
         #[command(flatten)]
@@ -454,6 +459,7 @@ pub fn run(cli: Cli) -> ExitCode {
             families,
             discovery,
             pinned,
+            store,
             oauth,
         } => {
             // Settings that do not fit are refused before the runtime starts.
@@ -482,6 +488,7 @@ pub fn run(cli: Cli) -> ExitCode {
                     families: *families,
                     oauth,
                     listed,
+                    store: store.clone(),
                 };
                 serve::serve(registry, runtime, options).await
             })
