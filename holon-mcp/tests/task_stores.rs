@@ -244,6 +244,49 @@ fn states_and_payloads_round_trip(backend: &dyn Backend) {
     assert_eq!(read.created_at_ms, 1_000);
 }
 
+/// A lease is renewed while its task is unfinished only; a sweep fails the
+/// unfinished tasks whose lease ran out, those alone, and a late completer of a
+/// failed task changes nothing.
+fn abandoned_tasks_are_failed(backend: &dyn Backend) {
+    let store = backend.store();
+    let leased = |id: &str, lease_until_ms: u64| {
+        let mut task = record(id, TaskOwner::anonymous(), 1_000, None);
+        task.lease_until_ms = lease_until_ms;
+        task
+    };
+    store.create(&leased("running", 5_000)).unwrap();
+    store.create(&leased("gone", 2_000)).unwrap();
+    store.create(&leased("ended", 2_000)).unwrap();
+    let done = TaskState::Completed(payload(json!({ "content": [] })));
+    assert!(store.advance("ended", &done, 1_500).unwrap());
+    assert!(store.renew("running", 9_000).unwrap());
+    assert!(
+        !store.renew("ended", 9_000).unwrap(),
+        "an ended task has no lease"
+    );
+    assert!(!store.renew("no-such-task", 9_000).unwrap());
+    let failure = TaskState::Failed(payload(json!({ "code": -32603, "message": "stopped" })));
+    assert_eq!(
+        store.fail_abandoned(&failure, 2_000).unwrap(),
+        0,
+        "not past it yet"
+    );
+    assert_eq!(store.fail_abandoned(&failure, 6_000).unwrap(), 1);
+    let other = backend.reopen();
+    let gone = other.get("gone").unwrap().unwrap();
+    assert_eq!((gone.state, gone.updated_at_ms), (failure, 6_000));
+    let running = other.get("running").unwrap().unwrap();
+    assert_eq!(
+        (running.state, running.lease_until_ms),
+        (TaskState::Working, 9_000)
+    );
+    assert_eq!(other.get("ended").unwrap().unwrap().state, done);
+    assert!(
+        !store.advance("gone", &done, 7_000).unwrap(),
+        "the failure stays"
+    );
+}
+
 /// Instantiates every test of the suite for one backend, in a module of its name.
 macro_rules! parity_suite {
     ($module:ident, $backend:expr) => {
@@ -268,6 +311,11 @@ macro_rules! parity_suite {
             #[test]
             fn owners_stay_apart() {
                 super::owners_stay_apart(&$backend);
+            }
+
+            #[test]
+            fn abandoned_tasks_are_failed() {
+                super::abandoned_tasks_are_failed(&$backend);
             }
 
             #[test]

@@ -35,7 +35,7 @@ pub use memory::MemoryTaskStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresTaskStore;
 pub use record::{TaskOwner, TaskRecord, TaskState};
-pub use runner::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS};
+pub use runner::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_LEASE_MS, DEFAULT_TASK_TTL_MS};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 pub use store::{TaskStore, TaskStoreError};

@@ -39,6 +39,12 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX holon_mcp_tasks_expiry ON holon_mcp_tasks (expires_at_ms)
         WHERE expires_at_ms IS NOT NULL;",
+    // 2: the lease of the server that runs a task (0 in a task of before: its
+    // server is gone, so it reads as abandoned), and the index the sweep of
+    // abandoned tasks scans.
+    "ALTER TABLE holon_mcp_tasks ADD COLUMN lease_until_ms BIGINT NOT NULL DEFAULT 0;
+    CREATE INDEX holon_mcp_tasks_lease ON holon_mcp_tasks (lease_until_ms)
+        WHERE status IN ('working', 'input_required');",
 ];
 
 /// The advisory lock replicas that start together take while they migrate, so
@@ -223,8 +229,9 @@ impl TaskStore for PostgresTaskStore {
             let statement = client
                 .prepare_cached(
                     "INSERT INTO holon_mcp_tasks
-                     (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms, expires_at_ms)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                     (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
+                      expires_at_ms, lease_until_ms)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 )
                 .await
                 .map_err(db_failed)?;
@@ -241,6 +248,7 @@ impl TaskStore for PostgresTaskStore {
                         &to_sql(record.updated_at_ms),
                         &record.ttl_ms.map(to_sql),
                         &expires_at(record.created_at_ms, record.ttl_ms),
+                        &to_sql(record.lease_until_ms),
                     ],
                 )
                 .await
@@ -255,7 +263,8 @@ impl TaskStore for PostgresTaskStore {
             let client = pool.get().await.map_err(failed)?;
             let statement = client
                 .prepare_cached(
-                    "SELECT owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms
+                    "SELECT owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
+                            lease_until_ms
                      FROM holon_mcp_tasks WHERE id = $1",
                 )
                 .await
@@ -274,10 +283,11 @@ impl TaskStore for PostgresTaskStore {
                     row.get::<_, i64>(4),
                     row.get::<_, i64>(5),
                     row.get::<_, Option<i64>>(6),
+                    row.get::<_, i64>(7),
                 )
             }))
         })?;
-        let Some((id, owner, tool, status, payload, created, updated, ttl)) = row else {
+        let Some((id, owner, tool, status, payload, created, updated, ttl, lease)) = row else {
             return Ok(None);
         };
         let payload = payload
@@ -291,6 +301,7 @@ impl TaskStore for PostgresTaskStore {
             created_at_ms: from_sql(created),
             updated_at_ms: from_sql(updated),
             ttl_ms: ttl.map(from_sql),
+            lease_until_ms: from_sql(lease),
         }))
     }
 
@@ -333,6 +344,45 @@ impl TaskStore for PostgresTaskStore {
                 .await
                 .map_err(db_failed)?;
             Ok(usize::try_from(removed).unwrap_or(usize::MAX))
+        })
+    }
+
+    fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
+        let id = id.to_string();
+        self.call(|pool| async move {
+            let client = pool.get().await.map_err(failed)?;
+            let statement = client
+                .prepare_cached(
+                    "UPDATE holon_mcp_tasks SET lease_until_ms = $2
+                     WHERE id = $1 AND status IN ('working', 'input_required')",
+                )
+                .await
+                .map_err(db_failed)?;
+            let changed = client
+                .execute(&statement, &[&id, &to_sql(lease_until_ms)])
+                .await
+                .map_err(db_failed)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError> {
+        let status = state.status();
+        let payload = payload_text(state)?;
+        self.call(|pool| async move {
+            let client = pool.get().await.map_err(failed)?;
+            let statement = client
+                .prepare_cached(
+                    "UPDATE holon_mcp_tasks SET status = $1, payload = $2, updated_at_ms = $3
+                     WHERE status IN ('working', 'input_required') AND lease_until_ms < $3",
+                )
+                .await
+                .map_err(db_failed)?;
+            let failed_tasks = client
+                .execute(&statement, &[&status, &payload, &to_sql(now_ms)])
+                .await
+                .map_err(db_failed)?;
+            Ok(usize::try_from(failed_tasks).unwrap_or(usize::MAX))
         })
     }
 }
