@@ -9,11 +9,12 @@
 mod support;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use holon_core::Registry;
 use holon_core::prelude::*;
-use holon_mcp::tasks::PostgresTaskStore;
+use holon_mcp::tasks::{PostgresTaskStore, TaskRecord, TaskState, TaskStoreError};
 use holon_mcp::{HttpOptions, HttpServer, McpServer, StoreUrl, Stores};
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -196,4 +197,104 @@ fn a_task_whose_replica_stopped_mid_run_reads_as_failed_on_the_other() {
         let message = failed["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("lease ran out"), "{failed}");
     });
+}
+
+/// A task store that counts the calls of each kind it passes to the one it wraps:
+/// each call of the PostgreSQL store is one SQL statement, one round trip.
+struct Counting {
+    inner: PostgresTaskStore,
+    calls: std::sync::Mutex<std::collections::BTreeMap<&'static str, usize>>,
+}
+
+impl Counting {
+    fn count(&self, kind: &'static str) {
+        *self.calls.lock().unwrap().entry(kind).or_default() += 1;
+    }
+
+    /// The calls since the last `take`, by kind.
+    fn take(&self) -> std::collections::BTreeMap<&'static str, usize> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+}
+
+impl holon_mcp::tasks::TaskStore for Counting {
+    fn create(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
+        self.count("create");
+        self.inner.create(record)
+    }
+    fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
+        self.count("get");
+        self.inner.get(id)
+    }
+    fn advance(&self, id: &str, state: &TaskState, now_ms: u64) -> Result<bool, TaskStoreError> {
+        self.count("advance");
+        self.inner.advance(id, state, now_ms)
+    }
+    fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
+        self.count("remove_expired");
+        self.inner.remove_expired(now_ms)
+    }
+    fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
+        self.count("renew");
+        self.inner.renew(id, lease_until_ms)
+    }
+    fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError> {
+        self.count("fail_abandoned");
+        self.inner.fail_abandoned(state, now_ms)
+    }
+}
+
+static QUICK_RELEASE: Notify = Notify::const_new();
+
+/// Ends when the test releases it.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn quick_job() -> String {
+    QUICK_RELEASE.notified().await;
+    "done".to_string()
+}
+
+/// The database round trips of a task's life through the server: created (a
+/// `tools/call`), read (`tasks/get`), completed (the tool's end).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_costs_two_round_trips_to_create_one_to_read_and_one_to_complete() {
+    let database = TestPostgres::start();
+    let store = Arc::new(Counting {
+        inner: PostgresTaskStore::open(database.url()).unwrap(),
+        calls: std::sync::Mutex::default(),
+    });
+    let registry = Registry::of_module(module_path!()).expect("the test's tools");
+    // A lease longer than the test: no renewal is counted.
+    let server = McpServer::new(registry, holon_mcp::server_info!())
+        .with_task_lease(Duration::from_secs(600))
+        .with_task_store(store.clone());
+    let addr = support::serve_without_token(server).await;
+    let call = json!({ "name": "QuickJob", "arguments": {} });
+    // The first task of a server also sweeps the store for abandoned tasks.
+    let first = request(addr, "tools/call", call.clone()).await;
+    assert_eq!(first["result"]["resultType"], "task", "{first}");
+    let created = store.take();
+    assert_eq!(
+        created,
+        [("create", 1), ("fail_abandoned", 1), ("remove_expired", 1)].into()
+    );
+    QUICK_RELEASE.notify_one();
+    let first_id = first["result"]["taskId"].as_str().unwrap().to_string();
+    poll_until(addr, &first_id, |task| task["status"] == "completed").await;
+    store.take();
+    // Later ones: the expiry sweep and the insert.
+    let second = request(addr, "tools/call", call).await;
+    let id = second["result"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(store.take(), [("create", 1), ("remove_expired", 1)].into());
+    assert_eq!(task(addr, &id).await["status"], "working");
+    assert_eq!(store.take(), [("get", 1)].into());
+    QUICK_RELEASE.notify_one();
+    let done = poll_until(addr, &id, |task| task["status"] == "completed").await;
+    assert_eq!(done["result"]["structuredContent"]["result"], "done");
+    let polled = store.take();
+    assert_eq!(polled.get("advance"), Some(&1), "completing: {polled:?}");
+    assert_eq!(
+        polled.keys().copied().collect::<Vec<_>>(),
+        ["advance", "get"],
+        "{polled:?}"
+    );
 }
