@@ -276,8 +276,9 @@ pub enum Command {
         /// Where the server keeps its state (the tasks of tools that run as tasks):
         /// `memory` (the default), `sqlite:PATH`, or `postgres://USER@HOST/DATABASE`
         /// (one database every replica of the server shares). See docs/scale-out.md.
+        // A string, parsed after clap: clap's error would echo a password of the URL.
         #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
-        store: holon_mcp::StoreUrl,
+        store: String,
         /// OAuth access tokens instead of the generated token (boxed: the other
         /// commands are small).
         #[command(flatten)]
@@ -476,6 +477,13 @@ pub fn run(cli: Cli) -> ExitCode {
                 Some(Ok((served, listed))) => (served, Some(listed)),
                 Some(Err(error)) => {
                     eprintln!("holon-tools serve: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            let store = match store.parse::<holon_mcp::StoreUrl>() {
+                Ok(store) => store,
+                Err(error) => {
+                    eprintln!("holon-tools serve: --store: {error}");
                     return ExitCode::from(2);
                 }
             };
