@@ -50,6 +50,7 @@ mod shutdown;
 mod stdio;
 mod stdio_lines;
 mod stdio_pipes;
+mod stores;
 pub mod tasks;
 mod telemetry;
 
@@ -65,6 +66,7 @@ pub use server::{ListCaching, McpServer, ServedRegistry};
 pub use shutdown::{ServeFuture, WithGracefulShutdown, shutdown_signal};
 pub use stdio::{StdioServer, run_stdio};
 pub use stdio_lines::DEFAULT_MAX_LINE_BYTES;
+pub use stores::{STORE_URL_ENV, StoreUrl, StoreUrlError, Stores};
 
 /// The environment variable [`HttpServer`] takes the bearer token from when no token
 /// file is given.

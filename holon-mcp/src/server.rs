@@ -142,6 +142,8 @@ pub struct McpServer {
     /// The tasks extension (crate::tasks): `None` when no served tool runs as a task
     /// and the host gave no store.
     tasks: Option<Arc<Tasks>>,
+    /// The lease of the tasks this server runs.
+    task_lease_ms: u64,
 }
 
 impl McpServer {
@@ -154,7 +156,12 @@ impl McpServer {
         let tasks = registry
             .definitions()
             .any(|definition| !definition.task.is_forbidden())
-            .then(|| default_tasks(Arc::new(MemoryTaskStore::new())));
+            .then(|| {
+                default_tasks(
+                    Arc::new(MemoryTaskStore::new()),
+                    tasks::DEFAULT_TASK_LEASE_MS,
+                )
+            });
         Self {
             registry,
             info: Arc::new(info),
@@ -167,6 +174,7 @@ impl McpServer {
             extras: None,
             listed: None,
             tasks,
+            task_lease_ms: tasks::DEFAULT_TASK_LEASE_MS,
         }
     }
 
@@ -206,7 +214,30 @@ impl McpServer {
     /// `tasks::SqliteTaskStore`, feature `sqlite`) rather than in memory, for
     /// [`tasks::DEFAULT_TASK_TTL_MS`] each; and serves the tasks extension.
     pub fn with_task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks = Some(default_tasks(store));
+        self.tasks = Some(default_tasks(store, self.task_lease_ms));
+        self
+    }
+
+    /// Renews the lease of each task this server runs for `lease` at a time
+    /// (default [`tasks::DEFAULT_TASK_LEASE_MS`]): once a lease has run out, any
+    /// server on the store reads the task as `failed` (its server stopped). A
+    /// shorter lease reports a stopped server sooner, at a store write per third
+    /// of it per running task.
+    pub fn with_task_lease(mut self, lease: std::time::Duration) -> Self {
+        self.task_lease_ms = u64::try_from(lease.as_millis()).unwrap_or(u64::MAX);
+        if let Some(tasks) = &self.tasks {
+            self.tasks = Some(default_tasks(tasks.store().clone(), self.task_lease_ms));
+        }
+        self
+    }
+
+    /// Keeps the server's state in `stores` (opened from a [`StoreUrl`](crate::StoreUrl)):
+    /// the tasks of calls that run as tasks, when a served tool may run as one (a
+    /// server without such a tool keeps no tasks and does not serve the extension).
+    pub fn with_stores(mut self, stores: &crate::Stores) -> Self {
+        if self.tasks.is_some() {
+            self.tasks = Some(default_tasks(stores.tasks().clone(), self.task_lease_ms));
+        }
         self
     }
 
@@ -813,9 +844,14 @@ pub(crate) fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
     Some(ErrorData::missing_required_client_capability(required))
 }
 
-/// The tasks kept in `store`, each for the default time to live.
-fn default_tasks(store: Arc<dyn TaskStore>) -> Arc<Tasks> {
-    Arc::new(Tasks::new(store, Some(tasks::DEFAULT_TASK_TTL_MS)))
+/// The tasks kept in `store`, each for the default time to live, those running
+/// here under leases of `lease_ms`.
+fn default_tasks(store: Arc<dyn TaskStore>, lease_ms: u64) -> Arc<Tasks> {
+    Arc::new(Tasks::new(
+        store,
+        Some(tasks::DEFAULT_TASK_TTL_MS),
+        lease_ms,
+    ))
 }
 
 /// Why `params` do not parse as `T` (the path of the offending field, `None` for the

@@ -21,7 +21,9 @@ use holon_core::{
     ClientLog, Elicitation, ElicitationRequest, ElicitationResponse, Registry, Roots, Sampling,
     SamplingRequest,
 };
-use holon_mcp::{HttpOptions, HttpServer, McpServer, ServeError, StdioServer, shutdown_signal};
+use holon_mcp::{
+    HttpOptions, HttpServer, McpServer, ServeError, StdioServer, StoreUrl, Stores, shutdown_signal,
+};
 use serde_json::{Map, Value, json};
 
 mod extras;
@@ -603,9 +605,13 @@ struct Cli {
     /// Read the bearer token from this file (else HOLON_MCP_TOKEN, else a generated one).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Keep the tasks of the task tools in this SQLite file (else in memory).
-    #[arg(long, value_name = "FILE")]
+    /// Keep the tasks of the task tools in this SQLite file (`--store sqlite:FILE`).
+    #[arg(long, value_name = "FILE", conflicts_with = "store")]
     task_db: Option<PathBuf>,
+    /// Where the tasks of the task tools are kept: `memory` (the default),
+    /// `sqlite:PATH` or `postgres://USER@HOST/DATABASE`.
+    #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
+    store: StoreUrl,
 }
 
 #[tokio::main]
@@ -623,17 +629,19 @@ async fn main() -> ExitCode {
         Ok(ContentBlock::Image { data, .. }) => data,
         _ => String::new(),
     };
-    let mut server = McpServer::new(registry, holon_mcp::server_info!())
+    let server = McpServer::new(registry, holon_mcp::server_info!())
         .with_handler(extras::TestExtras { red_pixel_png });
-    if let Some(path) = &cli.task_db {
-        match holon_mcp::tasks::SqliteTaskStore::open(path) {
-            Ok(store) => server = server.with_task_store(std::sync::Arc::new(store)),
-            Err(error) => {
-                eprintln!("conformance-server: {}: {error}", path.display());
-                return ExitCode::FAILURE;
-            }
+    let store = match &cli.task_db {
+        Some(path) => StoreUrl::Sqlite(path.clone()),
+        None => cli.store.clone(),
+    };
+    let server = match Stores::open(&store) {
+        Ok(stores) => server.with_stores(&stores),
+        Err(error) => {
+            eprintln!("conformance-server: --store {store}: {error}");
+            return ExitCode::FAILURE;
         }
-    }
+    };
     let served = if cli.stdio {
         StdioServer::process(server)
             .with_graceful_shutdown(shutdown_signal())

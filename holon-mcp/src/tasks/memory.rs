@@ -60,6 +60,28 @@ impl TaskStore for MemoryTaskStore {
         tasks.retain(|_, record| !record.is_expired(now_ms));
         Ok(before - tasks.len())
     }
+
+    fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
+        match self.tasks().get_mut(id) {
+            Some(record) if !record.state.is_terminal() => {
+                record.lease_until_ms = lease_until_ms;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError> {
+        let mut failed = 0;
+        for record in self.tasks().values_mut() {
+            if record.is_abandoned(now_ms) {
+                record.state = state.clone();
+                record.updated_at_ms = now_ms;
+                failed += 1;
+            }
+        }
+        Ok(failed)
+    }
 }
 
 #[cfg(test)]

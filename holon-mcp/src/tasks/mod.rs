@@ -20,16 +20,22 @@ mod handoff;
 mod input;
 mod live;
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod record;
 mod runner;
 mod serve;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
 
 pub use memory::MemoryTaskStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresTaskStore;
 pub use record::{TaskOwner, TaskRecord, TaskState};
-pub use runner::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS};
+pub use runner::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_LEASE_MS, DEFAULT_TASK_TTL_MS};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 pub use store::{TaskStore, TaskStoreError};

@@ -22,11 +22,16 @@ pub struct TaskRecord {
     pub updated_at_ms: u64,
     /// How long after creation the task is kept; `None` keeps it.
     pub ttl_ms: Option<u64>,
+    /// Until when the server running the task vouches for it, in milliseconds since
+    /// the Unix epoch: that server renews it while the task runs. An unfinished task
+    /// past it has lost its server (see [`Self::is_abandoned`]).
+    pub lease_until_ms: u64,
 }
 
 impl TaskRecord {
     /// A task just created at `now_ms`: working, owned by `owner`, running `tool`,
-    /// kept for `ttl_ms` after creation (`None` keeps it).
+    /// kept for `ttl_ms` after creation (`None` keeps it), its lease running until
+    /// `now_ms` (the server that runs it sets a later one).
     pub fn working(
         id: impl Into<String>,
         owner: TaskOwner,
@@ -42,7 +47,14 @@ impl TaskRecord {
             created_at_ms: now_ms,
             updated_at_ms: now_ms,
             ttl_ms,
+            lease_until_ms: now_ms,
         }
+    }
+
+    /// Whether the task is unfinished at `now_ms` while its lease has run out: the
+    /// server that ran it stopped without ending it.
+    pub fn is_abandoned(&self, now_ms: u64) -> bool {
+        !self.state.is_terminal() && now_ms > self.lease_until_ms
     }
 
     /// Whether the task's time to live has run out at `now_ms`.

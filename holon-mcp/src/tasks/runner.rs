@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{CreateTaskResult, GetTaskResult};
@@ -21,11 +23,19 @@ pub const DEFAULT_TASK_TTL_MS: u64 = 60 * 60 * 1000;
 /// How often a client is asked to poll a task.
 pub const DEFAULT_POLL_INTERVAL_MS: u64 = 250;
 
+/// How long the server running a task vouches for it between renewals (30 s; it
+/// renews every third of it): a task whose server stopped reads as `failed` once
+/// this has passed.
+pub const DEFAULT_TASK_LEASE_MS: u64 = 30_000;
+
 /// The tasks of one server: its store and the tasks running in this process.
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     ttl_ms: Option<u64>,
+    lease_ms: u64,
+    /// When this server last failed the store's abandoned tasks.
+    swept_at_ms: AtomicU64,
 }
 
 /// The JSON-RPC error of a store that failed.
@@ -58,12 +68,76 @@ fn mint_id() -> Result<String, ErrorData> {
 
 impl Tasks {
     /// The tasks kept in `store`, each for `ttl_ms` after its creation (`None`:
-    /// kept until the store forgets it).
-    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl_ms: Option<u64>) -> Self {
+    /// kept until the store forgets it), those running here under leases of
+    /// `lease_ms`.
+    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl_ms: Option<u64>, lease_ms: u64) -> Self {
         Self {
             store,
             live: Mutex::default(),
             ttl_ms,
+            lease_ms: lease_ms.max(1),
+            swept_at_ms: AtomicU64::new(0),
+        }
+    }
+
+    /// The store the tasks are kept in.
+    pub(crate) fn store(&self) -> &Arc<dyn TaskStore> {
+        &self.store
+    }
+
+    /// Fails the store's abandoned tasks (their server stopped), at most once per
+    /// half lease: at this server's first task, then as tasks are created.
+    fn sweep(&self, now: u64) -> Result<(), ErrorData> {
+        let last = self.swept_at_ms.load(Ordering::Relaxed);
+        if last != 0 && now.saturating_sub(last) < self.lease_ms / 2 {
+            return Ok(());
+        }
+        if self
+            .swept_at_ms
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            // Another call of this server sweeps now.
+            return Ok(());
+        }
+        self.store
+            .fail_abandoned(&abandoned_state(), now)
+            .map(drop)
+            .map_err(store_failed)
+    }
+
+    /// Waits for `work`, the tool of task `id`, renewing the task's lease every
+    /// third of it; when the task ended elsewhere (cancelled through another
+    /// server, failed by a sweep), fires the tool's cancellation.
+    async fn supervise(
+        &self,
+        id: &str,
+        live: &LiveTask,
+        mut work: tokio::task::JoinHandle<TaskState>,
+    ) -> TaskState {
+        let every = Duration::from_millis((self.lease_ms / 3).max(1));
+        let mut renewing = true;
+        loop {
+            tokio::select! {
+                ended = &mut work => {
+                    return ended.unwrap_or_else(|join| {
+                        failed_state(-32603, format!("the task's tool stopped: {join}"))
+                    });
+                }
+                () = tokio::time::sleep(every), if renewing => {
+                    let lease_until = now_ms().saturating_add(self.lease_ms);
+                    match self.store.renew(id, lease_until) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            live.cancellation().cancel();
+                            renewing = false;
+                        }
+                        // Tried again at the next tick: a store out for a whole
+                        // lease lets the task be failed, as a stopped server's.
+                        Err(_) => {}
+                    }
+                }
+            }
         }
     }
 
@@ -87,11 +161,13 @@ impl Tasks {
         let now = now_ms();
         // Expired tasks go when new ones come: the store stays bounded by the TTL.
         self.store.remove_expired(now).map_err(store_failed)?;
-        let record = TaskRecord::working(mint_id()?, owner, tool, now, self.ttl_ms);
+        self.sweep(now)?;
+        let mut record = TaskRecord::working(mint_id()?, owner, tool, now, self.ttl_ms);
+        record.lease_until_ms = now.saturating_add(self.lease_ms);
         self.store.create(&record).map_err(store_failed)?;
         let live = Arc::new(LiveTask::new(record.id.clone(), self.store.clone()));
         self.live().insert(record.id.clone(), live.clone());
-        let work = work(live);
+        let work = work(live.clone());
         // The tool's span stays the child of the `tools/call` that started it.
         #[cfg(feature = "tracing")]
         let work = tracing::Instrument::in_current_span(work);
@@ -99,9 +175,7 @@ impl Tasks {
         let tasks = Arc::clone(self);
         let id = record.id.clone();
         tokio::spawn(async move {
-            let state = work.await.unwrap_or_else(|join| {
-                failed_state(-32603, format!("the task's tool stopped: {join}"))
-            });
+            let state = tasks.supervise(&id, &live, work).await;
             // A cancelled task stays cancelled: `advance` leaves ended tasks alone.
             let _ = tasks.store.advance(&id, &state, now_ms());
             tasks.live().remove(&id);
@@ -124,11 +198,10 @@ impl Tasks {
     /// `tasks/get`: the task's state, with its input requests, result or error.
     pub(crate) fn get(&self, owner: &TaskOwner, id: &str) -> Result<GetTaskResult, ErrorData> {
         let mut record = self.owned(owner, id)?;
-        if !record.state.is_terminal() && !self.live().contains_key(id) {
-            // Unfinished, yet nothing here runs it: the server that ran it stopped.
-            let state = failed_state(-32603, "the server stopped before the task ended".into());
+        if record.is_abandoned(now_ms()) && !self.live().contains_key(id) {
+            // Unfinished, its lease run out: the server that ran it stopped.
             self.store
-                .advance(id, &state, now_ms())
+                .advance(id, &abandoned_state(), now_ms())
                 .map_err(store_failed)?;
             record = self.owned(owner, id)?;
         }
@@ -154,12 +227,20 @@ impl Tasks {
         id: &str,
         responses: BTreeMap<String, Value>,
     ) -> Result<(), ErrorData> {
-        self.owned(owner, id)?;
+        let record = self.owned(owner, id)?;
         let live = self.live().get(id).cloned();
         match live {
             Some(live) => live.answer(responses).map_err(store_failed),
-            // An ended task waits on nothing: the answers change nothing.
-            None => Ok(()),
+            // An ended task waits on nothing, nor does one whose server stopped:
+            // the answers change nothing.
+            None if record.state.is_terminal() || record.is_abandoned(now_ms()) => Ok(()),
+            // The tool waits in the memory of the server that runs it.
+            None => Err(ErrorData::invalid_request(
+                format!(
+                    "task `{id}` runs on another server of this service, which holds its requests: send tasks/update to that server (route a client's requests to one server); answers through another server are not supported yet"
+                ),
+                Some(json!({ "kind": "task_on_another_server", "taskId": id })),
+            )),
         }
     }
 
@@ -180,6 +261,14 @@ impl Tasks {
                 .map_err(store_failed),
         }
     }
+}
+
+/// The state of a task whose server stopped before it ended.
+fn abandoned_state() -> TaskState {
+    failed_state(
+        -32603,
+        "the server running the task stopped before it ended (its lease ran out)".into(),
+    )
 }
 
 /// A `failed` state with the JSON-RPC error `code` and `message`.
@@ -208,7 +297,11 @@ mod tests {
     use crate::tasks::MemoryTaskStore;
 
     fn tasks() -> Arc<Tasks> {
-        Arc::new(Tasks::new(Arc::new(MemoryTaskStore::new()), Some(60_000)))
+        Arc::new(Tasks::new(
+            Arc::new(MemoryTaskStore::new()),
+            Some(60_000),
+            DEFAULT_TASK_LEASE_MS,
+        ))
     }
 
     #[tokio::test]
@@ -237,7 +330,11 @@ mod tests {
 
     #[tokio::test]
     async fn an_expired_task_is_unknown() {
-        let tasks = Arc::new(Tasks::new(Arc::new(MemoryTaskStore::new()), Some(0)));
+        let tasks = Arc::new(Tasks::new(
+            Arc::new(MemoryTaskStore::new()),
+            Some(0),
+            DEFAULT_TASK_LEASE_MS,
+        ));
         let owner = TaskOwner::anonymous();
         let created = tasks
             .start(owner.clone(), "Slow", |_| std::future::pending())

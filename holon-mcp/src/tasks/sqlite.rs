@@ -7,10 +7,11 @@
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 
 use super::record::{TaskOwner, TaskRecord, TaskState};
+use super::sql::{from_sql, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
 
 const SCHEMA: &str = "
@@ -27,6 +28,14 @@ CREATE TABLE IF NOT EXISTS holon_mcp_tasks (
 CREATE INDEX IF NOT EXISTS holon_mcp_tasks_expiry
     ON holon_mcp_tasks (created_at_ms) WHERE ttl_ms IS NOT NULL;
 ";
+
+/// The changes to [`SCHEMA`], in order: the database's `user_version` counts those
+/// applied. Never edited once released: a change is a new one at the end.
+const MIGRATIONS: &[&str] = &[
+    // 1: the lease of the server that runs a task (0 in a task of before: its
+    // server is gone, so it reads as abandoned).
+    "ALTER TABLE holon_mcp_tasks ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;",
+];
 
 /// A [`TaskStore`] in a SQLite database file: a task is on disk (committed, with
 /// `synchronous = FULL`) before its `tools/call` is answered.
@@ -50,14 +59,14 @@ impl SqliteTaskStore {
         Self::with_connection(Connection::open_in_memory().map_err(failed)?)
     }
 
-    fn with_connection(connection: Connection) -> Result<Self, TaskStoreError> {
+    fn with_connection(mut connection: Connection) -> Result<Self, TaskStoreError> {
         connection
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(failed)?;
         connection
             .pragma_update(None, "synchronous", "FULL")
             .map_err(failed)?;
-        connection.execute_batch(SCHEMA).map_err(failed)?;
+        migrate(&mut connection)?;
         Ok(Self {
             connection: Mutex::new(connection),
         })
@@ -71,20 +80,31 @@ impl SqliteTaskStore {
     }
 }
 
-fn payload_text(state: &TaskState) -> Result<Option<String>, TaskStoreError> {
-    state
-        .payload()
-        .map(|payload| serde_json::to_string(payload).map_err(failed))
-        .transpose()
-}
-
-/// SQLite's integers are signed: milliseconds past `i64::MAX` are clamped.
-fn to_sql(ms: u64) -> i64 {
-    i64::try_from(ms).unwrap_or(i64::MAX)
-}
-
-fn from_sql(ms: i64) -> u64 {
-    u64::try_from(ms).unwrap_or(0)
+/// Creates the table if needed and applies the migrations it lacks, in one
+/// transaction that holds the write lock: two servers opening one file apply each
+/// migration once.
+fn migrate(connection: &mut Connection) -> Result<(), TaskStoreError> {
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(failed)?;
+    transaction.execute_batch(SCHEMA).map_err(failed)?;
+    let applied: i64 = transaction
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .map_err(failed)?;
+    let applied = usize::try_from(applied).unwrap_or(0);
+    if applied > MIGRATIONS.len() {
+        return Err(failed(format!(
+            "the database's task schema is version {applied}, newer than this server's {}: upgrade the server",
+            MIGRATIONS.len()
+        )));
+    }
+    for migration in &MIGRATIONS[applied..] {
+        transaction.execute_batch(migration).map_err(failed)?;
+    }
+    transaction
+        .pragma_update(None, "user_version", to_sql(MIGRATIONS.len() as u64))
+        .map_err(failed)?;
+    transaction.commit().map_err(failed)
 }
 
 impl TaskStore for SqliteTaskStore {
@@ -92,8 +112,8 @@ impl TaskStore for SqliteTaskStore {
         self.connection()
             .execute(
                 "INSERT INTO holon_mcp_tasks
-                 (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms, lease_until_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     record.id,
                     record.owner.as_str(),
@@ -103,6 +123,7 @@ impl TaskStore for SqliteTaskStore {
                     to_sql(record.created_at_ms),
                     to_sql(record.updated_at_ms),
                     record.ttl_ms.map(to_sql),
+                    to_sql(record.lease_until_ms),
                 ],
             )
             .map_err(failed)?;
@@ -113,7 +134,8 @@ impl TaskStore for SqliteTaskStore {
         let row = self
             .connection()
             .query_row(
-                "SELECT owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms
+                "SELECT owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
+                        lease_until_ms
                  FROM holon_mcp_tasks WHERE id = ?1",
                 params![id],
                 |row| {
@@ -125,12 +147,13 @@ impl TaskStore for SqliteTaskStore {
                         row.get::<_, i64>(4)?,
                         row.get::<_, i64>(5)?,
                         row.get::<_, Option<i64>>(6)?,
+                        row.get::<_, i64>(7)?,
                     ))
                 },
             )
             .optional()
             .map_err(failed)?;
-        let Some((owner, tool, status, payload, created, updated, ttl)) = row else {
+        let Some((owner, tool, status, payload, created, updated, ttl, lease)) = row else {
             return Ok(None);
         };
         let payload = payload
@@ -144,6 +167,7 @@ impl TaskStore for SqliteTaskStore {
             created_at_ms: from_sql(created),
             updated_at_ms: from_sql(updated),
             ttl_ms: ttl.map(from_sql),
+            lease_until_ms: from_sql(lease),
         }))
     }
 
@@ -166,6 +190,28 @@ impl TaskStore for SqliteTaskStore {
                 "DELETE FROM holon_mcp_tasks
                  WHERE ttl_ms IS NOT NULL AND created_at_ms + ttl_ms <= ?1",
                 params![to_sql(now_ms)],
+            )
+            .map_err(failed)
+    }
+
+    fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
+        let changed = self
+            .connection()
+            .execute(
+                "UPDATE holon_mcp_tasks SET lease_until_ms = ?2
+                 WHERE id = ?1 AND status IN ('working', 'input_required')",
+                params![id, to_sql(lease_until_ms)],
+            )
+            .map_err(failed)?;
+        Ok(changed == 1)
+    }
+
+    fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError> {
+        self.connection()
+            .execute(
+                "UPDATE holon_mcp_tasks SET status = ?1, payload = ?2, updated_at_ms = ?3
+                 WHERE status IN ('working', 'input_required') AND lease_until_ms < ?3",
+                params![state.status(), payload_text(state)?, to_sql(now_ms)],
             )
             .map_err(failed)
     }
@@ -202,5 +248,29 @@ mod tests {
         assert_eq!(store.remove_expired(1_010).unwrap(), 1);
         assert_eq!(store.get("a").unwrap(), None);
         assert!(store.get("b").unwrap().is_some());
+    }
+
+    #[test]
+    fn a_database_of_the_first_schema_gains_the_lease_and_its_tasks_read_as_abandoned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tasks.db");
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(SCHEMA).unwrap();
+        old.execute(
+            "INSERT INTO holon_mcp_tasks
+             (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms)
+             VALUES ('old', 'anonymous', 'Tool', 'working', NULL, 1000, 1000, NULL)",
+            [],
+        )
+        .unwrap();
+        drop(old);
+        let store = SqliteTaskStore::open(&path).unwrap();
+        let task = store.get("old").unwrap().expect("kept");
+        assert_eq!(task.lease_until_ms, 0);
+        assert!(task.is_abandoned(1_001), "its server is gone");
+        drop(store);
+        // Opened again: the migration is not applied twice.
+        let store = SqliteTaskStore::open(&path).unwrap();
+        assert!(store.renew("old", 5_000).unwrap());
     }
 }

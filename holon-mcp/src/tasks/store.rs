@@ -9,8 +9,9 @@ use super::record::{TaskRecord, TaskState};
 /// restart of the server.
 ///
 /// Calls are short and synchronous (the server makes them outside of any lock a
-/// tool waits on). One server process per store: a task still working when its
-/// server stopped is reported failed by the next server that reads it.
+/// tool waits on). Several servers may share a store (PostgreSQL's): the server
+/// that runs a task renews its lease while it runs, and a task whose lease ran out
+/// unfinished is failed by the next server that reads it or sweeps the store.
 pub trait TaskStore: Send + Sync + 'static {
     /// Adds a new task. An id already taken is an error.
     fn create(&self, record: &TaskRecord) -> Result<(), TaskStoreError>;
@@ -24,6 +25,15 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Forgets the tasks whose time to live ran out at `now_ms`; how many.
     fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError>;
+
+    /// Extends the lease of an unfinished task to `lease_until_ms`. `false` (and no
+    /// change) when the task is unknown or has ended: cancelled through another
+    /// server, or failed by a sweep; its runner then stops it.
+    fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError>;
+
+    /// Moves every task abandoned at `now_ms` (unfinished, its lease run out, see
+    /// [`TaskRecord::is_abandoned`]) to `state`; how many.
+    fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError>;
 }
 
 /// A store that could not do what was asked (the disk, the database).

@@ -4,6 +4,8 @@
 // Each test file takes the part it needs.
 #![allow(dead_code)]
 
+pub mod postgres;
+
 use std::net::SocketAddr;
 
 use holon_mcp::{HttpOptions, HttpServer, McpServer};

@@ -273,6 +273,12 @@ pub enum Command {
         /// With --discovery: also list this tool (repeatable).
         #[arg(long = "pin", value_name = "NAME", requires = "discovery")]
         pinned: Vec<String>,
+        /// Where the server keeps its state (the tasks of tools that run as tasks):
+        /// `memory` (the default), `sqlite:PATH`, or `postgres://USER@HOST/DATABASE`
+        /// (one database every replica of the server shares). See docs/scale-out.md.
+        // A string, parsed after clap: clap's error would echo a password of the URL.
+        #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
+        store: String,
         /// OAuth access tokens instead of the generated token (boxed: the other
         /// commands are small).
         #[command(flatten)]
@@ -454,6 +460,7 @@ pub fn run(cli: Cli) -> ExitCode {
             families,
             discovery,
             pinned,
+            store,
             oauth,
         } => {
             // Settings that do not fit are refused before the runtime starts.
@@ -473,6 +480,13 @@ pub fn run(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let store = match store.parse::<holon_mcp::StoreUrl>() {
+                Ok(store) => store,
+                Err(error) => {
+                    eprintln!("holon-tools serve: --store: {error}");
+                    return ExitCode::from(2);
+                }
+            };
             with_runtime(&cli, async |runtime| {
                 let options = serve::ServeOptions {
                     http: *http,
@@ -482,6 +496,7 @@ pub fn run(cli: Cli) -> ExitCode {
                     families: *families,
                     oauth,
                     listed,
+                    store: store.clone(),
                 };
                 serve::serve(registry, runtime, options).await
             })

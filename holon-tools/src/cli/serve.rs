@@ -20,7 +20,7 @@ use std::sync::Arc;
 use holon_core::{FamilyPolicy, Registry};
 use holon_mcp::{
     HttpLimits, HttpOptions, HttpServer, McpServer, OAuthConfig, ServeError, ServerInfo,
-    StdioServer, shutdown_signal,
+    StdioServer, StoreUrl, Stores, shutdown_signal,
 };
 use holon_runtime::Runtime;
 
@@ -67,6 +67,8 @@ pub(super) struct ServeOptions {
     pub(super) oauth: Option<OAuthConfig>,
     /// `--discovery`: the tools tools/list shows.
     pub(super) listed: Option<super::serve_discovery::Listed>,
+    /// `--store`: where the server keeps its state.
+    pub(super) store: StoreUrl,
 }
 
 /// Serves `registry`'s tools that `options.families` allows, dispatching on `runtime`.
@@ -82,9 +84,20 @@ pub(super) async fn serve(
     if options.listed.is_some() {
         context = super::serve_discovery::context(context, registry);
     }
+    let stores = match Stores::open(&options.store) {
+        Ok(stores) => stores,
+        Err(error) => {
+            note(&format!(
+                "holon-tools serve: --store {}: {error}",
+                options.store
+            ));
+            return ExitCode::from(2);
+        }
+    };
     let mut server = McpServer::new(registry, info)
         .with_context(context)
-        .with_workspace(runtime.workspace_root());
+        .with_workspace(runtime.workspace_root())
+        .with_stores(&stores);
     if let Some(listed) = options.listed {
         server = server.with_listed(move |name| listed.shows(name));
     }

@@ -529,6 +529,34 @@ fn no_auth_is_refused_off_loopback_and_serves_without_a_token_on_it() {
     drop(server);
 }
 
+#[test]
+fn a_store_url_that_names_no_store_is_refused_with_the_forms_there_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let by_flag = holon_command(dir.path())
+        .args(["serve", "--store", "mysql://root:hunter2@db/tasks"])
+        .output()
+        .unwrap();
+    let by_env = holon_command(dir.path())
+        .arg("serve")
+        .env("HOLON_STORE_URL", "sqlite:")
+        .output()
+        .unwrap();
+    for (refused, says) in [
+        (&by_flag, "mysql://root:***@db/tasks"),
+        (&by_env, "write `sqlite:PATH`"),
+    ] {
+        assert_eq!(refused.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(
+            !stderr.contains("hunter2"),
+            "the password is masked: {stderr}"
+        );
+    }
+    let stderr = String::from_utf8_lossy(&by_flag.stderr);
+    assert!(stderr.contains("`memory`, `sqlite:PATH`"), "{stderr}");
+}
+
 pub(crate) fn http(authority: &str, request: &str) -> String {
     let mut stream = TcpStream::connect(authority).unwrap();
     stream.set_read_timeout(Some(TIMEOUT)).unwrap();

@@ -1,0 +1,331 @@
+//! One behavioural suite for every task store: memory, SQLite and PostgreSQL keep
+//! tasks by the same rules. `parity_suite!` instantiates each test per backend.
+//!
+//! The PostgreSQL tests start a PostgreSQL of their own (see `support/postgres.rs`),
+//! or use `HOLON_TEST_POSTGRES_URL`'s; without PostgreSQL installed they fail,
+//! saying how to install it.
+
+// The PostgreSQL fixture starts its server with `initdb` and `pg_ctl`.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod support;
+
+use std::sync::{Arc, Barrier};
+
+use holon_mcp::tasks::{
+    MemoryTaskStore, PostgresTaskStore, SqliteTaskStore, TaskOwner, TaskRecord, TaskState,
+    TaskStore,
+};
+use serde_json::{Map, json};
+use support::postgres::TestPostgres;
+
+/// A store of one backend, and a way to reach the same tasks again (as another
+/// server process, or a restarted one, would).
+trait Backend {
+    /// The store under test.
+    fn store(&self) -> Arc<dyn TaskStore>;
+    /// Another handle on the same tasks: a new connection where there is one.
+    fn reopen(&self) -> Arc<dyn TaskStore>;
+}
+
+struct Memory(Arc<MemoryTaskStore>);
+
+impl Memory {
+    fn new() -> Self {
+        Self(Arc::new(MemoryTaskStore::new()))
+    }
+}
+
+impl Backend for Memory {
+    fn store(&self) -> Arc<dyn TaskStore> {
+        self.0.clone()
+    }
+    fn reopen(&self) -> Arc<dyn TaskStore> {
+        // Memory lives in its one store: the process is all there is.
+        self.0.clone()
+    }
+}
+
+struct Sqlite {
+    store: Arc<SqliteTaskStore>,
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Sqlite {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tasks.db");
+        Self {
+            store: Arc::new(SqliteTaskStore::open(&path).unwrap()),
+            path,
+            _dir: dir,
+        }
+    }
+}
+
+impl Backend for Sqlite {
+    fn store(&self) -> Arc<dyn TaskStore> {
+        self.store.clone()
+    }
+    fn reopen(&self) -> Arc<dyn TaskStore> {
+        Arc::new(SqliteTaskStore::open(&self.path).unwrap())
+    }
+}
+
+struct Postgres {
+    store: Arc<PostgresTaskStore>,
+    // Dropped last: the stores' connections go before the server.
+    database: TestPostgres,
+}
+
+impl Postgres {
+    fn new() -> Self {
+        let database = TestPostgres::start();
+        Self {
+            store: Arc::new(PostgresTaskStore::open(database.url()).unwrap()),
+            database,
+        }
+    }
+}
+
+impl Backend for Postgres {
+    fn store(&self) -> Arc<dyn TaskStore> {
+        self.store.clone()
+    }
+    fn reopen(&self) -> Arc<dyn TaskStore> {
+        Arc::new(PostgresTaskStore::open(self.database.url()).unwrap())
+    }
+}
+
+fn record(id: &str, owner: TaskOwner, now_ms: u64, ttl_ms: Option<u64>) -> TaskRecord {
+    TaskRecord::working(id, owner, "Tool", now_ms, ttl_ms)
+}
+
+fn payload(value: serde_json::Value) -> Map<String, serde_json::Value> {
+    match value {
+        serde_json::Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+/// Once `create` returns, the task is there for every other handle on the store:
+/// the `tools/call` answer may go out. Its fields come back as written.
+fn created_before_the_answer(backend: &dyn Backend) {
+    let store = backend.store();
+    let written = record("t-1", TaskOwner::principal("alice"), 1_000, Some(60_000));
+    store.create(&written).unwrap();
+    let other = backend.reopen();
+    assert_eq!(other.get("t-1").unwrap(), Some(written.clone()));
+    assert!(
+        other.create(&written).is_err(),
+        "an id is taken once, whoever creates it"
+    );
+    assert_eq!(other.get("no-such-task").unwrap(), None);
+}
+
+/// Of 16 completers racing to end one task, exactly one wins, and the task keeps
+/// what the winner wrote.
+fn first_terminal_state_wins(backend: &dyn Backend) {
+    let store = backend.store();
+    store
+        .create(&record("race", TaskOwner::anonymous(), 1_000, None))
+        .unwrap();
+    let racers = 16;
+    let start = Arc::new(Barrier::new(racers));
+    let outcomes: Vec<(bool, TaskState)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..racers)
+            .map(|racer| {
+                // Each racer on its own handle: its own connection where there is one.
+                let store = if racer % 2 == 0 {
+                    backend.reopen()
+                } else {
+                    backend.store()
+                };
+                let start = start.clone();
+                scope.spawn(move || {
+                    let state = match racer % 3 {
+                        0 => TaskState::Completed(payload(json!({ "racer": racer }))),
+                        1 => TaskState::Failed(payload(json!({ "code": -1, "racer": racer }))),
+                        _ => TaskState::Cancelled,
+                    };
+                    start.wait();
+                    let won = store.advance("race", &state, 2_000 + racer as u64).unwrap();
+                    (won, state)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let winners: Vec<&TaskState> = outcomes
+        .iter()
+        .filter(|(won, _)| *won)
+        .map(|(_, state)| state)
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one completer wins: {outcomes:?}");
+    let kept = store.get("race").unwrap().expect("the task");
+    assert_eq!(&kept.state, winners[0], "the task keeps the winner's state");
+    // Ended: nothing moves it again, a non-terminal state neither.
+    assert!(!store.advance("race", &TaskState::Working, 9_000).unwrap());
+    assert_eq!(store.get("race").unwrap().unwrap().state, kept.state);
+}
+
+/// A task goes once its time to live has run out, not before; one without a time
+/// to live, or with one too long to add to its creation time, stays.
+fn expired_tasks_go(backend: &dyn Backend) {
+    let store = backend.store();
+    let owner = TaskOwner::anonymous;
+    store
+        .create(&record("short", owner(), 1_000, Some(10)))
+        .unwrap();
+    store.create(&record("kept", owner(), 1_000, None)).unwrap();
+    store
+        .create(&record("forever", owner(), 1_000, Some(u64::MAX)))
+        .unwrap();
+    assert_eq!(store.remove_expired(1_009).unwrap(), 0, "not yet");
+    assert!(store.get("short").unwrap().is_some());
+    assert_eq!(store.remove_expired(1_010).unwrap(), 1);
+    assert_eq!(store.get("short").unwrap(), None);
+    assert!(store.get("kept").unwrap().is_some());
+    assert!(store.get("forever").unwrap().is_some());
+    assert_eq!(store.remove_expired(i64::MAX as u64).unwrap(), 0);
+}
+
+/// The owner comes back exactly as written: a principal, a session and the
+/// anonymous owner of the same name never read as one another (the server refuses
+/// another owner's task by comparing them).
+fn owners_stay_apart(backend: &dyn Backend) {
+    let store = backend.store();
+    let owners = [
+        TaskOwner::principal("x"),
+        TaskOwner::session("x"),
+        TaskOwner::anonymous(),
+        TaskOwner::principal("session:x"),
+    ];
+    for (index, owner) in owners.iter().enumerate() {
+        store
+            .create(&record(&format!("o-{index}"), owner.clone(), 1_000, None))
+            .unwrap();
+    }
+    let other = backend.reopen();
+    for (index, owner) in owners.iter().enumerate() {
+        let read = other.get(&format!("o-{index}")).unwrap().expect("kept");
+        assert_eq!(&read.owner, owner);
+        for (stranger_index, stranger) in owners.iter().enumerate() {
+            if stranger_index != index {
+                assert_ne!(&read.owner, stranger);
+            }
+        }
+    }
+}
+
+/// A task's states carry their payloads through the store unchanged, in order:
+/// asked, answered, completed.
+fn states_and_payloads_round_trip(backend: &dyn Backend) {
+    let store = backend.store();
+    store
+        .create(&record("flow", TaskOwner::session("s"), 1_000, None))
+        .unwrap();
+    let asked = TaskState::InputRequired(payload(json!({
+        "input-1": { "method": "elicitation/create",
+                     "params": { "message": "Go ahead? ✓ \"quoted\" \u{0}", "n": 9007199254740991_u64 } }
+    })));
+    assert!(store.advance("flow", &asked, 1_001).unwrap());
+    let other = backend.reopen();
+    let read = other.get("flow").unwrap().unwrap();
+    assert_eq!((read.state, read.updated_at_ms), (asked, 1_001));
+    assert!(store.advance("flow", &TaskState::Working, 1_002).unwrap());
+    let done = TaskState::Completed(payload(json!({
+        "content": [{ "type": "text", "text": "ok" }], "isError": false, "nested": { "a": [1.5, null] }
+    })));
+    assert!(store.advance("flow", &done, 1_003).unwrap());
+    let read = other.get("flow").unwrap().unwrap();
+    assert_eq!((read.state, read.updated_at_ms), (done, 1_003));
+    assert_eq!(read.created_at_ms, 1_000);
+}
+
+/// A lease is renewed while its task is unfinished only; a sweep fails the
+/// unfinished tasks whose lease ran out, those alone, and a late completer of a
+/// failed task changes nothing.
+fn abandoned_tasks_are_failed(backend: &dyn Backend) {
+    let store = backend.store();
+    let leased = |id: &str, lease_until_ms: u64| {
+        let mut task = record(id, TaskOwner::anonymous(), 1_000, None);
+        task.lease_until_ms = lease_until_ms;
+        task
+    };
+    store.create(&leased("running", 5_000)).unwrap();
+    store.create(&leased("gone", 2_000)).unwrap();
+    store.create(&leased("ended", 2_000)).unwrap();
+    let done = TaskState::Completed(payload(json!({ "content": [] })));
+    assert!(store.advance("ended", &done, 1_500).unwrap());
+    assert!(store.renew("running", 9_000).unwrap());
+    assert!(
+        !store.renew("ended", 9_000).unwrap(),
+        "an ended task has no lease"
+    );
+    assert!(!store.renew("no-such-task", 9_000).unwrap());
+    let failure = TaskState::Failed(payload(json!({ "code": -32603, "message": "stopped" })));
+    assert_eq!(
+        store.fail_abandoned(&failure, 2_000).unwrap(),
+        0,
+        "not past it yet"
+    );
+    assert_eq!(store.fail_abandoned(&failure, 6_000).unwrap(), 1);
+    let other = backend.reopen();
+    let gone = other.get("gone").unwrap().unwrap();
+    assert_eq!((gone.state, gone.updated_at_ms), (failure, 6_000));
+    let running = other.get("running").unwrap().unwrap();
+    assert_eq!(
+        (running.state, running.lease_until_ms),
+        (TaskState::Working, 9_000)
+    );
+    assert_eq!(other.get("ended").unwrap().unwrap().state, done);
+    assert!(
+        !store.advance("gone", &done, 7_000).unwrap(),
+        "the failure stays"
+    );
+}
+
+/// Instantiates every test of the suite for one backend, in a module of its name.
+macro_rules! parity_suite {
+    ($module:ident, $backend:expr) => {
+        mod $module {
+            use super::*;
+
+            #[test]
+            fn created_before_the_answer() {
+                super::created_before_the_answer(&$backend);
+            }
+
+            #[test]
+            fn first_terminal_state_wins() {
+                super::first_terminal_state_wins(&$backend);
+            }
+
+            #[test]
+            fn expired_tasks_go() {
+                super::expired_tasks_go(&$backend);
+            }
+
+            #[test]
+            fn owners_stay_apart() {
+                super::owners_stay_apart(&$backend);
+            }
+
+            #[test]
+            fn abandoned_tasks_are_failed() {
+                super::abandoned_tasks_are_failed(&$backend);
+            }
+
+            #[test]
+            fn states_and_payloads_round_trip() {
+                super::states_and_payloads_round_trip(&$backend);
+            }
+        }
+    };
+}
+
+parity_suite!(memory, Memory::new());
+parity_suite!(sqlite, Sqlite::new());
+parity_suite!(postgres, Postgres::new());
