@@ -89,7 +89,6 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
-pub mod audit;
 mod build;
 mod cancel;
 mod client;
@@ -114,7 +113,6 @@ mod json_text;
 mod meta;
 mod output;
 mod params;
-pub mod policy;
 mod problems;
 mod progress;
 mod receipt;
@@ -143,7 +141,10 @@ pub use client::{
     SamplingMessage, SamplingRequest, SamplingResponse, TaskEscalation,
 };
 pub use closed::ClosedInput;
-pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
+pub use context::{
+    CallGate, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
+};
+pub use decision::Decision;
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind, error_chain};
 pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
@@ -161,7 +162,9 @@ pub use params::FromToolContext;
 pub use progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use registry::{Registry, RegistryError};
 pub use request::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId};
-pub use result::{Artifact, ContentBlock, Deferral, ResultExtras, ToolResult, ToolStatus};
+pub use result::{
+    ApprovalRequired, Artifact, ContentBlock, Deferral, ResultExtras, ToolResult, ToolStatus,
+};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
 pub use structured::Structured;
 /// The token behind a [`Cancellation`], re-exported so that a host needs no

@@ -8,11 +8,11 @@
 //! `mcp-elicitation:<principal id>` when the request was authenticated, else
 //! `mcp-elicitation:session:<session id>`, else `mcp-elicitation:unauthenticated`.
 
-use holon_core::policy::{ApprovalRequired, Standing};
 use holon_core::{
-    ClientCapability, ClientPeer, Deferral, ElicitationRequest, ElicitationResponse, Principal,
-    Registry, SessionId, ToolContext, ToolResult,
+    ApprovalRequired, ClientCapability, ClientPeer, Deferral, ElicitationRequest,
+    ElicitationResponse, Principal, Registry, SessionId, ToolContext, ToolResult,
 };
+use holon_policy::{Standing, WithApprovals};
 use serde_json::{Map, json};
 
 /// The elicitation's key within its call: the approval's id, so that under 2026-07-28
