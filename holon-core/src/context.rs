@@ -1,6 +1,7 @@
 //! The context a call runs in, and the call itself.
 
 use std::any::{TypeId, type_name};
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cancel::Cancellation;
-use crate::decision::Decision;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::family::{FamilyPolicy, ToolCapabilityFamily};
 use crate::meta::ToolAnnotations;
@@ -46,6 +46,44 @@ pub struct Execution<'a> {
     /// Who allowed an [allowed](Decision::Allowed) call: the author of the standing
     /// grant that let it run ([`GateAnswer::Run`]), if one did.
     pub granted_by: Option<&'a str>,
+}
+
+/// What the policy and the operator made of one call, as an audit record keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The call went on to its tool without asking: no policy, an `allow` rule, or a
+    /// standing grant ("always") of the operator.
+    Allowed,
+    /// The policy asked: the call is stored, pending, and nothing ran.
+    Asked,
+    /// The operator approved the stored call, and it ran.
+    Approved,
+    /// The operator denied the stored call; nothing ran.
+    Denied,
+    /// The call was refused before anything ran: a `deny` rule, the family gate, a
+    /// name that is no tool, or an approval that does not hold (forged, replayed,
+    /// expired, for other arguments or another principal).
+    Refused,
+}
+
+impl Decision {
+    /// The snake_case wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Allowed => "allowed",
+            Self::Asked => "asked",
+            Self::Approved => "approved",
+            Self::Denied => "denied",
+            Self::Refused => "refused",
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A host's gate on the calls a caller makes (an approval policy): the dispatcher

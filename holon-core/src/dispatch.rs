@@ -14,9 +14,8 @@ use serde_json::{Value, json};
 
 use crate::cancel::Cancellation;
 use crate::context::{
-    CallGate, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
+    CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
 };
-use crate::decision::Decision;
 use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;

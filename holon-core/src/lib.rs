@@ -94,7 +94,6 @@ mod cancel;
 mod client;
 mod closed;
 mod context;
-mod decision;
 mod declared;
 mod depth;
 mod dispatch;
@@ -142,9 +141,8 @@ pub use client::{
 };
 pub use closed::ClosedInput;
 pub use context::{
-    CallGate, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
+    CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
 };
-pub use decision::Decision;
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind, error_chain};
 pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
