@@ -89,6 +89,7 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
+mod asked;
 mod build;
 mod cancel;
 mod client;
@@ -133,6 +134,7 @@ mod tool;
 #[cfg(feature = "validate")]
 mod type_hints;
 
+pub use asked::{AskedCalls, DecisionFuture};
 pub use cancel::Cancellation;
 pub use client::{
     ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,

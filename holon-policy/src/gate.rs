@@ -7,9 +7,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use holon_core::{
-    ApprovalRequired, CallGate, Decision, Deferral, DispatchObserver, Execution, FamilyPolicy,
-    GateAnswer, GatedTool, Principal, Registry, SessionId, ToolContext, ToolError, ToolErrorKind,
-    ToolResult,
+    ApprovalRequired, AskedCalls, CallGate, Decision, DecisionFuture, Deferral, DispatchObserver,
+    Execution, FamilyPolicy, GateAnswer, GatedTool, Principal, Registry, SessionId, ToolContext,
+    ToolError, ToolErrorKind, ToolResult,
 };
 
 use crate::pending::{ApprovalState, ApprovalStore, PendingCall};
@@ -40,8 +40,9 @@ impl std::fmt::Debug for Approvals {
 /// Why a decision was not carried out, and the call it was on when it is stored.
 type Refused = Box<(ToolError, Option<PendingCall>)>;
 
-/// The approvals a context carries: its call gate, and a state the host's own code
-/// (an MCP server putting an asked call to its client's user) finds them by.
+/// The approvals a context carries: its call gate, and the states the host's own code
+/// finds them by (an MCP server putting an asked call to its client's user finds them as
+/// [`AskedCalls`]).
 pub trait WithApprovals {
     /// Puts every call through this context under the host's approval policy:
     /// after the family gate the dispatcher asks `approvals` whether to run the call,
@@ -55,12 +56,38 @@ pub trait WithApprovals {
 impl WithApprovals for ToolContext {
     fn with_approvals(self, approvals: Arc<Approvals>) -> Self {
         self.with_call_gate(Arc::clone(&approvals) as Arc<dyn CallGate>)
+            .with_state(Arc::clone(&approvals) as Arc<dyn AskedCalls>)
             .with_shared_state(approvals)
     }
 
     fn approvals(&self) -> Option<&Approvals> {
         self.call_gate()?;
         self.state::<Approvals>().ok()
+    }
+}
+
+impl AskedCalls for Approvals {
+    /// Signs a single-use decision on `asked` with the operator's key and carries it out,
+    /// as [`Approvals::sign`] and [`Approvals::decide`] do for the operator.
+    fn decide_once<'a>(
+        &'a self,
+        registry: &'a Registry,
+        context: &'a ToolContext,
+        asked: &'a ApprovalRequired,
+        approve: bool,
+        note: Option<String>,
+        decided_by: &'a str,
+    ) -> DecisionFuture<'a> {
+        Box::pin(async move {
+            let decision = self.sign(
+                &asked.approval_id,
+                approve,
+                Standing::Once,
+                note,
+                decided_by,
+            )?;
+            self.decide(registry, context, &decision).await
+        })
     }
 }
 
