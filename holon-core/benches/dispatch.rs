@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion};
 use holon_core::prelude::*;
-use holon_core::{FamilyPolicy, Registry, Tool, ToolCall, ToolMeta};
+use holon_core::{
+    CallGate, FamilyPolicy, GateAnswer, GatedTool, Registry, Tool, ToolCall, ToolMeta,
+};
 use serde_json::{Value, json};
 
 /// How a batch is processed.
@@ -273,19 +275,25 @@ fn text_ratio(registry: &Registry, context: &ToolContext, name: &str) -> (f64, D
     })
 }
 
-/// The context of every call: no approval policy, or with `HOLON_BENCH_POLICY=allow`
-/// one that allows every call (its gate consulted on each, nothing stored).
+/// A call gate that lets every call run: the dispatcher's own cost of consulting one.
+struct AllowAll;
+
+impl CallGate for AllowAll {
+    fn consult(&self, _: &GatedTool<'_>, _: &ToolContext) -> GateAnswer {
+        GateAnswer::Run { granted_by: None }
+    }
+
+    fn defer(&self, tool: &GatedTool<'_>, _: &ToolContext, _: Value, why: String) -> ToolResult {
+        unreachable!("`AllowAll` asks about no call ({}: {why})", tool.name)
+    }
+}
+
+/// The context of every call: no call gate, or with `HOLON_BENCH_POLICY=allow` one
+/// that allows every call (consulted on each).
 fn bench_context() -> ToolContext {
-    use holon_core::policy::{
-        ApprovalPolicy, Approvals, MemoryApprovalStore, OperatorKey, Verdict,
-    };
     let context = ToolContext::new(FamilyPolicy::all());
     match std::env::var("HOLON_BENCH_POLICY").as_deref() {
-        Ok("allow") => context.with_approvals(std::sync::Arc::new(Approvals::new(
-            ApprovalPolicy::new(Verdict::Allow),
-            std::sync::Arc::new(MemoryApprovalStore::new()),
-            OperatorKey::from_bytes([1; 32]),
-        ))),
+        Ok("allow") => context.with_call_gate(std::sync::Arc::new(AllowAll)),
         _ => context,
     }
 }

@@ -1,6 +1,7 @@
 //! The context a call runs in, and the call itself.
 
-use std::any::{Any, TypeId, type_name};
+use std::any::{TypeId, type_name};
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +10,8 @@ use serde_json::Value;
 
 use crate::cancel::Cancellation;
 use crate::error::{ToolError, ToolErrorKind};
-use crate::family::FamilyPolicy;
+use crate::family::{FamilyPolicy, ToolCapabilityFamily};
+use crate::meta::ToolAnnotations;
 use crate::progress::{Progress, ProgressSink};
 use crate::result::ToolResult;
 use crate::states::States;
@@ -39,13 +41,104 @@ pub struct Execution<'a> {
     ///
     /// [`Principal`]: crate::Principal
     pub context: &'a ToolContext,
-    /// What the policy (and the operator) made of the call.
-    pub decision: crate::decision::Decision,
-    /// Who allowed an [allowed](crate::decision::Decision::Allowed) call: the author
-    /// of the standing grant that let it run ([`Rule::granted_by`]), if one did.
-    ///
-    /// [`Rule::granted_by`]: crate::policy::Rule::granted_by
+    /// What the context's [`CallGate`] (and the operator) made of the call.
+    pub decision: Decision,
+    /// Who allowed an [allowed](Decision::Allowed) call: the author of the standing
+    /// grant that let it run ([`GateAnswer::Run`]), if one did.
     pub granted_by: Option<&'a str>,
+}
+
+/// What the policy and the operator made of one call, as an audit record keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The call went on to its tool without asking: no policy, an `allow` rule, or a
+    /// standing grant ("always") of the operator.
+    Allowed,
+    /// The policy asked: the call is stored, pending, and nothing ran.
+    Asked,
+    /// The operator approved the stored call, and it ran.
+    Approved,
+    /// The operator denied the stored call; nothing ran.
+    Denied,
+    /// The call was refused before anything ran: a `deny` rule, the family gate, a
+    /// name that is no tool, or an approval that does not hold (forged, replayed,
+    /// expired, for other arguments or another principal).
+    Refused,
+}
+
+impl Decision {
+    /// The snake_case wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Allowed => "allowed",
+            Self::Asked => "asked",
+            Self::Approved => "approved",
+            Self::Denied => "denied",
+            Self::Refused => "refused",
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A host's gate on the calls a caller makes (an approval policy): the dispatcher
+/// consults it on every call through a context that has one
+/// ([`ToolContext::with_call_gate`]), after the lookup and the family gate and before
+/// anything of the tool runs. A call the operator approved is dispatched with
+/// [`Registry::dispatch_approved`](crate::Registry::dispatch_approved), which does not
+/// consult it again. The `holon-policy` crate's `Approvals` is one.
+pub trait CallGate: Send + Sync {
+    /// Whether `tool`, called in `context`, runs, is refused or is asked about.
+    fn consult(&self, tool: &GatedTool<'_>, context: &ToolContext) -> GateAnswer;
+
+    /// Keeps a call the gate asked about (its `arguments` passed every input check)
+    /// for the operator, and returns its `deferred` envelope; `why` is the reason
+    /// [`GateAnswer::Ask`] gave.
+    fn defer(
+        &self,
+        tool: &GatedTool<'_>,
+        context: &ToolContext,
+        arguments: Value,
+        why: String,
+    ) -> ToolResult;
+}
+
+/// The tool a call resolved to, as a [`CallGate`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct GatedTool<'a> {
+    /// The canonical name (an alias the caller used is resolved).
+    pub name: &'static str,
+    /// Its capability family.
+    pub family: ToolCapabilityFamily,
+    /// Its behaviour hints.
+    pub annotations: &'a ToolAnnotations,
+}
+
+/// A [`CallGate`]'s answer to one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateAnswer {
+    /// The call runs; `granted_by` names the author of the standing grant that let it,
+    /// if one did (the audit record names them).
+    Run {
+        /// The grant's author.
+        granted_by: Option<String>,
+    },
+    /// The call is refused with `policy_denied`, and nothing runs.
+    Refuse {
+        /// Why, for the caller.
+        why: String,
+    },
+    /// Nothing runs: once its input passes every check, the call goes to
+    /// [`CallGate::defer`] and the caller gets the `deferred` envelope.
+    Ask {
+        /// Why the operator is asked.
+        why: String,
+    },
 }
 
 /// The context of a call: who calls, which families they may use, and the state the
@@ -62,9 +155,7 @@ pub struct ToolContext {
     runtime_access: bool,
     states: States,
     observer: Option<Arc<dyn DispatchObserver>>,
-    /// The host's [`Approvals`](crate::policy::Approvals), held without naming them
-    /// (the policy reads the context): set and read by the policy module.
-    pub(crate) approvals: Option<Arc<dyn Any + Send + Sync>>,
+    call_gate: Option<Arc<dyn CallGate>>,
     cancellation: Cancellation,
     progress: Progress,
     timeout: Option<Duration>,
@@ -79,7 +170,7 @@ impl ToolContext {
             runtime_access: false,
             states: States::default(),
             observer: None,
-            approvals: None,
+            call_gate: None,
             cancellation: Cancellation::default(),
             progress: Progress::default(),
             timeout: None,
@@ -120,6 +211,17 @@ impl ToolContext {
     pub fn with_observer(mut self, observer: Arc<dyn DispatchObserver>) -> Self {
         self.observer = Some(observer);
         self
+    }
+
+    /// Puts every call through this context under `gate` (see [`CallGate`]).
+    pub fn with_call_gate(mut self, gate: Arc<dyn CallGate>) -> Self {
+        self.call_gate = Some(gate);
+        self
+    }
+
+    /// The gate calls through this context are under, if any.
+    pub fn call_gate(&self) -> Option<&dyn CallGate> {
+        self.call_gate.as_deref()
     }
 
     /// Makes calls through this context end with a `cancelled` error as soon as
@@ -174,7 +276,8 @@ impl ToolContext {
         self.runtime_access
     }
 
-    pub(crate) fn observer(&self) -> Option<&dyn DispatchObserver> {
+    /// The observer that sees every dispatch through this context, if any.
+    pub fn observer(&self) -> Option<&dyn DispatchObserver> {
         self.observer.as_deref()
     }
 
@@ -216,7 +319,7 @@ impl std::fmt::Debug for ToolContext {
             .field("cancelled", &self.cancellation.is_cancelled())
             .field("progress", &self.progress.is_enabled())
             .field("timeout", &self.timeout)
-            .field("approvals", &self.approvals.is_some())
+            .field("call_gate", &self.call_gate.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{Value, json};
 
 use crate::cancel::Cancellation;
-use crate::context::{DispatchObserver, Execution, ToolCall, ToolContext};
+use crate::context::{
+    CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
+};
 use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hints::closest;
@@ -21,7 +23,6 @@ use crate::input::{JsonArguments, ToolInput};
 use crate::json_kind::json_kind;
 use crate::json_text;
 use crate::output::ToolOutput;
-use crate::policy::{Approvals, Decision, Verdict};
 use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
 use crate::registry::{Entry, Registry, visible_to};
 use crate::result::ToolResult;
@@ -151,10 +152,11 @@ impl Registry {
         )
     }
 
-    /// Dispatches a call the operator approved: the policy is not consulted again
-    /// (the family gate and every input check are). Only [`Approvals`] reaches it,
-    /// after checking the operator's signed decision.
-    pub(crate) async fn dispatch_approved(
+    /// Dispatches a call the operator approved: the context's [`CallGate`] is not
+    /// consulted again (the family gate and every input check are), and the observer
+    /// sees the call as [`Decision::Approved`]. For the gate that checked the
+    /// operator's decision; a caller's calls go through [`Registry::dispatch`].
+    pub async fn dispatch_approved(
         &self,
         context: &ToolContext,
         name: &str,
@@ -251,9 +253,9 @@ impl Registry {
             match self.allowed(context, &name) {
                 Some(entry) => {
                     let arguments = arguments.written(observed.as_ref());
-                    let arguments = match (gate, context.approvals()) {
-                        (Gate::Consult, Some(approvals)) => {
-                            match consult(approvals, entry, context, arguments) {
+                    let arguments = match (gate, context.call_gate()) {
+                        (Gate::Consult, Some(call_gate)) => {
+                            match consult(call_gate, entry, context, arguments) {
                                 Consulted::Run(arguments, grant) => {
                                     granted_by = grant;
                                     arguments
@@ -444,25 +446,25 @@ enum Consulted<'t> {
 /// A call under the host's approval policy: run, refused, or stored for the operator.
 /// Synchronous, so that the common call's future carries nothing of it.
 fn consult<'t>(
-    approvals: &Approvals,
+    call_gate: &dyn CallGate,
     entry: &Entry,
     context: &ToolContext,
     arguments: Arguments<'t>,
 ) -> Consulted<'t> {
-    let evaluation = approvals.evaluate(entry, context);
-    match evaluation.verdict {
-        Verdict::Allow => {
-            let granted_by = evaluation.rule.and_then(|rule| rule.granted_by);
-            Consulted::Run(arguments, granted_by)
-        }
-        Verdict::Deny => {
+    let tool = GatedTool {
+        name: entry.name,
+        family: entry.definition.family,
+        annotations: &entry.definition.annotations,
+    };
+    match call_gate.consult(&tool, context) {
+        GateAnswer::Run { granted_by } => Consulted::Run(arguments, granted_by),
+        GateAnswer::Refuse { why } => {
             arguments.dispose();
             let error = ToolError::new(
                 ToolErrorKind::POLICY_DENIED,
                 format!(
-                    "the host's policy does not let this caller run `{}`: {}",
+                    "the host's policy does not let this caller run `{}`: {why}",
                     entry.name,
-                    evaluation.why()
                 ),
             )
             .with_hint(
@@ -472,11 +474,10 @@ fn consult<'t>(
         }
         // The operator is asked only about a call the tool would take: an input it
         // refuses is answered now, as without a policy.
-        Verdict::Ask => match asked_input(entry, arguments) {
-            Ok(input) => Consulted::Answered(
-                approvals.defer(entry, context, input, &evaluation),
-                Decision::Asked,
-            ),
+        GateAnswer::Ask { why } => match asked_input(entry, arguments) {
+            Ok(input) => {
+                Consulted::Answered(call_gate.defer(&tool, context, input, why), Decision::Asked)
+            }
             Err(error) => {
                 Consulted::Answered(ToolResult::from_error(entry.name, error), Decision::Refused)
             }

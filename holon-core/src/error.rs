@@ -50,7 +50,7 @@ impl ToolErrorKind {
     /// `JsonSchema` disagree. `details` names the tool and each instance path.
     pub const RESULT_SCHEMA_MISMATCH: Self = Self::new("result_schema_mismatch");
     /// The host's approval policy refuses this call for this caller; nothing ran
-    /// (see [`policy`](crate::policy)).
+    /// (see [`CallGate`](crate::CallGate)).
     pub const POLICY_DENIED: Self = Self::new("policy_denied");
     /// Something failed inside the tool that the caller cannot fix by changing the call.
     pub const INTERNAL_ERROR: Self = Self::new("internal_error");

@@ -89,13 +89,12 @@
 pub struct ReadmeQuickstart;
 
 mod arguments;
-pub mod audit;
+mod asked;
 mod build;
 mod cancel;
 mod client;
 mod closed;
 mod context;
-mod decision;
 mod declared;
 mod depth;
 mod dispatch;
@@ -117,7 +116,6 @@ mod json_text;
 mod meta;
 mod output;
 mod params;
-pub mod policy;
 mod problems;
 mod progress;
 mod receipt;
@@ -139,6 +137,7 @@ mod tool;
 #[cfg(feature = "validate")]
 mod type_hints;
 
+pub use asked::{AskedCalls, DecisionFuture};
 pub use cancel::Cancellation;
 pub use client::{
     ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,
@@ -146,7 +145,9 @@ pub use client::{
     SamplingMessage, SamplingRequest, SamplingResponse, TaskEscalation,
 };
 pub use closed::ClosedInput;
-pub use context::{DispatchObserver, Execution, ToolCall, ToolContext};
+pub use context::{
+    CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
+};
 pub use depth::MAX_INPUT_DEPTH;
 pub use error::{ToolError, ToolErrorKind, error_chain};
 pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
@@ -164,7 +165,9 @@ pub use params::FromToolContext;
 pub use progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use registry::{Registry, RegistryError};
 pub use request::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId};
-pub use result::{Artifact, ContentBlock, Deferral, ResultExtras, ToolResult, ToolStatus};
+pub use result::{
+    ApprovalRequired, Artifact, ContentBlock, Deferral, ResultExtras, ToolResult, ToolStatus,
+};
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
 pub use structured::Structured;
 /// The token behind a [`Cancellation`], re-exported so that a host needs no

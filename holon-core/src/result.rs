@@ -127,7 +127,7 @@ pub struct ResultExtras {
     /// When set, the call is `deferred` and this says what the runtime waits for.
     pub directive: Option<String>,
     /// Why a deferred call waits, as data: `approval_required` when the host's policy
-    /// asks the operator (see [`policy`](crate::policy)).
+    /// asks the operator (see [`CallGate`](crate::CallGate)).
     pub deferral: Option<Deferral>,
 }
 
@@ -226,9 +226,10 @@ impl ToolResult {
         }
     }
 
-    /// A `deferred` result of `tool_name` with nothing set yet (the dispatcher's,
-    /// for a call the policy asks about).
-    pub(crate) fn deferred(tool_name: &'static str) -> Self {
+    /// A `deferred` result of `tool_name` with nothing set yet (a
+    /// [`CallGate`](crate::CallGate)'s, for a call it asks about; the gate sets the
+    /// directive and the [`Deferral`]).
+    pub fn deferred(tool_name: &'static str) -> Self {
         Self {
             tool_name: Cow::Borrowed(tool_name),
             call_id: None,

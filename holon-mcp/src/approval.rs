@@ -8,11 +8,12 @@
 //! `mcp-elicitation:<principal id>` when the request was authenticated, else
 //! `mcp-elicitation:session:<session id>`, else `mcp-elicitation:unauthenticated`.
 
-use holon_core::policy::{ApprovalRequired, Standing};
 use holon_core::{
-    ClientCapability, ClientPeer, Deferral, ElicitationRequest, ElicitationResponse, Principal,
-    Registry, SessionId, ToolContext, ToolResult,
+    ApprovalRequired, AskedCalls, ClientCapability, ClientPeer, Deferral, ElicitationRequest,
+    ElicitationResponse, Principal, Registry, SessionId, ToolContext, ToolResult,
 };
+use std::sync::Arc;
+
 use serde_json::{Map, json};
 
 /// The elicitation's key within its call: the approval's id, so that under 2026-07-28
@@ -31,8 +32,8 @@ pub(crate) async fn resolve(
     client: &dyn ClientPeer,
     result: ToolResult,
 ) -> ToolResult {
-    let (Some(Deferral::ApprovalRequired(asked)), Some(approvals)) =
-        (result.deferral(), context.approvals())
+    let (Some(Deferral::ApprovalRequired(asked)), Ok(approvals)) =
+        (result.deferral(), context.state::<Arc<dyn AskedCalls>>())
     else {
         return result;
     };
@@ -54,10 +55,9 @@ pub(crate) async fn resolve(
     };
     let note = (!approve).then(|| "declined by the user of the MCP client".to_string());
     let by = decided_by(context);
-    let decided = match approvals.sign(&asked.approval_id, approve, Standing::Once, note, &by) {
-        Ok(decision) => approvals.decide(registry, context, &decision).await,
-        Err(error) => Err(error),
-    };
+    let decided = approvals
+        .decide_once(registry, context, &asked, approve, note, &by)
+        .await;
     decided.unwrap_or_else(|error| ToolResult::from_error(asked.tool.clone(), error))
 }
 

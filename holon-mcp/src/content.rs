@@ -306,7 +306,7 @@ mod tests {
         let mut deferred = result_with(vec![], vec![]);
         deferred.structured = None;
         deferred.extras_mut().deferral = Some(holon_core::Deferral::ApprovalRequired(
-            holon_core::policy::ApprovalRequired {
+            holon_core::ApprovalRequired {
                 approval_id: "a-1".into(),
                 tool: "AnswerOk".into(),
                 arguments: serde_json::json!({}),

@@ -10,13 +10,14 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use holon_core::audit::AuditRecord;
-use holon_core::policy::{
-    ApprovalPolicy, ApprovalState, Approvals, MemoryApprovalStore, OperatorKey, Rule, Verdict,
-};
 use holon_core::prelude::*;
 use holon_core::{DispatchObserver, Execution, FamilyPolicy, Registry};
 use holon_mcp::{HttpOptions, HttpServer, KeySource, McpServer, OAuthConfig, ServerInfo};
+use holon_policy::audit::AuditRecord;
+use holon_policy::{
+    ApprovalPolicy, ApprovalState, Approvals, MemoryApprovalStore, OperatorKey, Rule, Verdict,
+    WithApprovals,
+};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::{Request, Response};

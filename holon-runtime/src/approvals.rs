@@ -4,7 +4,7 @@
 //! claims of a call, from threads or processes, exactly one changes its row. Storing
 //! an asked call unless the same one is pending is one write transaction.
 
-use holon_core::policy::{ApprovalState, ApprovalStore, ApprovalStoreError, PendingCall, Rule};
+use holon_policy::{ApprovalState, ApprovalStore, ApprovalStoreError, PendingCall, Rule};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! The audit log file: one JSON line per call, hash-chained
-//! ([`holon_core::audit`]), opened with `O_APPEND` so each record is one write at the
+//! ([`holon_policy::audit`]), opened with `O_APPEND` so each record is one write at the
 //! end, and flushed to disk (`fdatasync`) after every record, so a record the call's
 //! caller saw the result of survives a crash of this process or the machine.
 //!
@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use holon_core::Execution;
-use holon_core::audit::{AuditRecord, ChainBreak, ChainHead, Checkpoint, sha256_hex};
-use holon_core::policy::OperatorKey;
+use holon_policy::OperatorKey;
+use holon_policy::audit::{AuditRecord, ChainBreak, ChainHead, Checkpoint, sha256_hex};
 
 /// A runtime signs a new checkpoint after this many records.
 pub const CHECKPOINT_EVERY: usize = 1000;

@@ -43,10 +43,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use holon_core::policy::{ApprovalPolicy, ApprovalStore, Approvals, OperatorKey};
 use holon_core::{
     DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
 };
+use holon_policy::{ApprovalPolicy, ApprovalStore, Approvals, OperatorKey, WithApprovals};
 
 pub use bindings::Bindings;
 pub use services::{
@@ -135,7 +135,7 @@ pub struct RuntimeConfig {
     /// The audit log of every call, when set (default: none).
     pub audit: Option<audit_log::AuditConfig>,
     /// The approval policy every call of [`Runtime::context`] is put to; `None` lets
-    /// every call run (see [`holon_core::policy`]).
+    /// every call run (see [`holon_policy`]).
     pub policy: Option<ApprovalPolicy>,
     /// How long an asked call waits for the operator.
     pub approval_ttl: Duration,
@@ -168,7 +168,7 @@ impl RuntimeConfig {
             execution_retention: ExecutionRetention::default(),
             audit: None,
             policy: None,
-            approval_ttl: holon_core::policy::DEFAULT_APPROVAL_TTL,
+            approval_ttl: holon_policy::DEFAULT_APPROVAL_TTL,
             operator_key_file: None,
         }
     }

@@ -92,7 +92,7 @@ pub const OPERATOR_KEY_FILE_NAME: &str = "operator.key";
 /// The operator's key in the file `path`: read, or created with mode 0600 (64 hex
 /// digits) when there is none. A key file others may read or write is refused: whoever
 /// reads it can approve any call.
-pub fn operator_key(path: &Path) -> std::io::Result<holon_core::policy::OperatorKey> {
+pub fn operator_key(path: &Path) -> std::io::Result<holon_policy::OperatorKey> {
     use std::io::{Error, ErrorKind, Write};
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     match std::fs::OpenOptions::new()
@@ -102,7 +102,7 @@ pub fn operator_key(path: &Path) -> std::io::Result<holon_core::policy::Operator
         .open(path)
     {
         Ok(mut file) => {
-            let key = holon_core::policy::OperatorKey::generate()
+            let key = holon_policy::OperatorKey::generate()
                 .map_err(|error| Error::other(error.message))?;
             file.write_all(format!("{}\n", key.to_hex()).as_bytes())?;
             file.sync_all()?;
@@ -126,7 +126,7 @@ pub fn operator_key(path: &Path) -> std::io::Result<holon_core::policy::Operator
     // Another process may have created the file a moment ago and not written it yet.
     for _ in 0..100 {
         let text = std::fs::read_to_string(path)?;
-        if let Some(key) = holon_core::policy::OperatorKey::from_hex(&text) {
+        if let Some(key) = holon_policy::OperatorKey::from_hex(&text) {
             return Ok(key);
         }
         if !text.is_empty() {

@@ -8,11 +8,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use holon_core::policy::{
-    AnnotationMatch, ApprovalPolicy, ApprovalState, Rule, SignedDecision, Standing, Verdict,
-};
 use holon_core::prelude::*;
 use holon_core::{Deferral, FamilyPolicy, Registry, ToolCall, ToolStatus};
+use holon_policy::{
+    AnnotationMatch, ApprovalPolicy, ApprovalState, Rule, SignedDecision, Standing, Verdict,
+};
 use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::json;
 

@@ -3,12 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use holon_core::audit::{AuditRecord, Outcome, sha256_hex};
 use holon_core::prelude::*;
 use holon_core::{
     FamilyPolicy, Principal, Registry, SessionId, ToolCall, ToolCapabilityFamily, ToolContext,
 };
 use holon_downstream_tools as _;
+use holon_policy::audit::{AuditRecord, Outcome, sha256_hex};
 use serde_json::json;
 
 /// Keeps the audit record of every call it sees.

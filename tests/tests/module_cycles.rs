@@ -18,6 +18,7 @@ const CRATES: &[&str] = &[
     "holon-export",
     "holon-lint",
     "holon-patch",
+    "holon-policy",
     "holon-runtime",
     "holon-tool-macros",
 ];

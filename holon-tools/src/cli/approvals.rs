@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Subcommand, ValueEnum};
-use holon_core::policy::{Approvals, PendingCall, Standing};
 use holon_core::{FamilyPolicy, Registry, ToolResult};
+use holon_policy::{Approvals, PendingCall, Standing, WithApprovals};
 use holon_runtime::Runtime;
 
 use super::EXIT_TOOL_ERROR;
@@ -211,7 +211,7 @@ fn list(approvals: &Approvals, all: bool, json: bool) -> ExitCode {
     };
     let calls: Vec<&PendingCall> = calls
         .iter()
-        .filter(|call| all || call.state == holon_core::policy::ApprovalState::Pending)
+        .filter(|call| all || call.state == holon_policy::ApprovalState::Pending)
         .collect();
     if json {
         match serde_json::to_string_pretty(&calls) {

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use holon_core::audit::{AuditRecord, ChainHead, Checkpoint};
-use holon_core::policy::OperatorKey;
+use holon_policy::OperatorKey;
+use holon_policy::audit::{AuditRecord, ChainHead, Checkpoint};
 use holon_runtime::audit_log::{AUDIT_FILE_NAME, checkpoint_path, read_checkpoint};
 use holon_runtime::state_dir::{OPERATOR_KEY_FILE_NAME, operator_key};
 

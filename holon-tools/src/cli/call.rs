@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use std::io::IsTerminal;
 
-use holon_core::policy::Standing;
 use holon_core::{
     Deferral, FamilyPolicy, Registry, ToolCall, ToolError, ToolErrorKind, ToolResult,
 };
+use holon_policy::Standing;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;

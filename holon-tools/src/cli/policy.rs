@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use holon_core::policy::ApprovalPolicy;
 use holon_core::{Registry, closest};
+use holon_policy::ApprovalPolicy;
 
 /// The file name of the policy in the state directory, read when `--policy` is not
 /// given.

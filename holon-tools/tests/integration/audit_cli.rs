@@ -334,7 +334,7 @@ fn a_runtime_verifies_the_log_from_its_signed_checkpoint_on() {
 
 #[test]
 fn a_log_rewritten_whole_is_found_by_its_signed_checkpoint() {
-    use holon_core::audit::{AuditRecord, GENESIS_HASH, Outcome};
+    use holon_policy::audit::{AuditRecord, GENESIS_HASH, Outcome};
     let dir = tempfile::tempdir().unwrap();
     let lines = audited(dir.path());
     let (ok, report) = verify(dir.path());

@@ -211,13 +211,7 @@ async fn the_builtin_policy_asks_before_task_input_as_it_does_before_exec_comman
     let decide = |envelope: &Value| {
         let id = text(&envelope["deferral"]["approval_id"]).to_string();
         approvals
-            .sign(
-                &id,
-                true,
-                holon_core::policy::Standing::Once,
-                None,
-                "operator",
-            )
+            .sign(&id, true, holon_policy::Standing::Once, None, "operator")
             .unwrap()
     };
     let started = approvals

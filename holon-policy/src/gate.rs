@@ -6,23 +6,21 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use super::Decision;
-use super::pending::{ApprovalState, ApprovalStore, PendingCall};
-use super::rules::{ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
-use super::signing::{OperatorKey, SignedDecision, Standing, arguments_digest, to_hex};
-use crate::context::{Execution, ToolContext};
-use crate::error::{ToolError, ToolErrorKind};
-use crate::family::FamilyPolicy;
-use crate::registry::{Entry, Registry};
-use crate::request::{Principal, SessionId};
-use crate::result::{ApprovalRequired, ToolResult};
+use holon_core::{
+    ApprovalRequired, AskedCalls, CallGate, Decision, DecisionFuture, Deferral, DispatchObserver,
+    Execution, FamilyPolicy, GateAnswer, GatedTool, Principal, Registry, SessionId, ToolContext,
+    ToolError, ToolErrorKind, ToolResult,
+};
+
+use crate::pending::{ApprovalState, ApprovalStore, PendingCall};
+use crate::rules::{ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
+use crate::signing::{OperatorKey, SignedDecision, Standing, arguments_digest, to_hex};
 
 /// How long an asked call waits for the operator by default: one hour.
 pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// A host's policy with what resolves its `ask`s: the store of pending calls and the
-/// operator's key. Put it into a context with
-/// [`ToolContext::with_approvals`](crate::ToolContext::with_approvals).
+/// operator's key. Put it into a context with [`WithApprovals::with_approvals`].
 pub struct Approvals {
     policy: ApprovalPolicy,
     store: Arc<dyn ApprovalStore>,
@@ -42,20 +40,81 @@ impl std::fmt::Debug for Approvals {
 /// Why a decision was not carried out, and the call it was on when it is stored.
 type Refused = Box<(ToolError, Option<PendingCall>)>;
 
-// The approvals a context carries. Here, not in `context`, so that the context does
-// not name the policy that reads it.
-impl ToolContext {
+/// The approvals a context carries: its call gate, and the states the host's own code
+/// finds them by (an MCP server putting an asked call to its client's user finds them as
+/// [`AskedCalls`]).
+pub trait WithApprovals {
     /// Puts every call through this context under the host's approval policy:
     /// after the family gate the dispatcher asks `approvals` whether to run the call,
-    /// refuse it, or store it for the operator (see [`crate::policy`]).
-    pub fn with_approvals(mut self, approvals: Arc<Approvals>) -> Self {
-        self.approvals = Some(approvals);
-        self
-    }
+    /// refuse it, or store it for the operator (see [the crate](crate)).
+    fn with_approvals(self, approvals: Arc<Approvals>) -> Self;
 
     /// The approval policy calls through this context are under, if any.
-    pub fn approvals(&self) -> Option<&Approvals> {
-        self.approvals.as_deref()?.downcast_ref()
+    fn approvals(&self) -> Option<&Approvals>;
+}
+
+impl WithApprovals for ToolContext {
+    fn with_approvals(self, approvals: Arc<Approvals>) -> Self {
+        self.with_call_gate(Arc::clone(&approvals) as Arc<dyn CallGate>)
+            .with_state(Arc::clone(&approvals) as Arc<dyn AskedCalls>)
+            .with_shared_state(approvals)
+    }
+
+    fn approvals(&self) -> Option<&Approvals> {
+        self.call_gate()?;
+        self.state::<Approvals>().ok()
+    }
+}
+
+impl AskedCalls for Approvals {
+    /// Signs a single-use decision on `asked` with the operator's key and carries it out,
+    /// as [`Approvals::sign`] and [`Approvals::decide`] do for the operator.
+    fn decide_once<'a>(
+        &'a self,
+        registry: &'a Registry,
+        context: &'a ToolContext,
+        asked: &'a ApprovalRequired,
+        approve: bool,
+        note: Option<String>,
+        decided_by: &'a str,
+    ) -> DecisionFuture<'a> {
+        Box::pin(async move {
+            let decision = self.sign(
+                &asked.approval_id,
+                approve,
+                Standing::Once,
+                note,
+                decided_by,
+            )?;
+            self.decide(registry, context, &decision).await
+        })
+    }
+}
+
+impl CallGate for Approvals {
+    fn consult(&self, tool: &GatedTool<'_>, context: &ToolContext) -> GateAnswer {
+        let evaluation = self.evaluate(tool, context);
+        match evaluation.verdict {
+            Verdict::Allow => GateAnswer::Run {
+                granted_by: evaluation.rule.and_then(|rule| rule.granted_by),
+            },
+            Verdict::Deny => GateAnswer::Refuse {
+                why: evaluation.why(),
+            },
+            Verdict::Ask => GateAnswer::Ask {
+                why: evaluation.why(),
+            },
+        }
+    }
+
+    fn defer(
+        &self,
+        tool: &GatedTool<'_>,
+        context: &ToolContext,
+        arguments: Value,
+        why: String,
+    ) -> ToolResult {
+        self.defer(tool, context, arguments, why)
     }
 }
 
@@ -97,18 +156,18 @@ impl Approvals {
         &*self.store
     }
 
-    /// The policy's answer to a call of `entry` in `context`, the operator's standing
+    /// The policy's answer to a call of `tool` in `context`, the operator's standing
     /// grants counted where the policy alone would ask.
-    pub(crate) fn evaluate(&self, entry: &Entry, context: &ToolContext) -> Evaluation {
+    fn evaluate(&self, tool: &GatedTool<'_>, context: &ToolContext) -> Evaluation {
         let principal = context.principal_id();
         let scopes: Vec<&str> = context
             .state::<Principal>()
             .map(|principal| principal.scopes().collect())
             .unwrap_or_default();
         let facts = CallFacts {
-            tool: entry.name,
-            family: entry.definition.family,
-            annotations: &entry.definition.annotations,
+            tool: tool.name,
+            family: tool.family,
+            annotations: tool.annotations,
             principal,
             scopes: &scopes,
             session: context.state::<SessionId>().ok().map(SessionId::as_str),
@@ -124,22 +183,22 @@ impl Approvals {
         }
     }
 
-    /// Stores the call of `entry` with `arguments` (checked already) as pending, and
+    /// Stores the call of `tool` with `arguments` (checked already) as pending, and
     /// returns its `deferred` envelope. A call asked again while the same call (see
     /// [`PendingCall::binds_like`]) is still pending gets that one's envelope, its
     /// approval id included, and nothing more is stored.
-    pub(crate) fn defer(
+    fn defer(
         &self,
-        entry: &Entry,
+        tool: &GatedTool<'_>,
         context: &ToolContext,
         arguments: Value,
-        evaluation: &Evaluation,
+        reason: String,
     ) -> ToolResult {
         let created_at_ms = now_ms();
         let ttl = i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX);
         let mut call = PendingCall {
             id: String::new(),
-            tool: entry.name.to_string(),
+            tool: tool.name.to_string(),
             arguments_sha256: arguments_digest(&arguments),
             arguments,
             principal: context.principal_id().to_string(),
@@ -149,7 +208,7 @@ impl Approvals {
                 .ok()
                 .map(|session| session.as_str().to_string()),
             families: context.policy().families().collect(),
-            reason: evaluation.why(),
+            reason,
             created_at_ms,
             expires_at_ms: created_at_ms.saturating_add(ttl),
             state: ApprovalState::Pending,
@@ -160,16 +219,16 @@ impl Approvals {
         let mut id = [0u8; 16];
         if let Err(error) = getrandom::fill(&mut id) {
             return ToolResult::from_error(
-                entry.name,
+                tool.name,
                 ToolError::internal(error).with_hint("retry the call"),
             );
         }
         call.id = to_hex(&id);
         // The same call still pending is reused, in the same step that stores a new one.
         match self.store.insert_unless_pending(&call, created_at_ms) {
-            Ok(stored) => deferred_result(entry.name, stored),
+            Ok(stored) => deferred_result(tool.name, stored),
             Err(error) => ToolResult::from_error(
-                entry.name,
+                tool.name,
                 ToolError::new(ToolErrorKind::INTERNAL_ERROR, error.to_string())
                     .with_hint("the call needs the operator's approval, and could not be stored for it; nothing ran"),
             ),
@@ -432,13 +491,14 @@ fn grant_of(call: &PendingCall, decision: &SignedDecision) -> Option<Rule> {
 
 /// Tells `observer` of a decision on `call` that ran nothing.
 fn observe(
-    observer: &dyn crate::context::DispatchObserver,
+    observer: &dyn DispatchObserver,
     context: &ToolContext,
     call: &PendingCall,
     result: &ToolResult,
     decision: Decision,
 ) {
-    let input = crate::json_text::write(&call.arguments);
+    // A `Value` always serializes: its keys are strings.
+    let input = serde_json::to_string(&call.arguments).unwrap_or_default();
     observer.record(&Execution {
         requested_name: &call.tool,
         input_json: &input,
@@ -470,6 +530,6 @@ fn deferred_result(tool: &'static str, call: PendingCall) -> ToolResult {
     extras.directive = Some(format!(
         "the operator's decision on approval {id}; nothing has run yet"
     ));
-    extras.deferral = Some(crate::result::Deferral::ApprovalRequired(required));
+    extras.deferral = Some(Deferral::ApprovalRequired(required));
     result
 }

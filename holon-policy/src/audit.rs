@@ -3,7 +3,7 @@
 //! genesis), and its own hash covers its fields and that link. Removing, editing or
 //! reordering a record breaks the chain at that point; [`verify`] finds where.
 //!
-//! The record is built from what a [`DispatchObserver`](crate::DispatchObserver) sees
+//! The record is built from what a [`DispatchObserver`](holon_core::DispatchObserver) sees
 //! ([`AuditRecord::of_execution`]); where it is written is the host's choice.
 //!
 //! A chain alone cannot show a log rewritten whole (every hash recomputed) or cut at its
@@ -14,13 +14,10 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::context::Execution;
-use crate::decision::Decision;
-use crate::error::ToolErrorKind;
-use crate::policy::signing::{from_hex, to_hex};
-use crate::policy::{DecidedBy, OperatorKey};
-use crate::request::{Principal, SessionId};
-use crate::result::ToolStatus;
+use holon_core::{Decision, Execution, Principal, SessionId, ToolErrorKind, ToolStatus};
+
+use crate::signing::{from_hex, to_hex};
+use crate::{DecidedBy, OperatorKey};
 
 /// The `prev_hash` of the first record of a chain.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -70,7 +67,7 @@ pub struct AuditRecord {
     pub decision: Option<String>,
     /// Who decided an `approved` or `denied` call: the operator's name, or
     /// `mcp-elicitation:<principal>` for an MCP client's user (see
-    /// [`SignedDecision::decided_by`](crate::policy::SignedDecision::decided_by)).
+    /// [`SignedDecision::decided_by`](crate::SignedDecision::decided_by)).
     /// Absent from other records, and from records written before it existed, which
     /// therefore hash as they did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,7 +122,7 @@ impl AuditRecord {
             kind,
             // Only where a policy was in force: without one every call is just allowed.
             decision: context
-                .approvals()
+                .call_gate()
                 .map(|_| execution.decision.as_str().to_string()),
             decided_by: match execution.decision {
                 Decision::Approved | Decision::Denied => context

@@ -17,8 +17,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::family::ToolCapabilityFamily;
-use crate::meta::ToolAnnotations;
+use holon_core::{ToolAnnotations, ToolCapabilityFamily};
 
 /// What a rule answers.
 #[derive(
@@ -260,7 +259,7 @@ pub struct CallFacts<'a> {
     pub family: ToolCapabilityFamily,
     /// Its annotations.
     pub annotations: &'a ToolAnnotations,
-    /// Who the call is for: the id of the [`Principal`](crate::Principal) the host
+    /// Who the call is for: the id of the [`Principal`](holon_core::Principal) the host
     /// authenticated, else the caller's id (an agent), else empty.
     pub principal: &'a str,
     /// The scopes granted to the authenticated principal.

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::error::{ToolError, ToolErrorKind};
+use holon_core::{ToolError, ToolErrorKind};
 
 /// The bytes of an operator key.
 const KEY_BYTES: usize = 32;

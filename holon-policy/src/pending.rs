@@ -7,8 +7,9 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::rules::Rule;
-use crate::family::ToolCapabilityFamily;
+use holon_core::ToolCapabilityFamily;
+
+use crate::rules::Rule;
 
 /// Where a stored call is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

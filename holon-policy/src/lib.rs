@@ -2,8 +2,8 @@
 //! call `allow`, `ask` or `deny`, and the approvals that resolve an `ask`.
 //!
 //! The dispatcher consults the policy of a context that has [`Approvals`] (see
-//! [`ToolContext::with_approvals`](crate::ToolContext::with_approvals)) on every call,
-//! after the lookup and the family gate:
+//! [`WithApprovals::with_approvals`]) on every call, after the lookup and the family
+//! gate:
 //!
 //! - `allow`: the call runs as it would without a policy;
 //! - `deny`: the call is refused with `policy_denied`, and nothing runs;
@@ -18,14 +18,14 @@
 //! carrying the operator's message (deny). Approving is never a tool: a model reaches
 //! none of it.
 
+pub mod audit;
 mod gate;
 mod pending;
 mod rules;
 pub(crate) mod signing;
 
-pub use crate::decision::Decision;
-pub use crate::result::ApprovalRequired;
-pub use gate::{Approvals, DEFAULT_APPROVAL_TTL, DecidedBy};
+pub use gate::{Approvals, DEFAULT_APPROVAL_TTL, DecidedBy, WithApprovals};
+pub use holon_core::{ApprovalRequired, Decision};
 pub use pending::{
     ApprovalState, ApprovalStore, ApprovalStoreError, MemoryApprovalStore, PendingCall,
 };

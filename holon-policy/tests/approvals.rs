@@ -5,16 +5,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use holon_core::audit::AuditRecord;
-use holon_core::policy::{
-    AnnotationMatch, ApprovalPolicy, ApprovalState, ApprovalStore, ApprovalStoreError, Approvals,
-    Decision, MemoryApprovalStore, OperatorKey, PendingCall, Rule, SignedDecision, Standing,
-    Verdict,
-};
 use holon_core::prelude::*;
 use holon_core::{
     Deferral, DispatchObserver, Execution, FamilyPolicy, Principal, Registry, ToolCall,
     ToolCapabilityFamily, ToolStatus,
+};
+use holon_policy::audit::AuditRecord;
+use holon_policy::{
+    AnnotationMatch, ApprovalPolicy, ApprovalState, ApprovalStore, ApprovalStoreError, Approvals,
+    Decision, MemoryApprovalStore, OperatorKey, PendingCall, Rule, SignedDecision, Standing,
+    Verdict, WithApprovals,
 };
 use serde_json::{Value, json};
 
@@ -294,7 +294,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
         );
         // Another decision's digest: the signature does not cover it.
         forged = good.clone();
-        forged.arguments_sha256 = holon_core::policy::arguments_digest(&json!({ "label": "b" }));
+        forged.arguments_sha256 = holon_policy::arguments_digest(&json!({ "label": "b" }));
         assert_eq!(
             kind(host.decide(&forged).await),
             "approval_signature_invalid"
