@@ -25,7 +25,7 @@ use crate::auth::Gate;
 use crate::auth::OAuthConfig;
 use crate::http_guard;
 use crate::http_limits::{self, AcceptBackoff, HttpLimits};
-use crate::listing::ListingSessions;
+use crate::listing_sessions::ListingSessions;
 use crate::server::McpServer;
 use crate::session_close::{self, Closings};
 use crate::shutdown::{ServeFuture, WithGracefulShutdown};
