@@ -75,3 +75,11 @@ macro_rules! closed_tuples {
 }
 
 closed_tuples!((A), (A, B), (A, B, C), (A, B, C, D));
+
+// Strings as JSON, parsed by the type (holon-core's `uuid` and `chrono` features).
+#[cfg(feature = "uuid")]
+impl ClosedInput for uuid::Uuid {}
+#[cfg(feature = "chrono")]
+impl<Tz: chrono::TimeZone> ClosedInput for chrono::DateTime<Tz> {}
+#[cfg(feature = "chrono")]
+impl ClosedInput for chrono::NaiveDate {}

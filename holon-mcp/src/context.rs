@@ -2,13 +2,16 @@
 //! the request (its `_meta`, HTTP headers, principal, protocol revision, session) and
 //! the client it came from.
 
-use holon_core::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId, ToolContext};
-use hyper::header::HeaderName;
-use hyper::http::request::Parts;
+use holon_core::{
+    FamilyPolicy, Headers, Principal, ProtocolVersion, RequestMeta, SessionId, ToolContext,
+};
+use http::HeaderName;
+use http::request::Parts;
 use rmcp::RoleServer;
 use rmcp::model::ProtocolVersion as McpVersion;
 use rmcp::service::RequestContext;
 
+#[cfg(feature = "http")]
 use crate::auth::GrantedFamilies;
 
 /// The `_meta` key a stateless (2026-07-28) request names its revision under.
@@ -37,13 +40,27 @@ pub(crate) fn principal(request: &RequestContext<RoleServer>) -> Option<&Princip
         .and_then(|parts| parts.extensions.get::<Principal>())
 }
 
-/// The families the access token of `request` grants, when its host checked one.
-pub(crate) fn granted(request: &RequestContext<RoleServer>) -> Option<GrantedFamilies> {
+/// The families of `policy` the access token of `request` grants, when its host
+/// checked one: the family gate then allows no others.
+#[cfg(feature = "http")]
+pub(crate) fn granted(
+    request: &RequestContext<RoleServer>,
+    policy: FamilyPolicy,
+) -> Option<FamilyPolicy> {
     request
         .extensions
         .get::<Parts>()
         .and_then(|parts| parts.extensions.get::<GrantedFamilies>())
-        .copied()
+        .map(|grant| grant.narrow(policy))
+}
+
+/// None: only the HTTP server (feature `http`) checks access tokens.
+#[cfg(not(feature = "http"))]
+pub(crate) fn granted(
+    _request: &RequestContext<RoleServer>,
+    _policy: FamilyPolicy,
+) -> Option<FamilyPolicy> {
+    None
 }
 
 /// The context `base` for the call `request` (the client is the caller's to attach).
@@ -90,11 +107,9 @@ pub(crate) fn call_context(
         if let Some(principal) = parts.extensions.get::<Principal>() {
             context = context.with_state(principal.clone());
         }
-        // An access token grants some families: the family gate allows no others.
-        if let Some(grant) = parts.extensions.get::<GrantedFamilies>() {
-            let policy = grant.narrow(context.policy());
-            context = context.with_policy(policy);
-        }
+    }
+    if let Some(policy) = granted(request, context.policy()) {
+        context = context.with_policy(policy);
     }
     context
 }

@@ -27,7 +27,7 @@ use crate::http_guard;
 use crate::http_limits::{
     self, AcceptBackoff, HttpLimits, PendingConnection, UnauthenticatedPeers,
 };
-use crate::listing::ListingSessions;
+use crate::listing_sessions::ListingSessions;
 use crate::server::McpServer;
 use crate::session_close::{self, Closings};
 use crate::shutdown::{ServeFuture, WithGracefulShutdown};

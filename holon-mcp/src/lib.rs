@@ -23,28 +23,36 @@
 //!
 //! Inside an async runtime, a host serves as with `axum::serve`: it binds the
 //! listener (or hands over the streams), awaits the server, and reports what it
-//! returns; the library prints nothing. [`HttpServer`] and [`StdioServer`] show how.
+//! returns; the library prints nothing. `HttpServer` (feature `http`, off by default:
+//! a stdio server builds no HTTP stack) and [`StdioServer`] show how.
 //!
 //! `tools/list` is the registry's MCP export under the context's family policy;
 //! `tools/call` goes through the registry's dispatcher. Each call's context carries
 //! what the transport knows (see [`holon_core::RequestMeta`] and its siblings).
 
 mod approval;
+#[cfg(feature = "http")]
 pub mod auth;
 mod client;
 mod content;
 mod context;
 mod error;
 mod extras;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
 pub mod http_guard;
+#[cfg(feature = "http")]
 mod http_limits;
 mod info;
 mod listing;
+#[cfg(feature = "http")]
+mod listing_sessions;
 mod param_headers;
 mod progress;
 mod rounds;
 mod server;
+#[cfg(feature = "http")]
 mod session_close;
 mod shutdown;
 mod stdio;
@@ -54,11 +62,14 @@ mod stores;
 pub mod tasks;
 mod telemetry;
 
+#[cfg(feature = "http")]
 pub use auth::ScopeMap;
 #[cfg(feature = "oauth")]
 pub use auth::{KeySource, OAuthConfig};
 pub use error::{ConfigError, OriginError, ServeError};
+#[cfg(feature = "http")]
 pub use http::{HTTP_PATH, HttpOptions, HttpServer};
+#[cfg(feature = "http")]
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;
 pub use rmcp;
@@ -70,6 +81,7 @@ pub use stores::{STORE_URL_ENV, StoreUrl, StoreUrlError, Stores};
 
 /// The environment variable [`HttpServer`] takes the bearer token from when no token
 /// file is given.
+#[cfg(feature = "http")]
 pub const TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
 
 /// The [`ServerInfo`] of the crate that calls it: its package's name and version

@@ -6,9 +6,9 @@
 //! for fields it does not know; nor can a `ServerHandler` answer `tools/list` with
 //! anything but rmcp's `ListToolsResult`. So the server's tools are kept in their
 //! export form's [`Catalog`] (the rmcp `Tool`s, and the `execution` of each tool that
-//! has one), and the transports of [`crate::StdioServer`] and [`crate::HttpServer`]
-//! ([`ListingTransport`], [`ListingSessions`]) write each task tool's `execution` back
-//! into the `tools/list` results they carry.
+//! has one), and the transports of [`crate::StdioServer`] and (feature `http`) the
+//! HTTP server ([`ListingTransport`], and `listing_sessions` for each HTTP session)
+//! write each task tool's `execution` back into the `tools/list` results they carry.
 //!
 //! Only into those of a peer of a revision before 2026-07-28, which rmcp's handler
 //! marks by leaving out `resultType` (it strips `"complete"` for them, and our
@@ -19,7 +19,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use futures_core::Stream;
 use holon_core::{FamilyPolicy, Registry};
 use holon_export::{self as export, ExportOptions, Provider};
 use rmcp::RoleServer;
@@ -30,8 +29,6 @@ use rmcp::model::{
 };
 use rmcp::service::TxJsonRpcMessage;
 use rmcp::transport::Transport;
-use rmcp::transport::common::server_side_http::ServerSseMessage;
-use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use serde_json::Value;
 
 use crate::param_headers;
@@ -167,98 +164,6 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for ListingTransport<T> {
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
-    }
-}
-
-/// The sessions of streamable HTTP, each on a [`ListingTransport`].
-pub(crate) struct ListingSessions<M> {
-    inner: Arc<M>,
-    executions: Executions,
-}
-
-impl<M> ListingSessions<M> {
-    /// The sessions of `inner`, listing `executions`.
-    pub(crate) fn new(inner: Arc<M>, executions: Executions) -> Self {
-        Self { inner, executions }
-    }
-}
-
-impl<M: SessionManager> SessionManager for ListingSessions<M> {
-    type Error = M::Error;
-    type Transport = ListingTransport<M::Transport>;
-
-    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        let (id, transport) = self.inner.create_session().await?;
-        Ok((
-            id,
-            ListingTransport::new(transport, self.executions.clone()),
-        ))
-    }
-
-    async fn initialize_session(
-        &self,
-        id: &SessionId,
-        message: ClientJsonRpcMessage,
-    ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        self.inner.initialize_session(id, message).await
-    }
-
-    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        self.inner.has_session(id).await
-    }
-
-    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        self.inner.close_session(id).await
-    }
-
-    async fn create_stream(
-        &self,
-        id: &SessionId,
-        message: ClientJsonRpcMessage,
-    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.create_stream(id, message).await
-    }
-
-    async fn accept_message(
-        &self,
-        id: &SessionId,
-        message: ClientJsonRpcMessage,
-    ) -> Result<(), Self::Error> {
-        self.inner.accept_message(id, message).await
-    }
-
-    async fn create_standalone_stream(
-        &self,
-        id: &SessionId,
-    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.create_standalone_stream(id).await
-    }
-
-    async fn resume(
-        &self,
-        id: &SessionId,
-        last_event_id: String,
-    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.resume(id, last_event_id).await
-    }
-
-    async fn restore_session(
-        &self,
-        id: SessionId,
-    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
-        Ok(match self.inner.restore_session(id).await? {
-            RestoreOutcome::Restored(transport) => {
-                RestoreOutcome::Restored(ListingTransport::new(transport, self.executions.clone()))
-            }
-            RestoreOutcome::AlreadyPresent => RestoreOutcome::AlreadyPresent,
-            _ => RestoreOutcome::NotSupported,
-        })
-    }
-
-    fn event_store(
-        &self,
-    ) -> Option<Arc<dyn rmcp::transport::streamable_http_server::session::EventStore>> {
-        self.inner.event_store()
     }
 }
 

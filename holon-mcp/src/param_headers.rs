@@ -9,7 +9,7 @@
 //! breaks a rule of the revision, with a warning nobody may read; so a server with
 //! such a tool refuses to start, naming the tool, the property and the rule.
 
-use hyper::header::HeaderName;
+use http::HeaderName;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 

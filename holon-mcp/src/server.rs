@@ -306,7 +306,8 @@ impl McpServer {
         .await
     }
 
-    /// The same server for a new session: its own log level.
+    /// The same server for a new HTTP session: its own log level.
+    #[cfg(feature = "http")]
     pub(crate) fn session(&self) -> Self {
         Self {
             log_level: Arc::default(),
@@ -543,7 +544,7 @@ impl ServerHandler for McpServer {
             let tools = self
                 .tools()
                 .map_err(|error| ErrorData::internal_error(error, None))?;
-            let granted = granted(&context).map(|grant| grant.narrow(self.context.policy()));
+            let granted = granted(&context, self.context.policy());
             let callable = |name: &str| {
                 granted.is_none_or(|policy| {
                     self.registry

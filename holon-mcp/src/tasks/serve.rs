@@ -8,7 +8,7 @@ use std::sync::Arc;
 use holon_core::{
     Principal, TaskSupport, ToolCall, ToolContext, ToolDefinition, ToolErrorKind, ToolResult,
 };
-use hyper::http::request::Parts;
+use http::request::Parts;
 use rmcp::model::{CallToolResponse, ClientCapabilities};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};

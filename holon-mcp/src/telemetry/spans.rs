@@ -12,7 +12,7 @@
 
 use std::future::Future;
 
-use hyper::http::request::Parts;
+use http::request::Parts;
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
 use opentelemetry::trace::TraceContextExt as _;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
