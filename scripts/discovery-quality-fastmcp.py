@@ -1,16 +1,20 @@
 """FastMCP's BM25 search transform on the same tools and queries as holon's search:
 recall@1, recall@5 and MRR@5 per query set.
 
-    python scripts/discovery-quality-fastmcp.py TOOLS.json tests/discovery-fixture/data/queries.txt
+    python scripts/discovery-quality-fastmcp.py TOOLS.json \
+        tests/discovery-fixture/data/queries.txt tests/discovery-fixture/data/queries-user.txt
 
 TOOLS.json is `discovery-quality --dump-tools`: each set's tools in MCP `tools/list`
 form (name, description, inputSchema), exactly what holon's index is built from.
 Each set is served by a FastMCP server with `BM25SearchTransform(max_results=5)`, and
 every query goes through its `search_tools` tool over an in-memory client, as a model
-would call it. Prints one line per set, then a JSON summary.
+would call it. The user-angle set's queries run over the built-in tools, split as
+`half` says (the same rule as the fixture's `Half::of`). Prints one line per set, then
+a JSON summary.
 """
 
 import asyncio
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -37,6 +41,12 @@ def read_queries(path):
             expected, text = (part.strip() for part in line.split("|", 1))
             sets.setdefault(current, []).append((expected, text))
     return sets
+
+
+def half(text):
+    """The user-angle set's split: the tuning half when the first byte of the SHA-256
+    of the query's text is even, else the held-out half."""
+    return "user_tuning" if hashlib.sha256(text.encode()).digest()[0] % 2 == 0 else "user_held_out"
 
 
 def result_names(result):
@@ -70,18 +80,21 @@ async def evaluate(tools, queries):
             "recall_at_5": at5 / n, "mrr_at_5": reciprocal / n}
 
 
-async def main(tools_path, queries_path):
+async def main(tools_path, queries_path, user_queries_path):
     tools = json.loads(Path(tools_path).read_text())
     queries = read_queries(queries_path)
+    for expected, text in read_queries(user_queries_path)["builtin"]:
+        queries.setdefault(half(text), []).append((expected, text))
     summary = {}
-    for name in ("builtin", "catalog"):
-        figures = await evaluate(tools[name], queries[name])
+    for name, tool_set in (("builtin", "builtin"), ("catalog", "catalog"),
+                           ("user_tuning", "builtin"), ("user_held_out", "builtin")):
+        figures = await evaluate(tools[tool_set], queries[name])
         summary[name] = figures
-        print(f"fastmcp {name:<8} {figures['tools']:>4} tools {figures['queries']:>4} queries  "
+        print(f"fastmcp {name:<13} {figures['tools']:>4} tools {figures['queries']:>4} queries  "
               f"recall@1 {figures['recall_at_1']:.3f}  recall@5 {figures['recall_at_5']:.3f}  "
               f"MRR@5 {figures['mrr_at_5']:.3f}")
     print(json.dumps(summary))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))

@@ -50,20 +50,11 @@
 //!
 //! ## Attribute options
 //!
-//! | option | meaning | default |
-//! |---|---|---|
-//! | `family = Ident` | capability family (`CoreAgent`, `LocalEnvironment`, `AuthorityExpanding`, `Web`, `AgentCreation`, `ExternalTrigger`) | required |
-//! | `name = "WaitFor"` | model-facing name, `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` | PascalCase of the fn name |
-//! | `description = "..."` or `include_str!("...")` | model-visible guidance | the doc comment |
-//! | `stability = stable \| experimental \| deprecated` | label in the inventory | `stable` |
-//! | `visibility = model \| runtime` | `runtime`: dispatchable by the runtime only | `model` |
-//! | `aliases = ["Old"]` | legacy names the dispatcher accepts, never advertised | none |
-//! | `freeform(syntax = "lark" \| "regex", definition = ...)` | the tool also accepts raw text | none |
-//! | `annotations(read_only, destructive, idempotent, open_world)` | behaviour hints (MCP) | MCP defaults |
-//! | `keep_doc_sections` | the doc comment's code blocks and `# Examples`/`# Panics`/`# Errors` sections reach the model too | left out |
-//! | `timeout_ms = 30000` | the tool's time limit in milliseconds; past it the call ends with `tool_timed_out` and is cancelled ([`ToolContext::with_timeout`] replaces it) | none |
-//! | `example = r#"{...}"#` (repeatable), `example_file = "path"` | input examples, each a valid call (checked when the registry is built), exported to Anthropic and MCP | none |
-//! | `crate = path` | where `holon-core` is, for a crate that reaches it through a facade re-exporting it (`#[tool_args(crate = "path")]` on the arguments) | the name in the calling crate's manifest, renamed or not (with the `find-crate` feature, on by default; without it `::holon_core`) |
+//! `family = Ident` is required; every other option (`name`, `description`,
+//! `stability`, `visibility`, `aliases`, `keywords`, `freeform`, `annotations`,
+//! `keep_doc_sections`, `timeout_ms`, `task`, `example`, `example_file`, `crate`) is
+//! described, with its default, in the one option table: `docs/macro.md`, section
+//! "Options", in the repository.
 //!
 //! ## Handler rules
 //!

@@ -178,6 +178,9 @@ pub struct ToolMeta {
     pub annotations: ToolAnnotations,
     /// Whether a call may run as an MCP task.
     pub task: TaskSupport,
+    /// Words a user may search for the tool by that its description does not use
+    /// (`keywords = [...]`): weighed by tool search, never shown to a model.
+    pub keywords: &'static [&'static str],
     /// Where the tool was declared.
     pub defined_at: DefinedAt,
 }

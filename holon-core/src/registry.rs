@@ -319,6 +319,7 @@ pub(crate) fn build_entry(tool: &'static dyn Tool, problems: &mut Vec<String>) -
             annotations: meta.annotations,
             task: meta.task,
             input_examples: Arc::new([]),
+            keywords: meta.keywords,
             defined_at: site,
         },
         validator,

@@ -54,6 +54,10 @@ pub struct ToolDefinition {
     /// Example arguments, each a valid call (checked when the registry is built).
     #[serde(skip_serializing_if = "<[Value]>::is_empty")]
     pub input_examples: Arc<[Value]>,
+    /// Search keywords (`keywords = [...]`): weighed by tool search, never shown to a
+    /// model.
+    #[serde(skip_serializing_if = "<[&str]>::is_empty")]
+    pub keywords: &'static [&'static str],
     /// Where the tool was declared.
     pub defined_at: DefinedAt,
 }

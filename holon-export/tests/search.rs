@@ -66,7 +66,7 @@ pub struct BranchArgs {
 }
 
 /// Remove a branch of the repository.
-#[holon_tool(family = LocalEnvironment)]
+#[holon_tool(family = LocalEnvironment, keywords = ["prune", "git push --delete"])]
 fn delete_branch(args: BranchArgs) -> String {
     args.branch
 }
@@ -121,6 +121,21 @@ fn every_part_of_a_declaration_is_searched() {
     );
     // The family is text too.
     assert_eq!(names(&index, "web", everything())[0], "GetForecast");
+}
+
+#[test]
+fn declared_keywords_are_searched() {
+    let index = index();
+    // Words of DeleteBranch's keywords only, in none of the tools' text.
+    for query in ["prune the stale ones", "push --delete"] {
+        assert_eq!(
+            names(&index, query, everything())
+                .first()
+                .map(String::as_str),
+            Some("DeleteBranch"),
+            "{query}"
+        );
+    }
 }
 
 #[test]

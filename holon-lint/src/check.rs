@@ -34,8 +34,8 @@ impl<'r> Linter<'r> {
         }
     }
 
-    /// Lints every description of every tool, and its input examples as example
-    /// calls marked valid.
+    /// Lints every description of every tool, its input examples as example calls
+    /// marked valid, and its search keywords.
     pub fn lint_descriptions(&self, out: &mut Vec<Finding>) {
         for tool in self.facts.tools() {
             for (index, example) in tool.definition.input_examples.iter().enumerate() {
@@ -68,6 +68,7 @@ impl<'r> Linter<'r> {
                     }
                 }
             }
+            crate::keywords::check(tool.definition, out);
         }
     }
 

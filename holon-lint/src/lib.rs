@@ -59,12 +59,16 @@
 //!   ([`FindingKind::InvalidExampleWrongKind`]). A block with `call=` but no verdict, or
 //!   JSON that does not parse, is a [`FindingKind::MalformedExample`]. Other fenced
 //!   blocks, and HTML comments, are not read.
+//! - **Search keywords** (`keywords = [...]`): a keyword that is blank, given twice
+//!   (ignoring case and punctuation) or made only of words of the tool's own name is
+//!   a [`FindingKind::WeakKeyword`] at `tool:Name#keywords[i]`.
 
 mod catalog;
 mod check;
 mod defaults;
 mod examples;
 mod facts;
+mod keywords;
 mod markdown;
 mod references;
 
@@ -98,6 +102,9 @@ pub enum FindingKind {
     InvalidExampleWrongKind,
     /// An example call that cannot be read: no verdict, or JSON that does not parse.
     MalformedExample,
+    /// A search keyword that adds nothing: blank, given twice, or only the tool's
+    /// name again.
+    WeakKeyword,
 }
 
 impl FindingKind {
@@ -113,6 +120,7 @@ impl FindingKind {
             Self::InvalidExampleAccepted => "invalid_example_accepted",
             Self::InvalidExampleWrongKind => "invalid_example_wrong_kind",
             Self::MalformedExample => "malformed_example",
+            Self::WeakKeyword => "weak_keyword",
         }
     }
 }
@@ -178,7 +186,8 @@ pub fn lint_guidance(registry: &Registry, files: &[GuidanceFile<'_>]) -> Vec<Fin
 }
 
 /// Lints every tool's description and every field description in its input and
-/// result schemas against `registry`: a description is guidance as well.
+/// result schemas against `registry`: a description is guidance as well. A tool's
+/// search keywords are checked too.
 pub fn lint_descriptions(registry: &Registry) -> Vec<Finding> {
     let mut findings = Vec::new();
     check::Linter::new(registry).lint_descriptions(&mut findings);

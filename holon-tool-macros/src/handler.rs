@@ -283,6 +283,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
     let stability = ident_variant(options.stability.as_ref(), "Stable");
     let visibility = ident_variant(options.visibility.as_ref(), "Model");
     let aliases = &options.aliases;
+    let keywords = &options.keywords;
     let freeform = match &options.freeform {
         Some(freeform) => {
             let syntax = &freeform.syntax;
@@ -515,6 +516,7 @@ fn generate(handler: &Handler, options: &ToolOptions, core: &TokenStream) -> Tok
                             open_world: #open_world,
                         },
                         task: #core::TaskSupport::#task,
+                        keywords: &[#(#keywords),*],
                         defined_at: #defined_at,
                     },
                     arguments: __holon_arguments,

@@ -23,7 +23,7 @@ pub(crate) const FAMILIES: &[&str] = &[
     "ExternalTrigger",
 ];
 
-const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate, timeout_ms, example, example_file, task";
+const OPTIONS: &str = "family, name, description, stability, visibility, aliases, freeform, annotations, keep_doc_sections, crate, timeout_ms, example, example_file, task, keywords";
 
 const ANNOTATIONS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -72,6 +72,9 @@ pub(crate) struct ToolOptions {
     pub(crate) examples: Vec<crate::examples::Example>,
     /// `task = optional | required`: a call may (or must) run as an MCP task.
     pub(crate) task: Option<Ident>,
+    /// `keywords = ["grep", ...]`: words a user may search for the tool by that its
+    /// description does not use; the search index weighs them, no model sees them.
+    pub(crate) keywords: Vec<LitStr>,
 }
 
 /// Parses the attribute's tokens; problems are added to `errors`.
@@ -131,6 +134,7 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> ToolOptions {
             }
             "timeout_ms" => options.timeout_ms = parse_timeout(&meta, errors),
             "task" => options.task = parse_choice(&meta, "task", &["optional", "required"], errors),
+            "keywords" => options.keywords = parse_keywords(&meta, errors),
             "example" | "example_file" => options
                 .examples
                 .extend(crate::examples::parse(&meta, &key, errors)),
@@ -323,6 +327,59 @@ fn parse_aliases(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
         }
     }
     aliases
+}
+
+fn parse_keywords(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
+    const FORM: &str = "`keywords = [\"grep\", \"search files\"]`";
+    let Some(expr) = value_of(meta, "keywords", "[\"grep\", \"search files\"]", errors) else {
+        return Vec::new();
+    };
+    let Expr::Array(array) = expr else {
+        errors.at(
+            expr,
+            format!("expected an array of search keywords, e.g. {FORM}"),
+        );
+        return Vec::new();
+    };
+    if array.elems.is_empty() {
+        errors.at(
+            array,
+            "`keywords` is empty: give the words a user would search for, or leave the option out",
+        );
+    }
+    let mut keywords: Vec<LitStr> = Vec::new();
+    for element in &array.elems {
+        let Some(lit) = string_literal(element) else {
+            errors.at(element, format!("expected a string literal, e.g. {FORM}"));
+            continue;
+        };
+        let value = lit.value();
+        if value.trim().is_empty() {
+            errors.at(
+                lit,
+                "the keyword is blank: write a word or phrase a user would search for, or remove it",
+            );
+        } else if value.trim() != value {
+            errors.at(
+                lit,
+                format!(
+                    "the keyword {value:?} has spaces around it: write {:?}",
+                    value.trim()
+                ),
+            );
+        } else if keywords
+            .iter()
+            .any(|seen| seen.value().to_lowercase() == value.to_lowercase())
+        {
+            errors.at(
+                lit,
+                format!("duplicate keyword {value:?}: give each keyword once"),
+            );
+        } else {
+            keywords.push(lit.clone());
+        }
+    }
+    keywords
 }
 
 fn nested(meta: &Meta, key: &str, form: &str, errors: &mut Errors) -> Option<Vec<Meta>> {

@@ -42,7 +42,7 @@ struct LintFixtureDone {
 
 /// Waits `wait_ms` (default 500), then answers; see `ExecComand`.
 /// Call it with `mode: turbo`.
-#[holon_tool(family = CoreAgent)]
+#[holon_tool(family = CoreAgent, keywords = ["dawdle", "lint fixture", "Fixture"])]
 fn lint_fixture(args: LintFixtureArgs) -> LintFixtureDone {
     let _ = args.mode;
     LintFixtureDone {
@@ -242,6 +242,8 @@ fn every_description_is_clean_and_a_wrong_one_is_caught() {
             ("tool:LintFixture", 1, FindingKind::InvalidEnumValue),
             ("tool:LintFixture", 1, FindingKind::DefaultMismatch),
             ("tool:LintFixture#mode", 1, FindingKind::DefaultMismatch),
+            ("tool:LintFixture#keywords[1]", 1, FindingKind::WeakKeyword),
+            ("tool:LintFixture#keywords[2]", 1, FindingKind::WeakKeyword),
         ],
         "{fixture:#?}"
     );

@@ -61,6 +61,7 @@ const fn meta(name: &'static str, line: u32) -> ToolMeta {
             open_world: None,
         },
         task: TaskSupport::Forbidden,
+        keywords: &[],
         defined_at: DefinedAt {
             module: module_path!(),
             file: file!(),

@@ -1,6 +1,6 @@
-//! The searchable text of a tool, from its definition alone: name, description,
-//! field names and descriptions, enum values, input examples, family and the module
-//! it was declared in (a built-in tool's plane).
+//! The searchable text of a tool, from its definition alone: name, search keywords,
+//! description, field names and descriptions, enum values, input examples, family and
+//! the module it was declared in (a built-in tool's plane).
 
 use serde_json::Value;
 
@@ -11,6 +11,9 @@ use holon_core::ToolDefinition;
 const NAME_WEIGHT: usize = 3;
 /// How many times the first sentence of the description is repeated.
 const SUMMARY_WEIGHT: usize = 2;
+/// How many times the search keywords are repeated: the author wrote them for search,
+/// as much about the tool as its summary.
+const KEYWORD_WEIGHT: usize = 2;
 
 /// Module path segments that name no domain (the built-in crates' own layout).
 const LAYOUT_SEGMENTS: &[&str] = &["tools", "src", "lib", "mod"];
@@ -24,6 +27,11 @@ pub(crate) fn text(definition: &ToolDefinition) -> String {
     let summary = summary(&definition.spec.description);
     for _ in 0..SUMMARY_WEIGHT {
         push(&mut text, &summary);
+    }
+    for _ in 0..KEYWORD_WEIGHT {
+        for keyword in definition.keywords {
+            push(&mut text, keyword);
+        }
     }
     push(&mut text, &definition.spec.description);
     push(&mut text, definition.family.as_str());

@@ -28,7 +28,11 @@ pub struct AgentSnapshot {
 /// `stopped`), the work item it focuses on, what it waits for, its children (with the
 /// task handles of private children), its current turn and queued messages. Without
 /// `agent_id` it reads you.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["whoami", "my status", "child agents", "subagent", "busy", "profile"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 fn agent_get(
     rt: &Runtime,
     ctx: &ToolContext,

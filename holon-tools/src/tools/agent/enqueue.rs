@@ -40,7 +40,11 @@ pub struct Enqueued {
 /// children (more instructions), with a priority: `interject` reaches a running turn
 /// at once, `next` comes first in the next turn, `normal` in arrival order, and
 /// `background` only when nothing else is queued.
-#[holon_tool(family = CoreAgent, annotations(open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["send message", "note to self", "follow-up", "instruct child", "notify"],
+    annotations(open_world = false)
+)]
 fn enqueue(
     rt: &Runtime,
     ctx: &ToolContext,

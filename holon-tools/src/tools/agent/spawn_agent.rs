@@ -151,7 +151,11 @@ pub struct AgentWorktree {
 /// A private child cannot spawn agents itself. The rules (a private child needs
 /// `initial_message` and takes no `agent_id`; a public agent needs `agent_id` and no
 /// worktree) are part of the input schema.
-#[holon_tool(family = AgentCreation, annotations(open_world = false))]
+#[holon_tool(
+    family = AgentCreation,
+    keywords = ["subagent", "delegate", "helper", "worker", "fork", "parallel"],
+    annotations(open_world = false)
+)]
 fn spawn_agent(
     rt: &Runtime,
     ctx: &ToolContext,

@@ -63,7 +63,11 @@ pub struct WaitForOutcome {
 /// whatever you focus on now. If something changed since you decided to wait (a new
 /// message, a wake, the work item, the task already ended), the wait is refused with
 /// `stale_wait_settlement`: look at what changed first.
-#[holon_tool(family = CoreAgent, annotations(open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["block until", "yield turn", "idle", "await", "resume later", "wait for user"],
+    annotations(open_world = false)
+)]
 fn wait_for(
     rt: &Runtime,
     ctx: &ToolContext,

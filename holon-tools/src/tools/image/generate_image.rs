@@ -109,7 +109,11 @@ pub struct GeneratedImage {
 /// format and size; call ViewImage on that path to look at it. Generation can take a
 /// minute. Without a configured provider the call fails with
 /// `image_provider_not_configured`, saying what the operator must set.
-#[holon_tool(family = LocalEnvironment, annotations(open_world))]
+#[holon_tool(
+    family = LocalEnvironment,
+    keywords = ["draw", "picture", "illustration", "text to image", "logo", "artwork", "render"],
+    annotations(open_world)
+)]
 async fn generate_image(
     rt: &Runtime,
     args: GenerateImageArgs,

@@ -71,6 +71,7 @@ pub struct ImageView {
 /// not images (`not_an_image`) and paths outside the workspace.
 #[holon_tool(
     family = LocalEnvironment,
+    keywords = ["screenshot", "photo", "picture", "look at", "png", "jpeg", "vision"],
     stability = experimental,
     annotations(read_only, idempotent, open_world = false)
 )]

@@ -55,7 +55,11 @@ pub struct MemoryText {
 /// symlink), a file the index skips (not Markdown, under `.git`, `target`,
 /// `node_modules` or `.holon`, over 512 KiB) or a missing note is refused with a typed
 /// error.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["open note", "read note", "more lines", "document"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 fn memory_get(rt: &Runtime, args: MemoryGetArgs) -> Result<ToolOutput<MemoryText>, ToolError> {
     let max_chars = args.max_chars.map_or(DEFAULT_MAX_CHARS, |m| m as usize);
     let read = rt.memory().get(&args.source_ref, max_chars)?;

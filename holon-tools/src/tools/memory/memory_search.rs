@@ -100,7 +100,11 @@ pub struct MemorySearchResult {
 /// since the last search (by ApplyPatch, a command or a person) is re-read first.
 /// The directories `.git/`, `target/`, `node_modules/` and `.holon/` and files over 512 KiB
 /// are skipped.
-#[holon_tool(family = CoreAgent, annotations(read_only, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["notes", "recall", "remember", "knowledge base", "docs", "full text"],
+    annotations(read_only, open_world = false)
+)]
 fn memory_search(
     rt: &Runtime,
     args: MemorySearchArgs,

@@ -47,7 +47,11 @@ pub struct ProviderList {
 /// environment variable is set). Set `include_unavailable` to see every provider in
 /// the catalog, each with `configured` and the `credential_env` to set. Use a
 /// provider's `id` with ListProviderModels to see its models.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["llm vendors", "ai providers", "openai", "anthropic", "api keys"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 fn list_model_providers(rt: &Runtime, args: ListModelProvidersArgs) -> ToolOutput<ProviderList> {
     let mut providers = Vec::new();
     let mut unconfigured_hidden = 0;

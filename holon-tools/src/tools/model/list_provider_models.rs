@@ -49,7 +49,11 @@ pub struct ModelPage {
 /// support and status. Retired models are left out unless `include_unavailable` is
 /// true. When `next_cursor` is present, call again with it as `cursor` for the next
 /// page; `limit` sets the page size (1 to 100, default 20).
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["llm", "gpt", "claude", "context window", "token limit"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 fn list_provider_models(
     rt: &Runtime,
     args: ListProviderModelsArgs,

@@ -173,6 +173,10 @@ pub struct ExecCommandResult {
 /// sequence of short commands.
 #[holon_tool(
     family = LocalEnvironment,
+    keywords = [
+        "shell", "bash", "terminal", "command line", "script", "grep", "curl", "make", "compile",
+        "run tests"
+    ],
     annotations(destructive, open_world),
     example = r#"{"cmd": "cargo test --quiet 2>&1 | tail -n 20"}"#,
     example = r#"{"cmd": "npm run dev", "workdir": "web", "yield_time_ms": 0}"#,

@@ -149,7 +149,11 @@ pub struct ExecCommandBatchResult {
 /// The result counts the items by status and lists, per item, its status, exit
 /// status, output previews and duration. Use ExecCommand for anything long-running,
 /// interactive or needing a terminal.
-#[holon_tool(family = LocalEnvironment, annotations(destructive, open_world))]
+#[holon_tool(
+    family = LocalEnvironment,
+    keywords = ["several commands", "sequence", "one after another", "shell", "bash", "terminal"],
+    annotations(destructive, open_world)
+)]
 async fn exec_command_batch(
     rt: &Runtime,
     context: &ToolContext,

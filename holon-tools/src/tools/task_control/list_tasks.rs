@@ -41,6 +41,7 @@ pub struct ListTasksResult {
 /// no others.
 #[holon_tool(
     family = CoreAgent,
+    keywords = ["background jobs", "processes", "ps", "running commands"],
     aliases = ["TaskList"],
     annotations(read_only, idempotent, open_world = false)
 )]

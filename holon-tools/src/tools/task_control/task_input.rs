@@ -52,7 +52,11 @@ pub struct TaskInputResult {
 /// with TaskOutput. Typing into a shell runs commands, so the call needs every
 /// capability family the caller that started the task had (`family_not_allowed`
 /// otherwise), and the host may ask the operator first, as for ExecCommand.
-#[holon_tool(family = CoreAgent, annotations(destructive, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["stdin", "type", "answer prompt", "repl", "interactive", "keyboard", "press enter"],
+    annotations(destructive, open_world = false)
+)]
 async fn task_input(
     rt: &Runtime,
     context: &ToolContext,

@@ -66,7 +66,11 @@ pub struct TaskOutputResult {
 /// once: `not_ready` when the task is running and has printed nothing new. Output over
 /// `max_output_tokens` keeps its head and tail; the task's log files keep everything.
 /// `task` tells whether it still runs and its exit status once it ended.
-#[holon_tool(family = CoreAgent, annotations(read_only, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["logs", "stdout", "stderr", "tail", "printed", "console"],
+    annotations(read_only, open_world = false)
+)]
 async fn task_output(
     rt: &Runtime,
     context: &ToolContext,

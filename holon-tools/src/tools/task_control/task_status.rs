@@ -25,7 +25,11 @@ pub struct TaskStatusResult {
 /// Get one task's status without waiting: whether it runs, its exit status once it
 /// ended, its pid, how long it has run, how much output it wrote and where its logs
 /// are. Use TaskOutput to read the output itself or to wait for the task.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["job finished", "done yet", "exit code", "pid", "still running"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 fn task_status(
     rt: &Runtime,
     context: &ToolContext,

@@ -36,7 +36,11 @@ pub struct TaskStopResult {
 /// `stopped` is false. A task whose runtime was lost (killed) while its processes
 /// kept running is stopped the same way. The task's output stays readable with
 /// TaskOutput.
-#[holon_tool(family = CoreAgent, annotations(destructive, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["kill", "terminate", "abort", "ctrl-c", "sigterm", "shut down process"],
+    annotations(destructive, idempotent, open_world = false)
+)]
 async fn task_stop(
     rt: &Runtime,
     context: &ToolContext,

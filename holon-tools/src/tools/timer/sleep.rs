@@ -43,7 +43,11 @@ pub struct SleepOutcome {
 /// for longer, or across a restart, set a timer (CreateTimer) and WaitFor it.
 // Recording the pause is the runtime's bookkeeping, like every execution record: the
 // tool changes nothing the caller can see, so it stays read-only.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["pause", "delay", "nap", "back off", "do nothing", "seconds"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 async fn sleep(ctx: &ToolContext, args: SleepArgs) -> Result<ToolOutput<SleepOutcome>, ToolError> {
     let requested = args.duration_ms.unwrap_or(DEFAULT_SLEEP_MS);
     // On a runtime the pause is recorded in the store (as a timer of kind `sleep`).

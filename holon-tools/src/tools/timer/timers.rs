@@ -35,7 +35,11 @@ pub struct TimerOutcome {
 /// the runtime. To sleep until it fires, call WaitFor with `wake = timer` and the
 /// returned `timer_id` as `resource`; when it fires, that wait wakes. Cancel it with
 /// CancelTimer.
-#[holon_tool(family = CoreAgent, annotations(open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["reminder", "alarm", "schedule", "cron", "wake up later", "countdown"],
+    annotations(open_world = false)
+)]
 fn create_timer(
     rt: &Runtime,
     ctx: &ToolContext,
@@ -65,7 +69,11 @@ pub struct CancelTimerArgs {
 /// wakes a wait; a wait on it stays until something else wakes it (its recheck, or
 /// PickWorkItem with `clear_blocker`). Cancelling a timer that already fired or was
 /// cancelled changes nothing; the result says its state.
-#[holon_tool(family = CoreAgent, annotations(idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["delete reminder", "remove alarm", "unschedule", "stop countdown"],
+    annotations(idempotent, open_world = false)
+)]
 fn cancel_timer(
     rt: &Runtime,
     ctx: &ToolContext,

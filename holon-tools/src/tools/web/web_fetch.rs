@@ -93,6 +93,7 @@ pub struct FetchedPage {
 /// HTTP error status (4xx, 5xx) is an `http_error_status` error.
 #[holon_tool(
     family = Web,
+    keywords = ["download", "url", "link", "curl", "wget", "scrape", "website", "browse"],
     stability = experimental,
     annotations(read_only, open_world),
     example = r#"{"url": "https://docs.rs/serde/latest/serde/"}"#,

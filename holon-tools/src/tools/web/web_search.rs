@@ -85,6 +85,7 @@ pub struct SearchResults {
 /// a configured provider the call fails with `search_provider_not_configured`.
 #[holon_tool(
     family = Web,
+    keywords = ["google", "internet", "search engine", "look up online", "bing", "duckduckgo"],
     stability = experimental,
     annotations(read_only, open_world)
 )]

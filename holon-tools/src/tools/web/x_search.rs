@@ -77,6 +77,7 @@ pub struct XSearchResults {
 /// a configured provider the call fails with `x_search_not_configured`.
 #[holon_tool(
     family = Web,
+    keywords = ["twitter", "tweets", "social media", "trending", "x.com"],
     stability = experimental,
     annotations(read_only, open_world)
 )]

@@ -34,7 +34,11 @@ pub struct CompletedWorkItem {
 ///
 /// Every todo entry must be completed first, and a blocked item must be unblocked
 /// (PickWorkItem with `clear_blocker`). A completed item leaves your focus.
-#[holon_tool(family = CoreAgent, annotations(open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["done", "finish", "close ticket", "resolve", "wrap up"],
+    annotations(open_world = false)
+)]
 fn complete_work_item(
     rt: &Runtime,
     ctx: &ToolContext,

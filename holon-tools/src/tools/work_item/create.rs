@@ -51,6 +51,7 @@ pub struct CreatedWorkItem {
 /// CompleteWorkItem.
 #[holon_tool(
     family = CoreAgent,
+    keywords = ["todo list", "new task", "ticket", "checklist", "plan", "goal"],
     annotations(open_world = false),
     example_file = "src/tools/work_item/create_examples.json"
 )]

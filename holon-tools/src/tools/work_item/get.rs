@@ -29,7 +29,11 @@ pub struct WorkItemDetail {
 /// Read one of your work items: objective, plan and its status, state, revision,
 /// whether it is your focus, what blocks it, and its todo counts (the whole todo list
 /// with `include_todo_list`).
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["ticket details", "show task", "todos left", "progress", "checklist"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 fn get_work_item(
     rt: &Runtime,
     ctx: &ToolContext,

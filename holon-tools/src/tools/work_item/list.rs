@@ -43,7 +43,11 @@ pub struct WorkItemListing {
 /// `yielded` (focused before, not now), `blocked`, `waiting_for_operator` or
 /// `runnable`. Your focus comes first, then the oldest; `total_matching` tells whether
 /// `limit` (1 to 100, default 20) cut the list.
-#[holon_tool(family = CoreAgent, annotations(read_only, idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["backlog", "my tasks", "tickets", "pending work", "todo"],
+    annotations(read_only, idempotent, open_world = false)
+)]
 fn list_work_items(
     rt: &Runtime,
     ctx: &ToolContext,

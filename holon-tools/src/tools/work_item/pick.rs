@@ -56,7 +56,11 @@ pub struct PickedWorkItem {
 ///
 /// A blocked item (one a wait holds) can only be picked with `clear_blocker: true` and
 /// a `reason`; its wait is then cancelled.
-#[holon_tool(family = CoreAgent, annotations(idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["focus", "switch task", "current task", "resume", "work on next"],
+    annotations(idempotent, open_world = false)
+)]
 fn pick_work_item(
     rt: &Runtime,
     ctx: &ToolContext,

@@ -50,7 +50,11 @@ pub struct UpdatedWorkItem {
 /// todo list (the list you send replaces the old one entirely). Every update
 /// increments the item's revision; pass `expected_revision` to make sure you change
 /// what you last read. Completed items cannot change.
-#[holon_tool(family = CoreAgent, annotations(idempotent, open_world = false))]
+#[holon_tool(
+    family = CoreAgent,
+    keywords = ["tick off", "check off", "edit plan", "revise", "checklist", "todo list"],
+    annotations(idempotent, open_world = false)
+)]
 fn update_work_item(
     rt: &Runtime,
     ctx: &ToolContext,

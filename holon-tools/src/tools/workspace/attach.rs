@@ -37,7 +37,11 @@ pub struct WorkspaceAttached {
 /// directory. Attaching a directory that is already attached returns its id. A
 /// directory inside a bound workspace, or containing one, is refused: it is already
 /// reachable, or would widen an existing workspace.
-#[holon_tool(family = AuthorityExpanding, annotations(idempotent, open_world = false))]
+#[holon_tool(
+    family = AuthorityExpanding,
+    keywords = ["mount", "add folder", "open directory", "another repository", "grant access"],
+    annotations(idempotent, open_world = false)
+)]
 fn attach_workspace(
     rt: &Runtime,
     args: AttachWorkspaceArgs,
@@ -94,7 +98,11 @@ pub struct WorkspaceDetached {
 /// home workspace becomes active again. The home workspace cannot be detached, and a
 /// workspace with worktrees made by CreateWorktree must have them removed first
 /// (RemoveWorktree). Running tasks in it are not stopped; their count is reported.
-#[holon_tool(family = AuthorityExpanding, annotations(destructive, open_world = false))]
+#[holon_tool(
+    family = AuthorityExpanding,
+    keywords = ["unmount", "remove folder", "drop repository", "revoke access"],
+    annotations(destructive, open_world = false)
+)]
 fn detach_workspace(
     rt: &Runtime,
     args: DetachWorkspaceArgs,

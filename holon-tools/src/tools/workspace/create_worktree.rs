@@ -82,7 +82,11 @@ pub struct WorktreeCreated {
 /// `unknown_base_ref`, `branch_exists`, `branch_checked_out`, and
 /// `worktree_outside_allowed` when git lists the branch's worktree outside the
 /// runtime's worktree directory and every bound workspace.
-#[holon_tool(family = LocalEnvironment, annotations(open_world = false))]
+#[holon_tool(
+    family = LocalEnvironment,
+    keywords = ["branch", "checkout", "git worktree add", "isolated copy"],
+    annotations(open_world = false)
+)]
 fn create_worktree(
     rt: &Runtime,
     args: CreateWorktreeArgs,

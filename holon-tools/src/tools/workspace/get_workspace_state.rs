@@ -84,6 +84,7 @@ fn display(path: &Path) -> String {
 /// or DetachWorkspace to get the ids they take.
 #[holon_tool(
     family = LocalEnvironment,
+    keywords = ["pwd", "current directory", "location", "repositories", "worktrees", "folders"],
     annotations(read_only, idempotent, open_world = false)
 )]
 fn get_workspace_state(rt: &Runtime) -> Result<ToolOutput<WorkspaceState>, ToolError> {

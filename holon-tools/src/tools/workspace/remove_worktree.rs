@@ -66,7 +66,11 @@ pub struct WorktreeRemoved {
 /// tasks are still running is refused with `worktree_in_use`. The branch is kept unless
 /// `branch_policy` is `delete_if_merged` and it is merged into `merged_into`. When the
 /// removed worktree was active, `return_to` (default: its workspace) becomes active.
-#[holon_tool(family = AuthorityExpanding, annotations(destructive, open_world = false))]
+#[holon_tool(
+    family = AuthorityExpanding,
+    keywords = ["git worktree remove", "delete checkout", "clean up branch", "discard"],
+    annotations(destructive, open_world = false)
+)]
 fn remove_worktree(
     rt: &Runtime,
     args: RemoveWorktreeArgs,

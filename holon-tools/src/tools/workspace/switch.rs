@@ -92,7 +92,11 @@ pub struct WorkspaceSwitched {
 /// directory. After the switch, relative paths of ApplyPatch and ExecCommand's
 /// default working directory are in the new place; every bound workspace stays
 /// reachable by absolute path. The choice is kept in the store across restarts.
-#[holon_tool(family = LocalEnvironment, annotations(idempotent, open_world = false))]
+#[holon_tool(
+    family = LocalEnvironment,
+    keywords = ["cd", "change directory", "working directory", "go to folder", "chdir"],
+    annotations(idempotent, open_world = false)
+)]
 fn switch_workspace(
     rt: &Runtime,
     args: SwitchWorkspaceArgs,

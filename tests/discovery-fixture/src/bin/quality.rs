@@ -1,14 +1,17 @@
 //! How well SearchTools' ranking finds the right tool: recall@1, recall@5 and the mean
 //! reciprocal rank of the query set (data/queries.txt) over the built-in tools
-//! (holon-tools' registry) and over the catalog (data/catalog.txt).
+//! (holon-tools' registry) and over the catalog (data/catalog.txt), and of the
+//! user-angle set (data/queries-user.txt) over the built-in tools, its tuning half
+//! (`user_tuning`) and its held-out half (`user_held_out`) apart.
 //!
 //! `discovery-quality [--misses] [--dump-tools FILE]`: `--misses` lists the queries
-//! whose tool is not first; `--dump-tools` writes both tool sets in MCP `tools/list`
-//! form (what scripts/discovery-quality-fastmcp.py indexes with FastMCP), and a JSON
-//! summary of the figures goes to stdout's last line.
+//! whose tool is not first, except those of the held-out half, which are only counted;
+//! `--dump-tools` writes both tool sets in MCP `tools/list` form (what
+//! scripts/discovery-quality-fastmcp.py indexes with FastMCP), and a JSON summary of
+//! the figures goes to stdout's last line.
 
 use holon_core::{FamilyPolicy, Registry};
-use holon_discovery_fixture::{Query, queries};
+use holon_discovery_fixture::{Half, Query, queries, user_queries};
 use holon_export::search::{SearchIndex, SearchScope};
 use holon_export::{ExportOptions, Provider, export};
 use serde_json::json;
@@ -68,14 +71,43 @@ fn main() {
     let catalog =
         Registry::of_module("holon_discovery_fixture::catalog").expect("the catalog's tools");
     let all = queries();
+    let user = user_queries();
+    let in_set = |set: &'static str| move |q: &&Query| q.set == set;
+    let in_half = |half: Half| move |q: &&Query| Half::of(&q.text) == half;
+    let sets: [(&str, &Registry, Vec<&Query>, bool); 4] = [
+        (
+            "builtin",
+            &builtin,
+            all.iter().filter(in_set("builtin")).collect(),
+            show_misses,
+        ),
+        (
+            "catalog",
+            &catalog,
+            all.iter().filter(in_set("catalog")).collect(),
+            show_misses,
+        ),
+        (
+            "user_tuning",
+            &builtin,
+            user.iter().filter(in_half(Half::Tuning)).collect(),
+            show_misses,
+        ),
+        // Never shown: the held-out half judges the ranker only if nobody tunes on it.
+        (
+            "user_held_out",
+            &builtin,
+            user.iter().filter(in_half(Half::HeldOut)).collect(),
+            false,
+        ),
+    ];
     let mut summary = serde_json::Map::new();
-    for (set, registry) in [("builtin", &builtin), ("catalog", &catalog)] {
+    for (set, registry, set_queries, show_misses) in sets {
         let tools = registry.model_definitions(FamilyPolicy::all()).count();
-        let set_queries: Vec<&Query> = all.iter().filter(|q| q.set == set).collect();
         let figures = evaluate(registry, &set_queries, show_misses);
         let n = figures.queries as f64;
         println!(
-            "holon {set:<8} {:>4} tools {:>4} queries  recall@1 {:.3}  recall@5 {:.3}  MRR@5 {:.3}",
+            "holon {set:<13} {:>4} tools {:>4} queries  recall@1 {:.3}  recall@5 {:.3}  MRR@5 {:.3}",
             tools,
             figures.queries,
             figures.at1 as f64 / n,

@@ -110,6 +110,10 @@ pub struct PatchApplied {
 // `keep_doc_sections`: the format block above is for the model too.
 #[holon_tool(
     family = LocalEnvironment,
+    keywords = [
+        "edit file", "write file", "create file", "delete file", "rename file", "change code",
+        "diff", "save"
+    ],
     keep_doc_sections,
     freeform(syntax = "lark", definition = holon_patch::ENVELOPE_GRAMMAR),
     annotations(destructive, open_world = false),
