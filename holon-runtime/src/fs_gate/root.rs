@@ -36,6 +36,29 @@ impl FileId {
     pub fn of_path(path: &Path) -> Option<Self> {
         rustix::fs::stat(path).ok().map(|stat| Self::of_stat(&stat))
     }
+
+    /// The device.
+    pub fn device(self) -> u64 {
+        self.dev
+    }
+
+    /// The inode.
+    pub fn inode(self) -> u64 {
+        self.ino
+    }
+}
+
+impl RootDir {
+    /// What the directory it holds is: its canonical path as opened, and the device
+    /// and inode of the open handle.
+    pub fn identity(&self) -> std::io::Result<holon_core::policy::DirIdentity> {
+        let id = FileId::of_fd(self)?;
+        Ok(holon_core::policy::DirIdentity {
+            path: self.path.to_string_lossy().into_owned(),
+            device: id.device(),
+            inode: id.inode(),
+        })
+    }
 }
 
 /// What a directory entry is, symlinks not followed.
