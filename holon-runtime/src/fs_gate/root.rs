@@ -296,6 +296,21 @@ pub fn real_path(fd: impl AsFd) -> std::io::Result<PathBuf> {
     std::fs::read_link(link)
 }
 
+/// The directory `path` resolves into, links followed, as the kernel names the
+/// handle opened on it: `path` itself for a directory, else the directory holding
+/// the file. `None` when nothing is there.
+pub fn resolved_dir(path: &Path) -> Option<PathBuf> {
+    let fd = rustix::fs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty()).ok()?;
+    let real = real_path(&fd).ok()?;
+    let is_dir = rustix::fs::fstat(&fd)
+        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Directory);
+    if is_dir {
+        Some(real)
+    } else {
+        real.parent().map(Path::to_path_buf)
+    }
+}
+
 /// Whether cap-std refused a path for leading outside its root (a custom error, as
 /// opposed to an `EACCES` from the kernel).
 fn is_escape(error: &std::io::Error) -> bool {

@@ -37,6 +37,7 @@ mod generate_image;
 mod host_work_rules;
 mod image_bombs;
 mod memory;
+mod operator_files;
 mod otlp_export;
 mod planted_worktrees;
 mod process_gate;
