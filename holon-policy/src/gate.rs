@@ -12,7 +12,7 @@ use holon_core::{
     ToolError, ToolErrorKind, ToolResult,
 };
 
-use crate::pending::{ApprovalState, ApprovalStore, PendingCall};
+use crate::pending::{ApprovalState, ApprovalStore, CallSite, CallSiteSource, PendingCall};
 use crate::rules::{ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
 use crate::signing::{OperatorKey, SignedDecision, Standing, arguments_digest, to_hex};
 
@@ -194,6 +194,10 @@ impl Approvals {
         arguments: Value,
         reason: String,
     ) -> ToolResult {
+        let site = match site_of(context) {
+            Ok(site) => site,
+            Err(error) => return ToolResult::from_error(tool.name, error),
+        };
         let created_at_ms = now_ms();
         let ttl = i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX);
         let mut call = PendingCall {
@@ -208,6 +212,7 @@ impl Approvals {
                 .ok()
                 .map(|session| session.as_str().to_string()),
             families: context.policy().families().collect(),
+            site,
             reason,
             created_at_ms,
             expires_at_ms: created_at_ms.saturating_add(ttl),
@@ -236,7 +241,7 @@ impl Approvals {
     }
 
     /// The operator's side: a decision on the pending call `id`, bound to its
-    /// arguments and principal as stored now, and signed, with who decided
+    /// arguments, principal and site as stored now, and signed, with who decided
     /// (`decided_by`, which the signature covers and the audit record names).
     /// `standing` other than [`Standing::Once`] also grants later calls of the tool
     /// (approvals only).
@@ -276,6 +281,7 @@ impl Approvals {
             standing,
             message,
             decided_by,
+            call.site,
         ))
     }
 
@@ -294,9 +300,10 @@ impl Approvals {
     }
 
     /// Carries out the operator's `decision`: checks that it is signed with the key,
-    /// unexpired, for the stored call's exact arguments and principal, and that the
-    /// call is still pending; then, at most once whatever runs concurrently, runs the
-    /// call (approve) and returns its result, or returns the `approval_denied` refusal
+    /// unexpired, for the stored call's exact arguments, principal and site, that an
+    /// approval is carried out at that site (the workspace and state directory of
+    /// `context`), and that the call is still pending; then, at most once whatever
+    /// runs concurrently, runs the call (approve) and returns its result, or returns the `approval_denied` refusal
     /// with the operator's message (deny). A decision that does not hold is an error
     /// whose kind says why, and nothing runs.
     pub async fn decide(
@@ -305,7 +312,7 @@ impl Approvals {
         context: &ToolContext,
         decision: &SignedDecision,
     ) -> Result<ToolResult, ToolError> {
-        match self.checked(decision) {
+        match self.checked(decision, context) {
             Ok(call) => Ok(self.carry_out(registry, context, decision, call).await),
             Err(refused) => {
                 let (error, call) = *refused;
@@ -319,7 +326,11 @@ impl Approvals {
     }
 
     /// The stored call `decision` is for, once every check holds and it is claimed.
-    fn checked(&self, decision: &SignedDecision) -> Result<PendingCall, Refused> {
+    fn checked(
+        &self,
+        decision: &SignedDecision,
+        context: &ToolContext,
+    ) -> Result<PendingCall, Refused> {
         let id = &decision.approval_id;
         if !decision.verify(&self.key) {
             return Err(Box::new((
@@ -371,6 +382,22 @@ impl Approvals {
                 ),
                 "decide on the call for the principal it is for",
             );
+        }
+        if decision.site != call.site {
+            return refuse(
+                "approval_site_altered",
+                format!("the site of `{id}` is not the one the decision was made on"),
+                "decide again on the call as it is stored, after checking who changed it",
+            );
+        }
+        // A denial runs nothing, so it holds wherever it is made.
+        if decision.approve {
+            let here = site_of(context).map_err(|error| Box::new((error, Some(call.clone()))))?;
+            if let Some((kind, message, hint)) =
+                site_mismatch(id, call.site.as_ref(), here.as_ref())
+            {
+                return refuse(kind, message, &hint);
+            }
         }
         if decision.standing == Standing::Session && call.session.is_none() {
             return refuse(
@@ -462,6 +489,83 @@ impl Approvals {
         }
         result
     }
+}
+
+/// The site of a call made now in `context`, when its host names one.
+fn site_of(context: &ToolContext) -> Result<Option<CallSite>, ToolError> {
+    let Ok(source) = context.state::<CallSiteSource>() else {
+        return Ok(None);
+    };
+    source.current().map(Some).map_err(|why| {
+        refusal(
+            "call_site_unknown",
+            format!("the workspace and state directory of this call cannot be identified: {why}"),
+            "check that the workspace root and the state directory exist and can be opened, then retry",
+        )
+    })
+}
+
+/// Why the call `id`, asked at `asked`, may not run `here`: the error kind, the
+/// message and the hint; `None` when the sites are one.
+fn site_mismatch(
+    id: &str,
+    asked: Option<&CallSite>,
+    here: Option<&CallSite>,
+) -> Option<(&'static str, String, String)> {
+    let deny = format!("deny it (`holon-tools approvals deny {id}`)");
+    match (asked, here) {
+        (None, None) => None,
+        (Some(asked), Some(here)) if asked.workspace != here.workspace => Some((
+            "approval_workspace_mismatch",
+            format!(
+                "the call `{id}` was asked in the workspace {} and would run in {}",
+                asked.workspace, here.workspace
+            ),
+            format!(
+                "approve it where it was asked: `holon-tools --workspace {} approvals approve {id}`, or {deny}",
+                asked.workspace.path
+            ),
+        )),
+        (Some(asked), Some(here)) if asked.state_dir != here.state_dir => Some((
+            "approval_state_dir_mismatch",
+            format!(
+                "the call `{id}` was asked with the state directory {} and would run with {}",
+                describe_state(asked),
+                describe_state(here)
+            ),
+            format!(
+                "approve it with the state directory it was asked with{}, or {deny}",
+                asked
+                    .state_dir
+                    .as_ref()
+                    .map(|dir| format!(" (`--state-dir {}`)", dir.path))
+                    .unwrap_or_default()
+            ),
+        )),
+        (Some(_), Some(_)) => None,
+        (Some(asked), None) => Some((
+            "approval_workspace_mismatch",
+            format!(
+                "the call `{id}` was asked in the workspace {}, and this host names no workspace to check it against",
+                asked.workspace
+            ),
+            format!("approve it from `holon-tools` on the workspace it was asked in, or {deny}"),
+        )),
+        (None, Some(_)) => Some((
+            "approval_site_unknown",
+            format!(
+                "the call `{id}` was stored without the workspace it was asked in, so where it may run is unknown"
+            ),
+            format!("{deny}; the model can make the call again, and that one can be approved"),
+        )),
+    }
+}
+
+/// The state directory of `site`, for a message.
+fn describe_state(site: &CallSite) -> String {
+    site.state_dir
+        .as_ref()
+        .map_or_else(|| "none (in memory)".to_string(), ToString::to_string)
 }
 
 /// Who decided the call a context carries out: the [`SignedDecision::decided_by`]

@@ -13,8 +13,9 @@
 //!
 //! The operator then decides with a [`SignedDecision`]: an HMAC-SHA-256, under the
 //! [`OperatorKey`], of the approval id, the SHA-256 of the call's canonical arguments,
-//! the principal, an expiry and the verdict. [`Approvals::decide`] checks it and runs
-//! the stored call exactly once (approve) or returns an `approval_denied` refusal
+//! the principal, an expiry, the verdict and the [`CallSite`] the call was asked at
+//! (workspace root and state directory). [`Approvals::decide`] checks it and runs
+//! the stored call exactly once, at that site only (approve) or returns an `approval_denied` refusal
 //! carrying the operator's message (deny). Approving is never a tool: a model reaches
 //! none of it.
 
@@ -27,7 +28,8 @@ pub(crate) mod signing;
 pub use gate::{Approvals, DEFAULT_APPROVAL_TTL, DecidedBy, WithApprovals};
 pub use holon_core::{ApprovalRequired, Decision};
 pub use pending::{
-    ApprovalState, ApprovalStore, ApprovalStoreError, MemoryApprovalStore, PendingCall,
+    ApprovalState, ApprovalStore, ApprovalStoreError, CallSite, CallSiteSource, DirIdentity,
+    MemoryApprovalStore, PendingCall,
 };
 pub use rules::{AnnotationMatch, ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
 pub use signing::{OperatorKey, SignedDecision, Standing, arguments_digest, canonical_arguments};

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -41,6 +41,67 @@ impl ApprovalState {
     }
 }
 
+/// A directory as the kernel knows it: the canonical path it was opened at, and the
+/// device and inode of what was opened there (a path alone can be made to name
+/// another directory).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirIdentity {
+    /// The canonical path.
+    pub path: String,
+    /// The device of the directory.
+    pub device: u64,
+    /// The inode of the directory.
+    pub inode: u64,
+}
+
+impl fmt::Display for DirIdentity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (device {}, inode {})",
+            self.path, self.device, self.inode
+        )
+    }
+}
+
+/// Where a call runs: the workspace root it acts in and the state directory that
+/// keeps it. An asked call records its site, the operator's decision is signed over
+/// it, and an approval runs the call at that site only.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSite {
+    /// The active workspace root.
+    pub workspace: DirIdentity,
+    /// The state directory; `None` when the state is in memory.
+    pub state_dir: Option<DirIdentity>,
+}
+
+/// How a host names the [`CallSite`] of the calls through a context: read afresh for
+/// each call, since a session may switch its workspace between two calls. A host
+/// puts it into the context with [`ToolContext::with_state`](crate::ToolContext::with_state);
+/// without it, calls are asked and approved with no site.
+#[derive(Clone)]
+pub struct CallSiteSource(Arc<dyn Fn() -> Result<CallSite, String> + Send + Sync>);
+
+impl CallSiteSource {
+    /// The source that asks `site` each time; its error says why the site is unknown.
+    pub fn new(site: impl Fn() -> Result<CallSite, String> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(site))
+    }
+
+    /// The site of a call made now.
+    pub fn current(&self) -> Result<CallSite, String> {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for CallSiteSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CallSiteSource(..)")
+    }
+}
+
 /// A call the policy asked about: exactly what will run, for whom, and why it asked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingCall {
@@ -60,6 +121,10 @@ pub struct PendingCall {
     pub session: Option<String>,
     /// The families the caller was allowed; the approved call runs under them.
     pub families: Vec<ToolCapabilityFamily>,
+    /// Where it was asked, and so where an approval may run it; `None` for a host
+    /// that names no site (and for a call stored before sites were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<CallSite>,
     /// Why the policy asked.
     pub reason: String,
     /// When the call was asked, ms since the Unix epoch.
@@ -79,7 +144,7 @@ pub struct PendingCall {
 
 impl PendingCall {
     /// Whether `other` is the same call as this one, asked again: the same tool,
-    /// arguments (digest), principal, caller, session and families. A pending call
+    /// arguments (digest), principal, caller, session, families and site. A pending call
     /// bound like a new one is reused for it (see [`ApprovalStore::find_pending`]).
     pub fn binds_like(&self, other: &PendingCall) -> bool {
         self.tool == other.tool
@@ -88,6 +153,7 @@ impl PendingCall {
             && self.caller == other.caller
             && self.session == other.session
             && self.families == other.families
+            && self.site == other.site
     }
 
     /// Whether the operator can still decide it at `now_ms`: pending and unexpired.

@@ -4,7 +4,8 @@
 //! length-prefixed so no two decisions encode alike: a version tag, the approval id,
 //! the SHA-256 of the call's arguments in their RFC 8785 canonical form, the
 //! principal, the expiry (ms since the Unix epoch), the verdict, the standing grant
-//! asked for, the operator's message and who decided. Changing any of them breaks the
+//! asked for, the operator's message, who decided and the site (workspace root and
+//! state directory) the call was asked at. Changing any of them breaks the
 //! signature; only a holder of the key can make one.
 
 use std::fmt;
@@ -15,6 +16,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use holon_core::{ToolError, ToolErrorKind};
+
+use crate::pending::CallSite;
 
 /// The bytes of an operator key.
 const KEY_BYTES: usize = 32;
@@ -123,6 +126,9 @@ pub struct SignedDecision {
     /// default) or, for an MCP client's user, `mcp-elicitation:<principal>`. The audit
     /// record of the decided call names them.
     pub decided_by: String,
+    /// Where the call was asked, as it was stored: an approval runs it there only.
+    #[serde(default)]
+    pub site: Option<CallSite>,
     /// HMAC-SHA-256 (hex) of everything above under the operator's key.
     pub signature: String,
 }
@@ -140,6 +146,7 @@ impl SignedDecision {
         standing: Standing,
         message: Option<String>,
         decided_by: &str,
+        site: Option<CallSite>,
     ) -> Self {
         let mut decision = Self {
             approval_id: approval_id.to_string(),
@@ -150,6 +157,7 @@ impl SignedDecision {
             standing,
             message,
             decided_by: decided_by.to_string(),
+            site,
             signature: String::new(),
         };
         decision.signature = to_hex(&decision.signed(key).finalize().into_bytes());
@@ -167,8 +175,10 @@ impl SignedDecision {
     /// The MAC fed with every field but the signature.
     fn signed(&self, key: &OperatorKey) -> Hmac<Sha256> {
         let expires = self.expires_at_ms.to_be_bytes();
-        let fields: [&[u8]; 9] = [
-            b"holon-approval-v2",
+        // The fields of a struct serialize in one order, and u64s exactly.
+        let site = serde_json::to_string(&self.site).unwrap_or_default();
+        let fields: [&[u8]; 10] = [
+            b"holon-approval-v3",
             self.approval_id.as_bytes(),
             self.arguments_sha256.as_bytes(),
             self.principal.as_bytes(),
@@ -177,6 +187,7 @@ impl SignedDecision {
             self.standing.as_str().as_bytes(),
             self.message.as_deref().unwrap_or("").as_bytes(),
             self.decided_by.as_bytes(),
+            site.as_bytes(),
         ];
         let mut mac = key.mac_of(&fields);
         mac.update(&[u8::from(self.message.is_some())]);
@@ -237,6 +248,18 @@ mod tests {
         );
     }
 
+    fn site() -> CallSite {
+        let dir = |path: &str, inode| crate::DirIdentity {
+            path: path.into(),
+            device: 2049,
+            inode,
+        };
+        CallSite {
+            workspace: dir("/srv/project", 11),
+            state_dir: Some(dir("/state", 12)),
+        }
+    }
+
     #[test]
     fn every_field_is_bound_by_the_signature() {
         let key = OperatorKey::from_bytes([7; 32]);
@@ -250,10 +273,11 @@ mod tests {
             Standing::Once,
             None,
             "operator-ada",
+            Some(site()),
         );
         assert!(decision.verify(&key));
         assert!(!decision.verify(&OperatorKey::from_bytes([8; 32])));
-        let altered: [fn(&mut SignedDecision); 8] = [
+        let altered: [fn(&mut SignedDecision); 12] = [
             |d| d.approval_id.push('x'),
             |d| d.arguments_sha256 = "d2".into(),
             |d| d.principal = "mallory".into(),
@@ -262,6 +286,10 @@ mod tests {
             |d| d.standing = Standing::Principal,
             |d| d.message = Some(String::new()),
             |d| d.decided_by = "mallory".into(),
+            |d| d.site = None,
+            |d| d.site.as_mut().unwrap().workspace.path = "/elsewhere".into(),
+            |d| d.site.as_mut().unwrap().workspace.inode += 1,
+            |d| d.site.as_mut().unwrap().state_dir = None,
         ];
         for alter in altered {
             let mut forged = decision.clone();

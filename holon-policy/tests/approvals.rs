@@ -280,6 +280,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
             Standing::Once,
             None,
             "operator",
+            None,
         );
         assert_eq!(
             kind(host.decide(&forged).await),
@@ -310,6 +311,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
             Standing::Once,
             None,
             "operator",
+            None,
         );
         assert_eq!(kind(host.decide(&expired).await), "approval_expired");
         // Properly signed, for another principal.
@@ -323,6 +325,7 @@ fn forged_expired_altered_and_wrong_principal_decisions_run_nothing() {
             Standing::Once,
             None,
             "operator",
+            None,
         );
         assert_eq!(
             kind(host.decide(&elsewhere).await),
@@ -674,4 +677,109 @@ impl ApprovalStore for TamperingStore {
     fn grants(&self) -> Result<Vec<Rule>, ApprovalStoreError> {
         self.inner.grants()
     }
+}
+
+/// A site of the workspace `workspace` (its inode) and the state directory `state`.
+fn site(workspace: u64, state: Option<u64>) -> holon_policy::CallSite {
+    let dir = |path: &str, inode| holon_policy::DirIdentity {
+        path: path.to_string(),
+        device: 7,
+        inode,
+    };
+    holon_policy::CallSite {
+        workspace: dir(&format!("/srv/workspace-{workspace}"), workspace),
+        state_dir: state.map(|inode| dir("/srv/state", inode)),
+    }
+}
+
+/// `context` naming `site` as where its calls run.
+fn at(context: ToolContext, site: holon_policy::CallSite) -> ToolContext {
+    context.with_state(holon_policy::CallSiteSource::new(move || {
+        Ok(site.clone())
+    }))
+}
+
+#[test]
+fn an_approval_runs_its_call_at_the_site_it_was_asked_at_only() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let asked_at = site(1, Some(9));
+        let result = host
+            .call(
+                &at(host.context(), asked_at.clone()),
+                "Bump",
+                json!({ "label": "a" }),
+            )
+            .await;
+        let id = approval_id(&result);
+        let stored = host.approvals.store().get(&id).unwrap().unwrap();
+        assert_eq!(stored.site.as_ref(), Some(&asked_at));
+        let decision = host
+            .approvals
+            .sign(&id, true, Standing::Once, None, "operator")
+            .unwrap();
+        assert_eq!(decision.site.as_ref(), Some(&asked_at));
+
+        let decide_at = |here: Option<holon_policy::CallSite>| {
+            let context = match here {
+                Some(here) => at(host.context(), here),
+                None => host.context(),
+            };
+            let decision = decision.clone();
+            let approvals = Arc::clone(&host.approvals);
+            async move {
+                approvals
+                    .decide(Registry::global(), &context, &decision)
+                    .await
+                    .map(|_| ())
+                    .map_err(|error| error.kind.as_str().to_string())
+            }
+        };
+        for (here, kind) in [
+            (Some(site(2, Some(9))), "approval_workspace_mismatch"),
+            (Some(site(1, Some(8))), "approval_state_dir_mismatch"),
+            (Some(site(1, None)), "approval_state_dir_mismatch"),
+            (None, "approval_workspace_mismatch"),
+        ] {
+            assert_eq!(
+                decide_at(here.clone()).await,
+                Err(kind.to_string()),
+                "{here:?}"
+            );
+            assert_eq!(host.runs(), 0, "{here:?}");
+        }
+        // A decision moved to another site does not verify.
+        let mut moved = decision.clone();
+        moved.site = Some(site(2, Some(9)));
+        assert_eq!(
+            host.approvals
+                .decide(
+                    Registry::global(),
+                    &at(host.context(), site(2, Some(9))),
+                    &moved
+                )
+                .await
+                .unwrap_err()
+                .kind
+                .as_str(),
+            "approval_signature_invalid"
+        );
+        // Still pending: at its own site it runs, once.
+        assert_eq!(decide_at(Some(asked_at.clone())).await, Ok(()));
+        assert_eq!(host.runs(), 1);
+
+        // A call stored without a site (by an older holon) is approved nowhere.
+        let bare = host.ask().await;
+        let decision = host
+            .approvals
+            .sign(&bare, true, Standing::Once, None, "operator")
+            .unwrap();
+        let refused = host
+            .approvals
+            .decide(Registry::global(), &at(host.context(), asked_at), &decision)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.kind.as_str(), "approval_site_unknown");
+        assert_eq!(host.runs(), 1);
+    });
 }

@@ -19,7 +19,8 @@ fn json_failed(doing: &str) -> impl FnOnce(serde_json::Error) -> ApprovalStoreEr
 }
 
 const COLUMNS: &str = "id, tool, arguments_json, arguments_sha256, principal, caller, session, \
-families_json, reason, created_at_ms, expires_at_ms, state, message, outcome_json, decided_by";
+families_json, reason, created_at_ms, expires_at_ms, state, message, outcome_json, decided_by, \
+site_json";
 
 /// A stored row as a call; a row that does not read back is an error, never a guess.
 fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
@@ -35,6 +36,7 @@ fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
     let state: String = row.get(11)?;
     let families: String = row.get(7)?;
     let outcome: Option<String> = row.get(13)?;
+    let site: Option<String> = row.get(15)?;
     Ok(PendingCall {
         id: row.get(0)?,
         tool: row.get(1)?,
@@ -63,6 +65,17 @@ fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
         message: row.get(12)?,
         outcome: outcome.map(|text| json(13, text)).transpose()?,
         decided_by: row.get(14)?,
+        site: site
+            .map(|text| {
+                serde_json::from_str(&text).map_err(|error| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        15,
+                        rusqlite::types::Type::Text,
+                        Box::new(error),
+                    )
+                })
+            })
+            .transpose()?,
     })
 }
 
@@ -70,9 +83,15 @@ fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
 fn insert_on(connection: &Connection, call: &PendingCall) -> Result<(), ApprovalStoreError> {
     const DOING: &str = "storing an asked call";
     let families = serde_json::to_string(&call.families).map_err(json_failed(DOING))?;
+    let site = call
+        .site
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(json_failed(DOING))?;
     connection
             .execute(
-                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
                 params![
                     call.id,
                     call.tool,
@@ -89,6 +108,7 @@ fn insert_on(connection: &Connection, call: &PendingCall) -> Result<(), Approval
                     call.message,
                     call.outcome.as_ref().map(Value::to_string),
                     call.decided_by,
+                    site,
                 ],
             )
             .map_err(failed(DOING))?;

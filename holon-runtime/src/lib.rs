@@ -46,7 +46,10 @@ use std::time::Duration;
 use holon_core::{
     DispatchObserver, Execution, FamilyPolicy, Registry, ToolCall, ToolContext, ToolResult,
 };
-use holon_policy::{ApprovalPolicy, ApprovalStore, Approvals, OperatorKey, WithApprovals};
+use holon_policy::{
+    ApprovalPolicy, ApprovalStore, Approvals, CallSite, CallSiteSource, DirIdentity, OperatorKey,
+    WithApprovals,
+};
 
 pub use bindings::Bindings;
 pub use services::{
@@ -267,6 +270,9 @@ pub struct Runtime {
     policy: Option<ApprovalPolicy>,
     approval_ttl: Duration,
     operator_key_file: Option<PathBuf>,
+    /// The state directory as opened when the runtime started, which approvals are
+    /// bound to (`None` when the state is in memory).
+    state_dir_identity: Option<DirIdentity>,
     /// The approvals of this runtime, made on first use (the key file with them).
     approvals: std::sync::OnceLock<Arc<Approvals>>,
 }
@@ -281,12 +287,19 @@ impl Runtime {
                 source,
             }
         })?;
+        let mut state_dir_identity = None;
         let store = Arc::new(match &config.state_dir {
             Some(dir) => {
-                state_dir::ensure_dir(dir).map_err(|source| RuntimeError::StateDir {
+                let state_error = |source| RuntimeError::StateDir {
                     path: dir.clone(),
                     source,
-                })?;
+                };
+                state_dir::ensure_dir(dir).map_err(state_error)?;
+                state_dir_identity = Some(
+                    fs_gate::RootDir::open(dir)
+                        .and_then(|opened| opened.identity())
+                        .map_err(state_error)?,
+                );
                 Store::open(&dir.join(STORE_FILE_NAME)).map_err(RuntimeError::Store)?
             }
             None => Store::in_memory().map_err(RuntimeError::Store)?,
@@ -381,6 +394,7 @@ impl Runtime {
             net,
             audit,
             operator_key_file,
+            state_dir_identity,
             policy: config.policy,
             approval_ttl: config.approval_ttl,
             approvals: std::sync::OnceLock::new(),
@@ -418,6 +432,20 @@ impl Runtime {
         let store: Arc<dyn ApprovalStore> = Arc::clone(&self.store) as Arc<dyn ApprovalStore>;
         let made = Arc::new(Approvals::new(policy, store, key).with_ttl(self.approval_ttl));
         Ok(Arc::clone(self.approvals.get_or_init(|| made)))
+    }
+
+    /// Where a call made now runs: the active workspace root as it is open now, and
+    /// the state directory. An asked call is bound to it, and approved runs only here.
+    pub fn call_site(&self) -> std::io::Result<CallSite> {
+        let roots = self.workspace_roots();
+        let active = roots
+            .dirs()
+            .first()
+            .ok_or_else(|| std::io::Error::other("no workspace root is bound"))?;
+        Ok(CallSite {
+            workspace: active.identity()?,
+            state_dir: self.state_dir_identity.clone(),
+        })
     }
 
     /// The approval policy calls are put to, when one is set.
@@ -511,9 +539,16 @@ impl Runtime {
     /// this runtime and records every call in the store. Use
     /// [`Runtime::agent_context`] for another agent.
     pub fn context(self: &Arc<Self>, policy: FamilyPolicy) -> ToolContext {
+        // Weak: a context kept by a host does not keep the runtime open.
+        let runtime = Arc::downgrade(self);
+        let site = CallSiteSource::new(move || match runtime.upgrade() {
+            Some(runtime) => runtime.call_site().map_err(|error| error.to_string()),
+            None => Err("the runtime has shut down".to_string()),
+        });
         let context = ToolContext::new(policy)
             .with_caller(agency::ROOT_AGENT_ID)
             .with_shared_state(Arc::clone(self))
+            .with_state(site)
             .with_observer(Arc::new(ExecutionRecorder {
                 runtime: Arc::clone(self),
             }));

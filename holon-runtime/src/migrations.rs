@@ -180,4 +180,10 @@ pub const MIGRATIONS: &[Migration] = &[
               ALTER TABLE tasks ADD COLUMN families TEXT;
               CREATE INDEX tasks_of_principal ON tasks (principal, background, id);",
     },
+    Migration {
+        version: 14,
+        name: "where an asked call was asked: its workspace root and state directory",
+        // Rows of older runtimes keep NULL: no site, so no approval runs them.
+        sql: "ALTER TABLE approvals ADD COLUMN site_json TEXT;",
+    },
 ];

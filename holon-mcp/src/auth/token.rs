@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::config::OAuthConfig;
 use super::keys::{KeyStore, NoKey};
+use crate::http_guard::STATIC_TOKEN_PRINCIPAL;
 
 /// What a valid token says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,6 +145,13 @@ impl TokenVerifier {
         let Some(subject) = claims.sub.or_else(|| client_id.clone()) else {
             return Err("the token names no subject (sub) nor client (client_id)".to_string());
         };
+        // The static token's holder is a principal of its own: a token naming it would
+        // see that holder's tasks and approvals.
+        if subject == STATIC_TOKEN_PRINCIPAL {
+            return Err(format!(
+                "the token's subject `{STATIC_TOKEN_PRINCIPAL}` is reserved for this server's static bearer token; the issuer must name the subject otherwise"
+            ));
+        }
         let mut scopes: Vec<String> = claims
             .scope
             .into_iter()

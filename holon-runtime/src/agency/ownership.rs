@@ -92,6 +92,32 @@ pub fn task_state(conn: &Connection, task_handle: &str) -> Result<Option<String>
         .map_err(errors::store("reading a task"))
 }
 
+/// Whether the principal `principal` may see `task_handle`. A command task is its
+/// starting principal's alone, as the task tools answer it (one recorded without a
+/// principal is nobody's); an agent task is its owning agent's, checked by the caller.
+pub fn task_visible_to(
+    conn: &Connection,
+    task_handle: &str,
+    principal: &str,
+) -> Result<bool, AgencyError> {
+    if task_handle.starts_with(ids::AGENT_TASK_PREFIX) {
+        return Ok(true);
+    }
+    let Some(row) = task_handle
+        .strip_prefix("task-")
+        .and_then(|n| n.parse::<i64>().ok())
+    else {
+        return Ok(false);
+    };
+    let starter: Option<Option<String>> = conn
+        .query_row("SELECT principal FROM tasks WHERE id = ?1", [row], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(errors::store("reading a task's principal"))?;
+    Ok(starter.flatten().as_deref() == Some(principal))
+}
+
 /// The task handle of private child `child`.
 pub fn agent_task_handle(child: &str) -> String {
     format!("{}{child}", ids::AGENT_TASK_PREFIX)

@@ -37,5 +37,7 @@ pub use error::{FsError, NotRegular, Protection};
 pub use lock::{DirLock, LOCK_WAIT};
 pub use policy::WritePolicy;
 pub use rel_path::{PathEscape, RelPath};
-pub use root::{DirHandle, EntryKind, FileId, FileInfo, RegularFile, RootDir, real_path};
+pub use root::{
+    DirHandle, EntryKind, FileId, FileInfo, RegularFile, RootDir, real_path, resolved_dir,
+};
 pub use stage::Staged;

@@ -36,6 +36,29 @@ impl FileId {
     pub fn of_path(path: &Path) -> Option<Self> {
         rustix::fs::stat(path).ok().map(|stat| Self::of_stat(&stat))
     }
+
+    /// The device.
+    pub fn device(self) -> u64 {
+        self.dev
+    }
+
+    /// The inode.
+    pub fn inode(self) -> u64 {
+        self.ino
+    }
+}
+
+impl RootDir {
+    /// What the directory it holds is: its canonical path as opened, and the device
+    /// and inode of the open handle.
+    pub fn identity(&self) -> std::io::Result<holon_policy::DirIdentity> {
+        let id = FileId::of_fd(self)?;
+        Ok(holon_policy::DirIdentity {
+            path: self.path.to_string_lossy().into_owned(),
+            device: id.device(),
+            inode: id.inode(),
+        })
+    }
 }
 
 /// What a directory entry is, symlinks not followed.
@@ -271,6 +294,21 @@ impl RootDir {
 pub fn real_path(fd: impl AsFd) -> std::io::Result<PathBuf> {
     let link = format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd());
     std::fs::read_link(link)
+}
+
+/// The directory `path` resolves into, links followed, as the kernel names the
+/// handle opened on it: `path` itself for a directory, else the directory holding
+/// the file. `None` when nothing is there.
+pub fn resolved_dir(path: &Path) -> Option<PathBuf> {
+    let fd = rustix::fs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty()).ok()?;
+    let real = real_path(&fd).ok()?;
+    let is_dir = rustix::fs::fstat(&fd)
+        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Directory);
+    if is_dir {
+        Some(real)
+    } else {
+        real.parent().map(Path::to_path_buf)
+    }
 }
 
 /// Whether cap-std refused a path for leading outside its root (a custom error, as

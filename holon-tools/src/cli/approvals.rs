@@ -290,6 +290,20 @@ pub(super) fn describe(call: &PendingCall) -> String {
     if let Some(session) = &call.session {
         text.push_str(&format!("session: {session}\n"));
     }
+    // Where an approval may run it: the operator approves from there.
+    if let Some(site) = &call.site {
+        text.push_str(&format!(
+            "workspace: {}
+",
+            site.workspace
+        ));
+        if let Some(state_dir) = &site.state_dir {
+            text.push_str(&format!(
+                "state directory: {state_dir}
+"
+            ));
+        }
+    }
     text.push_str(&format!("why: {}", call.reason));
     if let Some(decided_by) = &call.decided_by {
         text.push_str(&format!("\ndecided by: {decided_by}"));

@@ -1,14 +1,19 @@
 //! `holon-tools doctor`: what confines the commands of the model on this machine, as
-//! the runtime would start them with these options.
+//! the runtime would start them with these options, and whether the operator's files
+//! (state directory, policy, audit log) lie out of the model's reach.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use holon_runtime::process_gate::sandbox::{self, LandlockSupport};
 use holon_runtime::process_gate::syscall_filter::{self, SyscallFilterSupport};
 use holon_runtime::process_gate::{AllowedEnv, CgroupRoot, CommandNetwork};
+use holon_runtime::{Bindings, RuntimeConfig, STORE_FILE_NAME, Store};
 use serde::Serialize;
 
-use super::Cli;
+use super::operator_files::workspace_holding;
+use super::{Cli, policy};
 
 /// What the doctor found.
 #[derive(Debug, Serialize)]
@@ -23,6 +28,19 @@ struct Report {
     cgroups: CgroupReport,
     environment: Vec<String>,
     rlimits: String,
+    /// The operator's files and whether each lies inside a workspace root.
+    operator_files: Vec<OperatorFile>,
+}
+
+/// One of the operator's files, and the workspace root it lies in, if any.
+#[derive(Debug, Serialize)]
+struct OperatorFile {
+    /// `state_directory`, `policy` or `audit_log`.
+    what: &'static str,
+    path: PathBuf,
+    /// The workspace root it lies in, where the model can rewrite it; `null` when it
+    /// lies outside every one.
+    inside_workspace: Option<PathBuf>,
 }
 
 #[derive(Debug, Serialize)]
@@ -85,12 +103,91 @@ fn cgroup_report(cli: &Cli) -> CgroupReport {
     }
 }
 
+/// The workspace roots of these options: the workspace, and the directories the
+/// state directory's store binds (attached workspaces, worktrees) when it exists.
+fn workspace_roots(workspace: &Path, state_dir: &Path) -> Vec<PathBuf> {
+    let mut roots = vec![workspace.to_path_buf()];
+    let store_file = state_dir.join(STORE_FILE_NAME);
+    // Only a store that exists: doctor creates none.
+    if holon_runtime::fs_gate::FileId::of_path(&store_file).is_some()
+        && let Ok(store) = Store::open(&store_file)
+        && let Ok(bindings) = Bindings::open(Arc::new(store), workspace, Some(state_dir))
+    {
+        roots.extend(bindings.roots().roots().iter().cloned());
+    }
+    roots
+}
+
+/// The state directory, policy file and audit log these options use, each with the
+/// workspace root it lies in.
+fn operator_files(cli: &Cli) -> Vec<OperatorFile> {
+    let Some(workspace) = cli
+        .workspace
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+    else {
+        return Vec::new();
+    };
+    let Some(state_dir) = cli
+        .state_dir
+        .clone()
+        .or_else(|| RuntimeConfig::new(&workspace).state_dir)
+    else {
+        return Vec::new();
+    };
+    let roots = workspace_roots(&workspace, &state_dir);
+    let policy_file = match cli.policy.as_deref() {
+        Some("none" | "builtin") => None,
+        Some(file) => Some(PathBuf::from(file)),
+        None => holon_runtime::state_dir::config_file(&state_dir, policy::POLICY_FILE_NAME),
+    };
+    let audit_file = cli.audit_file.clone().or_else(|| {
+        cli.audit
+            .then(|| state_dir.join(holon_runtime::audit_log::AUDIT_FILE_NAME))
+    });
+    [
+        ("state_directory", Some(state_dir.clone())),
+        ("policy", policy_file),
+        ("audit_log", audit_file),
+    ]
+    .into_iter()
+    .filter_map(|(what, path)| {
+        let path = path?;
+        Some(OperatorFile {
+            what,
+            inside_workspace: workspace_holding(&path, &roots),
+            path,
+        })
+    })
+    .collect()
+}
+
+/// The name of an operator file's kind, for a sentence.
+fn named(what: &str) -> &str {
+    match what {
+        "state_directory" => "state directory",
+        "audit_log" => "audit log",
+        other => other,
+    }
+}
+
 /// Prints the report, as text or (`json`) as one JSON document.
 pub(crate) fn doctor(cli: &Cli, json: bool) -> ExitCode {
     let landlock = sandbox::probe();
     let syscall_filter = syscall_filter::probe();
     let mut gaps = landlock.gaps();
     gaps.extend(syscall_filter.gap());
+    let operator_files = operator_files(cli);
+    for file in &operator_files {
+        if let Some(workspace) = &file.inside_workspace {
+            gaps.push(format!(
+                "the {} {} lies inside the workspace {}: commands of the model can rewrite it there (Landlock grants a workspace whole); move it outside every workspace",
+                named(file.what),
+                file.path.display(),
+                workspace.display()
+            ));
+        }
+    }
     // The same call the runtime makes at start, checked here.
     let undumpable = sandbox::make_undumpable();
     let mut environment = AllowedEnv::default();
@@ -112,6 +209,7 @@ pub(crate) fn doctor(cli: &Cli, json: bool) -> ExitCode {
         cgroups: cgroup_report(cli),
         environment: environment.entries(),
         rlimits: cli.command_limits.unwrap_or_default().to_arg(),
+        operator_files,
     };
     if json {
         match serde_json::to_string_pretty(&report) {
@@ -140,10 +238,33 @@ fn text(report: &Report) -> String {
         }
         _ => out.push_str(&format!("landlock: ABI {}\n", landlock.abi)),
     }
+    let state_dir_exposed = report
+        .operator_files
+        .iter()
+        .any(|file| file.what == "state_directory" && file.inside_workspace.is_some());
+    let writes = if state_dir_exposed {
+        "writes only in the workspace and TMPDIR, the state directory inside the workspace included"
+    } else {
+        "writes only in the workspace and TMPDIR, no state directory"
+    };
     out.push_str(&format!(
-        "  filesystem (writes only in the workspace and TMPDIR, no state directory): {}\n",
+        "  filesystem ({writes}): {}\n",
         yes(landlock.filesystem)
     ));
+    for file in &report.operator_files {
+        let place = match &file.inside_workspace {
+            Some(workspace) => format!(
+                "inside the workspace {}: not protected",
+                workspace.display()
+            ),
+            None => "outside every workspace".to_string(),
+        };
+        out.push_str(&format!(
+            "  {} {}: {place}\n",
+            named(file.what),
+            file.path.display()
+        ));
+    }
     out.push_str(&format!(
         "  network (TCP connect/bind, rule {}): {}\n",
         report.network_rule,

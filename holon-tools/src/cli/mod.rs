@@ -10,6 +10,7 @@ mod doctor;
 mod export;
 mod lint;
 mod list;
+mod operator_files;
 mod otlp_endpoint;
 mod output;
 pub mod policy;
@@ -24,7 +25,7 @@ mod warnings;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
@@ -649,6 +650,14 @@ fn with_runtime(
             return ExitCode::from(2);
         }
     };
+    // Before the runtime opens (and creates the audit log) for the workspace named,
+    // after for every root its store binds (attached workspaces, worktrees).
+    if let Err(refused) =
+        named_files_outside_workspaces(cli, std::slice::from_ref(&config.workspace_root))
+    {
+        eprintln!("holon-tools: {refused}");
+        return ExitCode::FAILURE;
+    }
     let runtime = match Runtime::open(config) {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -656,6 +665,10 @@ fn with_runtime(
             return ExitCode::FAILURE;
         }
     };
+    if let Err(refused) = named_files_outside_workspaces(cli, runtime.workspace_roots().roots()) {
+        eprintln!("holon-tools: {refused}");
+        return ExitCode::FAILURE;
+    }
     let tokio = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -667,6 +680,27 @@ fn with_runtime(
         }
     };
     tokio.block_on(body(runtime))
+}
+
+/// Refuses a policy or audit file named on the command line that lies inside one of
+/// the workspace roots `roots`: the model could rewrite it there.
+fn named_files_outside_workspaces(
+    cli: &Cli,
+    roots: &[PathBuf],
+) -> Result<(), operator_files::InsideWorkspace> {
+    // `approvals` reads no policy.
+    let policy_file = cli
+        .policy
+        .as_deref()
+        .filter(|choice| !matches!(*choice, "none" | "builtin"))
+        .filter(|_| !matches!(cli.command, Command::Approvals { .. }));
+    if let Some(file) = policy_file {
+        operator_files::refuse_inside("--policy (HOLON_POLICY)", Path::new(file), roots)?;
+    }
+    if let Some(file) = &cli.audit_file {
+        operator_files::refuse_inside("--audit-file (HOLON_AUDIT_FILE)", file, roots)?;
+    }
+    Ok(())
 }
 
 /// The span exporter of the endpoint the operator named, if any.

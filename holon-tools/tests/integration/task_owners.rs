@@ -149,6 +149,30 @@ async fn another_principals_task_is_unknown_to_every_task_tool() {
 }
 
 #[tokio::test]
+async fn another_principals_task_is_unknown_to_wait_for() {
+    let (runtime, _workspace) = runtime();
+    let alice = as_principal(&runtime, "alice", FamilyPolicy::all());
+    let bob = as_principal(&runtime, "bob", FamilyPolicy::all());
+    let task_id = interactive_shell(&alice).await;
+
+    let wait_on = |id: &str| json!({"reason": "until it ends", "wake": "task_result", "delivery": "silent", "resource": id});
+    let theirs = call_in(&bob, "WaitFor", wait_on(&task_id)).await;
+    assert_eq!(theirs["status"], "error", "{theirs}");
+    assert_eq!(theirs["error"]["kind"], "unknown_task", "{theirs}");
+    // The same answer as for a task that does not exist: ids cannot be probed.
+    let missing = call_in(&bob, "WaitFor", wait_on("task-999999")).await;
+    assert_eq!(
+        error_without_id(&theirs, &task_id),
+        error_without_id(&missing, "task-999999")
+    );
+    // The owner still waits on it.
+    let own = call_in(&alice, "WaitFor", wait_on(&task_id)).await;
+    assert_eq!(own["structured"]["settled"], true, "{own}");
+    let stopped = call_in(&alice, "TaskStop", json!({"task_id": task_id})).await;
+    assert_eq!(stopped["structured"]["stopped"], true, "{stopped}");
+}
+
+#[tokio::test]
 async fn a_caller_without_the_starting_families_cannot_type_into_the_task() {
     let (runtime, workspace) = runtime();
     // One principal (the runtime's own agent), as `call` and `session` dispatch.

@@ -11,7 +11,7 @@ use p256::pkcs8::EncodePrivateKey;
 use serde_json::{Value, json};
 
 use crate::cli_support::holon_command;
-use crate::serve::{Server, bearer, http, post_initialize, session_id, start_http};
+use crate::serve::{Server, TOKEN, bearer, http, post_initialize, session_id, start_http};
 
 const RESOURCE: &str = "https://mcp.test/mcp";
 const ISSUER: &str = "https://auth.test";
@@ -25,8 +25,8 @@ struct OAuthServer {
 
 impl OAuthServer {
     /// `holon-tools serve --http` on `workspace`, with no approval policy, accepting
-    /// tokens signed by a fresh key.
-    fn start(workspace: &Path) -> Self {
+    /// tokens signed by a fresh key, and `static_token` when one is given.
+    fn start(workspace: &Path, static_token: Option<&str>) -> Self {
         let secret = p256::SecretKey::generate();
         let key = EncodingKey::from_ec_der(secret.to_pkcs8_der().unwrap().as_bytes());
         let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
@@ -38,8 +38,11 @@ impl OAuthServer {
         )
         .unwrap();
         let mut command = holon_command(workspace);
+        match static_token {
+            Some(token) => command.env("HOLON_MCP_TOKEN", token),
+            None => command.env_remove("HOLON_MCP_TOKEN"),
+        };
         command
-            .env_remove("HOLON_MCP_TOKEN")
             .args(["--policy", "none", "serve", "--http", "127.0.0.1:0"])
             .args(["--oauth-resource", RESOURCE, "--oauth-issuer", ISSUER])
             .arg("--oauth-jwks-file")
@@ -140,7 +143,7 @@ fn error_of(result: &Value, task_id: &str) -> Value {
 #[test]
 fn a_token_of_another_subject_cannot_see_read_type_into_or_stop_a_task() {
     let workspace = tempfile::tempdir().unwrap();
-    let server = OAuthServer::start(workspace.path());
+    let server = OAuthServer::start(workspace.path(), None);
     let alice = server.session(&server.token("alice", "tools:core_agent tools:local_environment"));
     let started = alice.call(
         "ExecCommand",
@@ -217,5 +220,38 @@ fn a_token_of_another_subject_cannot_see_read_type_into_or_stop_a_task() {
         "{status}"
     );
     let stopped = alice.call("TaskStop", json!({"task_id": task_id}));
+    assert_eq!(stopped["structuredContent"]["stopped"], true, "{stopped}");
+}
+
+#[test]
+fn an_oauth_subject_named_like_the_static_token_is_not_its_holder() {
+    let workspace = tempfile::tempdir().unwrap();
+    let server = OAuthServer::start(workspace.path(), Some(TOKEN));
+    let holder = server.session(TOKEN);
+    let started = holder.call(
+        "ExecCommand",
+        json!({"cmd": "sh", "accepts_input": true, "yield_time_ms": 0}),
+    );
+    assert_eq!(started["isError"], false, "{started}");
+    let task_id = started["structuredContent"]["task_handle"]["task_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // A token whose subject is the static token's principal is refused outright, so
+    // it reaches neither the holder's tasks nor its approvals.
+    let impostor = server.token("static-bearer-token", "tools:core_agent");
+    let refused = post_initialize(&server.authority, &[bearer(&impostor)]);
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    assert!(refused.contains("invalid_token"), "{refused}");
+    assert!(refused.contains("reserved"), "{refused}");
+
+    // Another subject still works, and the holder still has its task.
+    let alice = server.session(&server.token("alice", "tools:core_agent"));
+    let listed = alice.call("ListTasks", json!({}));
+    assert_eq!(listed["structuredContent"]["total_count"], 0, "{listed}");
+    let listed = holder.call("ListTasks", json!({}));
+    assert_eq!(listed["structuredContent"]["total_count"], 1, "{listed}");
+    let stopped = holder.call("TaskStop", json!({"task_id": task_id}));
     assert_eq!(stopped["structuredContent"]["stopped"], true, "{stopped}");
 }

@@ -30,9 +30,11 @@ pub struct WaitRequest<'a> {
 
 /// Checks what `request` awaits and returns the work item the wait belongs to: the
 /// one named, or for a task the work item that owns the task (never the focus).
+/// Another principal's command task is answered as a task that does not exist.
 fn resolve_work_item(
     conn: &Connection,
     agent: &str,
+    principal: &str,
     request: &WaitRequest<'_>,
 ) -> Result<Option<i64>, AgencyError> {
     let named = match request.work_item_id {
@@ -48,7 +50,9 @@ fn resolve_work_item(
     let resource = request.resource.map(str::trim).filter(|r| !r.is_empty());
     match (request.wake, resource) {
         (WakeKind::TaskResult, Some(handle)) => {
-            if ownership::task_state(conn, handle)?.is_none() {
+            if ownership::task_state(conn, handle)?.is_none()
+                || !ownership::task_visible_to(conn, handle, principal)?
+            {
                 return Err(errors::error(
                     AgencyErrorKind::UnknownTask,
                     format!("there is no task `{handle}`"),
@@ -101,18 +105,20 @@ pub struct WaitReport {
 }
 
 impl super::Agents<'_> {
-    /// Runs WaitFor for `agent` in one transaction: the wait is recorded and, with
+    /// Runs WaitFor for `agent`, calling for `principal` (whose command tasks alone
+    /// it may await), in one transaction: the wait is recorded and, with
     /// `delivery = silent`, settled; with `final` its turn awaits the final brief.
     pub fn wait_for(
         &self,
         agent: &str,
+        principal: &str,
         request: &WaitRequest<'_>,
     ) -> Result<WaitReport, AgencyError> {
         let reason = errors::non_empty(request.reason, "reason", "reason")?;
         let now_ms = now_ms();
         write(self.rt.store(), "recording a wait", |tx| {
             let turn = turns::for_call(tx, agent, now_ms)?;
-            let work_item = resolve_work_item(tx, agent, request)?;
+            let work_item = resolve_work_item(tx, agent, principal, request)?;
             let revision = match work_item {
                 Some(row) => work_items::revision(tx, row)?.map(|(revision, _)| revision),
                 None => None,

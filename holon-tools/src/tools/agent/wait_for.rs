@@ -90,7 +90,9 @@ fn wait_for(
         work_item_id: args.work_item_id.as_deref(),
         recheck_after_ms: args.recheck_after_ms,
     };
-    let report = rt.agents().wait_for(caller(ctx), &request)?;
+    let report = rt
+        .agents()
+        .wait_for(caller(ctx), ctx.principal_id(), &request)?;
     let wait_id = report.wait.wait_id.clone();
     let output = WaitForOutcome {
         wait: report.wait,
