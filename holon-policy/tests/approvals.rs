@@ -694,9 +694,7 @@ fn site(workspace: u64, state: Option<u64>) -> holon_policy::CallSite {
 
 /// `context` naming `site` as where its calls run.
 fn at(context: ToolContext, site: holon_policy::CallSite) -> ToolContext {
-    context.with_state(holon_policy::CallSiteSource::new(move || {
-        Ok(site.clone())
-    }))
+    context.with_state(holon_policy::CallSiteSource::new(move || Ok(site.clone())))
 }
 
 #[test]
