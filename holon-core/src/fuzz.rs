@@ -168,7 +168,7 @@ enum Shape {
 #[cfg(test)]
 mod tests {
     // The corpora are read with std::fs.
-    #![allow(clippy::disallowed_methods)]
+    #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
     use std::path::Path;
 
