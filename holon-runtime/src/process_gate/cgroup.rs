@@ -9,24 +9,16 @@
 //! (to leave it). A command's cgroup is empty exactly when every process the command
 //! started is gone (a `setsid` job included): the kernel's answer to "is it done".
 //!
-//! The runtime holds a lock (`flock`) on its directory while it lives. Before making
-//! its own, it sweeps the directories of runtimes that are gone (SIGKILLed, so they
-//! could not end their commands): every process left in them is killed and they are
-//! removed.
-//!
 //! cgroup v2 is used where the runtime's cgroup offers and delegates both
 //! controllers; else cgroup v1's `pids` and `memory` hierarchies, each where the
 //! runtime may create a directory in it.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
-
-use super::group;
 
 /// The default cap on the processes (threads: the kernel counts those) of one command.
 pub const DEFAULT_PIDS_MAX: u64 = 1024;
@@ -66,11 +58,6 @@ struct Hierarchy {
     version: Version,
     controllers: Vec<Controller>,
     dir: PathBuf,
-    /// Held while the runtime lives: a directory whose lock no process holds is a
-    /// gone runtime's (released by the kernel however the runtime ended).
-    _lock: std::fs::File,
-    /// The processes that gone runtimes left here, ended before the directory was made.
-    swept: BTreeSet<u32>,
 }
 
 /// The caps a command's cgroup gets; `None` leaves one uncapped.
@@ -198,16 +185,6 @@ impl CgroupRoot {
         &self.missing
     }
 
-    /// How many processes, left running by runtimes that are gone, the sweep before
-    /// this runtime's cgroup was made ended.
-    pub fn swept(&self) -> usize {
-        self.hierarchies
-            .iter()
-            .flat_map(|hierarchy| &hierarchy.swept)
-            .collect::<BTreeSet<_>>()
-            .len()
-    }
-
     /// A new cgroup for one command, with `caps` written.
     pub fn command(self: &Arc<Self>, caps: CgroupCaps) -> std::io::Result<CommandCgroup> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
@@ -296,10 +273,14 @@ impl CommandCgroup {
 
     /// The processes in it (of the first hierarchy: each holds them all).
     pub fn pids(&self) -> Vec<u32> {
-        self.dirs
-            .first()
-            .map(|(_, _, dir)| procs(dir))
+        let Some((_, _, dir)) = self.dirs.first() else {
+            return Vec::new();
+        };
+        std::fs::read_to_string(dir.join("cgroup.procs"))
             .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
     }
 
     /// Whether no process of the command is left (a directory already removed is).
@@ -330,16 +311,32 @@ impl CommandCgroup {
 
     /// Sends SIGKILL once to every process in it, without waiting.
     pub fn signal_all(&self) {
-        signal(&self.pids());
+        for pid in self.pids() {
+            if let Some(pid) = i32::try_from(pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
     }
 
     /// Sends SIGKILL to every process in it, until none is left or 2 s
     /// passed (a process forking meanwhile is found on the next round); whether it
     /// is empty.
     pub fn kill_all(&self) -> bool {
-        self.dirs
-            .first()
-            .is_none_or(|(_, _, dir)| kill_until_empty(dir))
+        let deadline = Instant::now() + REMOVE_WAIT;
+        loop {
+            let pids = self.pids();
+            if pids.is_empty() {
+                return true;
+            }
+            if Instant::now() > deadline {
+                return false;
+            }
+            self.signal_all();
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Removes its directories if no process is left in it; whether they are gone.
@@ -447,163 +444,64 @@ fn own_dir(mount: &Mount, path: &str) -> Option<PathBuf> {
     Some(mount.point.join(relative))
 }
 
-/// Ends what runtimes that are gone (killed, so they could not) left in `parent`:
-/// in each `holon-*` directory whose runtime is gone (see [`owner_alive`]), every
-/// process of its commands' cgroups is killed (a `setsid`, `nohup` or double-forked
-/// job cannot leave them), then the cgroups are removed. The pids it found there.
-fn sweep_stale(parent: &Path) -> BTreeSet<u32> {
-    let mut ended = BTreeSet::new();
+/// How old a directory must be before a sweep removes it: a runtime in another pid
+/// namespace (whose pid this one cannot see) may have just made it.
+const SWEEP_AGE: Duration = Duration::from_secs(60);
+
+/// Removes what runtimes that are gone (killed, so they could not) left in
+/// `parent`: each `holon-<pid>-<n>` whose pid runs no process, with its commands'
+/// cgroups that are empty, when older than [`SWEEP_AGE`]. A cgroup with processes
+/// left cannot be removed, and stays.
+fn sweep_stale(parent: &Path) {
+    let old = |path: &Path| {
+        std::fs::metadata(path)
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|age| age > SWEEP_AGE)
+    };
     let Ok(entries) = std::fs::read_dir(parent) else {
-        return ended;
+        return;
     };
     for entry in entries.filter_map(Result::ok) {
         let name = entry.file_name();
-        let Some(name) = name.to_str().filter(|name| name.starts_with("holon-")) else {
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix("holon-"))
+            .and_then(|rest| rest.split('-').next())
+        else {
             continue;
         };
         let dir = entry.path();
-        // Held until the sweep of this directory is over, so that two runtimes
-        // starting at once do not sweep it both.
-        let Ok(lock) = std::fs::File::open(&dir) else {
-            continue;
-        };
-        if lock.try_lock().is_err() || owner_alive(name) {
+        if pid.is_empty() || Path::new("/proc").join(pid).exists() || !old(&dir) {
             continue;
         }
-        let commands: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|commands| {
-                commands
-                    .filter_map(Result::ok)
-                    .filter(|command| {
-                        command
-                            .file_name()
-                            .to_str()
-                            .is_some_and(|n| n.starts_with("cmd-"))
-                    })
-                    .map(|command| command.path())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut emptied = true;
-        for command in &commands {
-            ended.extend(procs(command));
-            // cgroup v2 ends them all at once (Linux 5.14); v1 has no such file.
-            let _ = std::fs::write(command.join("cgroup.kill"), "1");
-            emptied &= kill_until_empty(command) && remove_when_freed(command);
+        if let Ok(commands) = std::fs::read_dir(&dir) {
+            for command in commands.filter_map(Result::ok) {
+                let is_command = command
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with("cmd-"));
+                if is_command && old(&command.path()) {
+                    let _ = std::fs::remove_dir(command.path());
+                }
+            }
         }
-        // One left behind is found again by the next runtime's sweep.
-        if emptied {
-            remove_when_freed(&dir);
-        }
-    }
-    ended
-}
-
-/// Whether the runtime named in the directory name `name` still runs, when its lock
-/// is free: never for `holon-<pid>-<start>-<n>` (the lock is taken right after the
-/// directory is made, and until then the process `pid` started at `start` is it),
-/// unless that very process runs; for the older `holon-<pid>-<n>`, which carry no
-/// lock, while a process `pid` runs.
-fn owner_alive(name: &str) -> bool {
-    let parts: Vec<&str> = name.trim_start_matches("holon-").split('-').collect();
-    let Some(pid) = parts.first().and_then(|pid| pid.parse::<u32>().ok()) else {
-        return false;
-    };
-    match parts[..] {
-        [_, start, _] => start
-            .parse::<u64>()
-            .is_ok_and(|start| group::start_time(pid) == Some(start)),
-        _ => Path::new("/proc").join(pid.to_string()).exists(),
+        let _ = std::fs::remove_dir(&dir);
     }
 }
 
-/// The processes in the cgroup `dir`.
-fn procs(dir: &Path) -> Vec<u32> {
-    std::fs::read_to_string(dir.join("cgroup.procs"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| line.trim().parse().ok())
-        .collect()
-}
-
-/// Sends SIGKILL to every process in the cgroup `dir` until none is left or
-/// [`REMOVE_WAIT`] passed (a process forking meanwhile is found on the next round);
-/// whether it is empty.
-fn kill_until_empty(dir: &Path) -> bool {
-    let deadline = Instant::now() + REMOVE_WAIT;
-    loop {
-        let pids = procs(dir);
-        if pids.is_empty() {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        signal(&pids);
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Sends SIGKILL once to each of `pids`.
-fn signal(pids: &[u32]) {
-    for pid in pids {
-        if let Some(pid) = i32::try_from(*pid)
-            .ok()
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-        }
-    }
-}
-
-/// Removes the empty cgroup `dir`, waiting up to [`REMOVE_WAIT`] for the kernel to
-/// free it (a moment after its last process is reaped); whether it is gone.
-fn remove_when_freed(dir: &Path) -> bool {
-    let deadline = Instant::now() + REMOVE_WAIT;
-    loop {
-        if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// The runtime's directory in one hierarchy, locked for as long as the runtime
-/// lives, and what the sweep before it ended.
-#[derive(Debug)]
-struct RuntimeDir {
-    dir: PathBuf,
-    lock: std::fs::File,
-    swept: BTreeSet<u32>,
-}
-
-/// Makes the runtime's directory in `parent`, `holon-<pid>-<start>-<n>`, after
-/// sweeping what gone runtimes left there, and takes its lock.
-fn make_runtime_dir(parent: &Path) -> Result<RuntimeDir, String> {
+/// Makes the runtime's directory in `parent`: `holon-<pid>-<n>`, after removing
+/// what gone runtimes left there.
+fn make_runtime_dir(parent: &Path) -> Result<PathBuf, String> {
     static MADE: AtomicU64 = AtomicU64::new(0);
-    let swept = sweep_stale(parent);
+    sweep_stale(parent);
     let pid = std::process::id();
-    let start = group::start_time(pid)
-        .ok_or("this process's start time cannot be read from /proc/self/stat")?;
     loop {
         let n = MADE.fetch_add(1, Ordering::Relaxed);
-        let dir = parent.join(format!("holon-{pid}-{start}-{n}"));
+        let dir = parent.join(format!("holon-{pid}-{n}"));
         match std::fs::create_dir(&dir) {
-            Ok(()) => {
-                // Blocking: a sweep that found it before the lock was taken holds
-                // the lock a moment and leaves the directory alone.
-                let locked = std::fs::File::open(&dir).and_then(|lock| lock.lock().map(|()| lock));
-                return match locked {
-                    Ok(lock) => Ok(RuntimeDir { dir, lock, swept }),
-                    Err(error) => {
-                        let _ = std::fs::remove_dir(&dir);
-                        Err(format!("cannot lock the cgroup {}: {error}", dir.display()))
-                    }
-                };
-            }
+            Ok(()) => return Ok(dir),
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(error) => {
                 return Err(format!(
@@ -656,19 +554,17 @@ fn v2(
         )
     })?;
     let runtime = make_runtime_dir(&dir)?;
-    if let Err(error) = std::fs::write(runtime.dir.join("cgroup.subtree_control"), enable.trim()) {
-        let _ = std::fs::remove_dir(&runtime.dir);
+    if let Err(error) = std::fs::write(runtime.join("cgroup.subtree_control"), enable.trim()) {
+        let _ = std::fs::remove_dir(&runtime);
         return Err(format!(
             "cgroup v2 controllers cannot be enabled below {}: {error}",
-            runtime.dir.display()
+            runtime.display()
         ));
     }
     Ok(Hierarchy {
         version: Version::V2,
         controllers: wanted.to_vec(),
-        dir: runtime.dir,
-        _lock: runtime.lock,
-        swept: runtime.swept,
+        dir: runtime,
     })
 }
 
@@ -688,13 +584,10 @@ fn v1(
         .filter(|mount| !mount.v2 && mount.controllers.iter().any(|c| c == name))
         .find_map(|mount| own_dir(mount, path))
         .ok_or_else(|| format!("the cgroup v1 {name} hierarchy is not mounted here"))?;
-    let runtime = make_runtime_dir(&dir)?;
     Ok(Hierarchy {
         version: Version::V1,
         controllers: vec![controller],
-        dir: runtime.dir,
-        _lock: runtime.lock,
-        swept: runtime.swept,
+        dir: make_runtime_dir(&dir)?,
     })
 }
 
@@ -723,21 +616,6 @@ mod tests {
             Path::new("/sys/fs/cgroup/pids/a/b")
         );
         assert!(own_dir(&mounts[1], "/elsewhere").is_none());
-    }
-
-    #[test]
-    fn a_runtime_directory_is_alive_while_its_very_process_runs() {
-        let pid = std::process::id();
-        let start = group::start_time(pid).unwrap();
-        assert!(owner_alive(&format!("holon-{pid}-{start}-0")));
-        // The same pid, started at another time: a later process that got the number.
-        assert!(!owner_alive(&format!("holon-{pid}-{}-0", start + 1)));
-        assert!(
-            owner_alive(&format!("holon-{pid}-3")),
-            "the older form: by pid"
-        );
-        assert!(!owner_alive(&format!("holon-{}-3", u32::MAX)));
-        assert!(!owner_alive("holon-x-1-2"));
     }
 
     #[test]

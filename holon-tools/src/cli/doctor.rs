@@ -55,8 +55,6 @@ struct CgroupReport {
     enforced: bool,
     /// What caps them and where, or why nothing does.
     reason: String,
-    /// What happens at start to the jobs a runtime that is gone left running.
-    leftover_jobs: String,
 }
 
 /// Whether the runtime could give each command a cgroup, by making the runtime's
@@ -82,12 +80,6 @@ fn cgroup_report(cli: &Cli) -> CgroupReport {
             CgroupReport {
                 enforced: true,
                 reason,
-                leftover_jobs: format!(
-                    "ended at start: a runtime kills what the commands of runtimes that are \
-                     gone (their cgroup's lock is free) left running in their cgroups, a \
-                     `setsid`, `nohup` or double-forked job included; this run ended {}",
-                    root.swept()
-                ),
             }
         }
         Err(why) => CgroupReport {
@@ -96,9 +88,6 @@ fn cgroup_report(cli: &Cli) -> CgroupReport {
                 "commands get no cgroup, so no pids or memory cap beyond the rlimits \
                  (RLIMIT_NPROC does not bind root): {why}"
             ),
-            leftover_jobs: "not found: without a cgroup, the jobs a killed runtime's \
-                            commands left running outlive it and no later runtime stops them"
-                .to_string(),
         },
     }
 }
@@ -291,10 +280,6 @@ fn text(report: &Report) -> String {
         "cgroup limits: {}: {}\n",
         yes(report.cgroups.enforced),
         report.cgroups.reason
-    ));
-    out.push_str(&format!(
-        "leftover jobs of a killed runtime: {}\n",
-        report.cgroups.leftover_jobs
     ));
     out.push_str(&format!(
         "environment allow-list: {}\n",
