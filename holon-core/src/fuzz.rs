@@ -66,7 +66,7 @@ pub fn text_path(data: &[u8]) {
 
 /// Checks `locate` on `text` against the oracle; returns whether the two agreed
 /// exactly (path and message), `None` when `text` is a valid [`Top`].
-pub(crate) fn check_located(text: &str) -> Option<bool> {
+fn check_located(text: &str) -> Option<bool> {
     let (path, message) = oracle(text)?;
     let error = serde_json::from_str::<Top>(text).expect_err("the oracle failed on it");
     let ours = locate(text, &error);
@@ -123,14 +123,14 @@ fn about_an_enum(message: &str) -> bool {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub(crate) struct Top {
+struct Top {
     label: String,
     count: u8,
     #[serde(default)]
     ratio: Option<f64>,
     items: Vec<Item>,
     #[serde(default)]
-    pub(crate) mode: Option<Mode>,
+    mode: Option<Mode>,
     #[serde(default)]
     labels: BTreeMap<String, u32>,
     #[serde(default)]
@@ -152,7 +152,7 @@ struct Item {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Mode {
+enum Mode {
     Eager,
     Lazy,
 }
@@ -171,6 +171,11 @@ mod tests {
     #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
     use std::path::Path;
+
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    use super::*;
 
     fn replay(target: &str, run: fn(&[u8])) {
         let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -195,5 +200,206 @@ mod tests {
     #[test]
     fn the_text_path_corpus_replays() {
         replay("text_path", super::text_path);
+    }
+
+    /// A small deterministic generator (xorshift), so that a failure repeats by seed.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len() as u64) as usize]
+        }
+    }
+
+    /// A value of any JSON kind, some of them wrong for any field.
+    fn any_value(rng: &mut Rng) -> Value {
+        match rng.below(8) {
+            0 => Value::Null,
+            1 => json!(true),
+            2 => json!(-7),
+            3 => json!(3.5),
+            4 => json!(300),
+            5 => json!("text \"quoted\" \\ ,:{}[]"),
+            6 => json!([1, "two"]),
+            _ => json!({"odd key, with: \"marks\"": 1}),
+        }
+    }
+
+    fn item(rng: &mut Rng, depth: u32) -> Value {
+        let mut made = json!({ "name": "n" });
+        if rng.below(2) == 0 {
+            made["tags"] = json!(["a", "b", "c"]);
+        }
+        if depth < 3 && rng.below(3) == 0 {
+            made["nested"] = item(rng, depth + 1);
+        }
+        if rng.below(3) == 0 {
+            made["shape"] = match rng.below(2) {
+                0 => json!({"circle": {"radius": 1.5}}),
+                _ => json!({"square": 4}),
+            };
+        }
+        made
+    }
+
+    /// A valid input of `Top`.
+    fn valid(rng: &mut Rng) -> Value {
+        let items: Vec<Value> = (0..rng.below(4)).map(|_| item(rng, 0)).collect();
+        json!({
+            "label": "l",
+            "count": 3,
+            "ratio": 0.5,
+            "items": items,
+            "mode": "lazy",
+            "labels": {"x": 1, "y.z": 2},
+            "pair": [1, "p"],
+        })
+    }
+
+    /// Every place of a value, as a path of keys and indexes.
+    fn places(value: &Value, at: &mut Vec<Value>, all: &mut Vec<Vec<Value>>) {
+        all.push(at.clone());
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    at.push(json!(key));
+                    places(child, at, all);
+                    at.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    at.push(json!(index));
+                    places(child, at, all);
+                    at.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn at_mut<'v>(value: &'v mut Value, path: &[Value]) -> &'v mut Value {
+        path.iter().fold(value, |value, step| match step {
+            Value::String(key) => &mut value[key.as_str()],
+            step => &mut value[step.as_u64().unwrap_or(0) as usize],
+        })
+    }
+
+    /// One mutation at a random place: a wrong value, an unknown key, a removed key,
+    /// a misspelled variant.
+    fn mutate(rng: &mut Rng, value: &mut Value) {
+        let mut all = Vec::new();
+        places(value, &mut Vec::new(), &mut all);
+        let place = all[rng.below(all.len() as u64) as usize].clone();
+        let target = at_mut(value, &place);
+        match rng.below(4) {
+            0 => *target = any_value(rng),
+            1 if target.is_object() => {
+                let key = rng.pick(&["evil", "nam", "tags", "odd \"key\""]);
+                target[key] = any_value(rng);
+            }
+            2 if target.is_object() => {
+                let keys: Vec<String> = target
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                if let Some(key) = keys.get(rng.below(keys.len().max(1) as u64) as usize)
+                    && let Some(map) = target.as_object_mut()
+                {
+                    map.remove(key);
+                }
+            }
+            _ => *target = json!(rng.pick(&["eagr", "square", "circle", ""])),
+        }
+    }
+
+    /// Compact and pretty text: the position arithmetic must hold on both.
+    fn texts(value: &Value) -> [String; 2] {
+        [
+            value.to_string(),
+            serde_json::to_string_pretty(value).unwrap_or_default(),
+        ]
+    }
+
+    #[test]
+    fn agrees_with_serde_path_to_error_on_generated_bad_inputs() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut compared, mut exact) = (0, 0);
+        for _ in 0..4_000 {
+            let mut value = valid(&mut rng);
+            for _ in 0..=rng.below(2) {
+                mutate(&mut rng, &mut value);
+            }
+            for text in texts(&value) {
+                let Some(agreed) = check_located(&text) else {
+                    break;
+                };
+                compared += 1;
+                exact += usize::from(agreed);
+            }
+        }
+        assert!(compared > 4_000, "only {compared} failing inputs");
+        // Most problems are not about an enum's payload: those agree exactly.
+        assert!(
+            exact * 10 > compared * 9,
+            "{exact} of {compared} agree exactly"
+        );
+    }
+
+    #[test]
+    fn a_wrong_value_for_an_enum_is_worded_as_for_a_value() {
+        for (text, path, message) in [
+            (
+                r#"{"mode": 3}"#,
+                "mode",
+                "invalid type: integer `3`, expected string or map",
+            ),
+            (
+                r#"{"mode": [1]}"#,
+                "mode",
+                "invalid type: sequence, expected string or map",
+            ),
+            (
+                r#"{"mode": {}}"#,
+                "mode",
+                "invalid value: map, expected map with a single key",
+            ),
+            (
+                r#"{"mode": "eagr"}"#,
+                "mode",
+                "unknown variant `eagr`, expected `eager` or `lazy`",
+            ),
+        ] {
+            #[derive(Debug, Deserialize)]
+            #[allow(dead_code)]
+            struct Only {
+                mode: Mode,
+            }
+            let error = serde_json::from_str::<Only>(text).expect_err("refused");
+            let located = locate(text, &error);
+            assert_eq!(
+                (located.path.as_str(), located.message.as_str()),
+                (path, message),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_position_past_a_closed_container_names_the_container() {
+        let text = r#"{"items": [{"name": "a"}, {"tags": []}]}"#;
+        let error = serde_json::from_str::<Top>(text).expect_err("missing name");
+        assert_eq!(locate(text, &error).path, "items[1]");
     }
 }
