@@ -610,8 +610,9 @@ struct Cli {
     task_db: Option<PathBuf>,
     /// Where the tasks of the task tools are kept: `memory` (the default),
     /// `sqlite:PATH` or `postgres://USER@HOST/DATABASE`.
+    // Parsed after clap, so that a refused URL is never echoed with its password.
     #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
-    store: StoreUrl,
+    store: String,
 }
 
 #[tokio::main]
@@ -633,7 +634,13 @@ async fn main() -> ExitCode {
         .with_handler(extras::TestExtras { red_pixel_png });
     let store = match &cli.task_db {
         Some(path) => StoreUrl::Sqlite(path.clone()),
-        None => cli.store.clone(),
+        None => match cli.store.parse::<StoreUrl>() {
+            Ok(store) => store,
+            Err(error) => {
+                eprintln!("conformance-server: --store: {error}");
+                return ExitCode::from(2);
+            }
+        },
     };
     let server = match Stores::open(&store) {
         Ok(stores) => server.with_stores(&stores),
