@@ -79,7 +79,7 @@ pub struct CallSite {
 
 /// How a host names the [`CallSite`] of the calls through a context: read afresh for
 /// each call, since a session may switch its workspace between two calls. A host
-/// puts it into the context with [`ToolContext::with_state`](crate::ToolContext::with_state);
+/// puts it into the context with [`ToolContext::with_state`](holon_core::ToolContext::with_state);
 /// without it, calls are asked and approved with no site.
 #[derive(Clone)]
 pub struct CallSiteSource(Arc<dyn Fn() -> Result<CallSite, String> + Send + Sync>);
