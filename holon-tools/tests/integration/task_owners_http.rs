@@ -131,6 +131,19 @@ impl Caller<'_> {
             .unwrap_or_else(|| panic!("no JSON-RPC answer in {reply}"));
         answer["result"].clone()
     }
+
+    /// Starts an interactive `sh` as a background command task: its id.
+    fn start_shell(&self) -> String {
+        let started = self.call(
+            "ExecCommand",
+            json!({"cmd": "sh", "accepts_input": true, "yield_time_ms": 0}),
+        );
+        assert_eq!(started["isError"], false, "{started}");
+        started["structuredContent"]["task_handle"]["task_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
 }
 
 /// The typed error of a failed result, with `task_id` replaced by `ID`.
@@ -145,15 +158,7 @@ fn a_token_of_another_subject_cannot_see_read_type_into_or_stop_a_task() {
     let workspace = tempfile::tempdir().unwrap();
     let server = OAuthServer::start(workspace.path(), None);
     let alice = server.session(&server.token("alice", "tools:core_agent tools:local_environment"));
-    let started = alice.call(
-        "ExecCommand",
-        json!({"cmd": "sh", "accepts_input": true, "yield_time_ms": 0}),
-    );
-    assert_eq!(started["isError"], false, "{started}");
-    let task_id = started["structuredContent"]["task_handle"]["task_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let task_id = alice.start_shell();
 
     // Mallory's token grants the task tools only: ExecCommand is refused...
     let mallory = server.session(&server.token("mallory", "tools:core_agent"));
@@ -228,15 +233,7 @@ fn an_oauth_subject_named_like_the_static_token_is_not_its_holder() {
     let workspace = tempfile::tempdir().unwrap();
     let server = OAuthServer::start(workspace.path(), Some(TOKEN));
     let holder = server.session(TOKEN);
-    let started = holder.call(
-        "ExecCommand",
-        json!({"cmd": "sh", "accepts_input": true, "yield_time_ms": 0}),
-    );
-    assert_eq!(started["isError"], false, "{started}");
-    let task_id = started["structuredContent"]["task_handle"]["task_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let task_id = holder.start_shell();
 
     // A token whose subject is the static token's principal is refused outright, so
     // it reaches neither the holder's tasks nor its approvals.
