@@ -12,11 +12,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use serde_json::Value;
 use tokio_postgres::NoTls;
 
-use super::record::{TaskOwner, TaskRecord, TaskState};
-use super::sql::{from_sql, payload_text, to_sql};
+use super::record::{TaskRecord, TaskState};
+use super::sql::{TaskRow, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
 use crate::stores::masked;
 
@@ -273,36 +272,19 @@ impl TaskStore for PostgresTaskStore {
                 .query_opt(&statement, &[&id])
                 .await
                 .map_err(db_failed)?;
-            Ok(row.map(|row| {
-                (
-                    id,
-                    row.get::<_, String>(0),
-                    row.get::<_, String>(1),
-                    row.get::<_, String>(2),
-                    row.get::<_, Option<String>>(3),
-                    row.get::<_, i64>(4),
-                    row.get::<_, i64>(5),
-                    row.get::<_, Option<i64>>(6),
-                    row.get::<_, i64>(7),
-                )
+            Ok(row.map(|row| TaskRow {
+                id,
+                owner: row.get(0),
+                tool: row.get(1),
+                status: row.get(2),
+                payload: row.get(3),
+                created: row.get(4),
+                updated: row.get(5),
+                ttl: row.get(6),
+                lease: row.get(7),
             }))
         })?;
-        let Some((id, owner, tool, status, payload, created, updated, ttl, lease)) = row else {
-            return Ok(None);
-        };
-        let payload = payload
-            .map(|text| serde_json::from_str::<Value>(&text).map_err(failed))
-            .transpose()?;
-        Ok(Some(TaskRecord {
-            id,
-            owner: TaskOwner::from_stored(owner),
-            tool,
-            state: TaskState::from_parts(&status, payload)?,
-            created_at_ms: from_sql(created),
-            updated_at_ms: from_sql(updated),
-            ttl_ms: ttl.map(from_sql),
-            lease_until_ms: from_sql(lease),
-        }))
+        row.map(|row| row.into_record(failed)).transpose()
     }
 
     fn advance(&self, id: &str, state: &TaskState, now_ms: u64) -> Result<bool, TaskStoreError> {

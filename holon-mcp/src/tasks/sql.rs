@@ -1,8 +1,47 @@
 //! What the SQL task stores share: a task's payload as text, and milliseconds as
 //! the signed integers SQL databases keep.
 
-use super::record::TaskState;
+use serde_json::Value;
+
+use super::record::{TaskOwner, TaskRecord, TaskState};
 use super::store::TaskStoreError;
+
+/// A task's columns as both SQL stores read them.
+pub(crate) struct TaskRow {
+    pub(crate) id: String,
+    pub(crate) owner: String,
+    pub(crate) tool: String,
+    pub(crate) status: String,
+    pub(crate) payload: Option<String>,
+    pub(crate) created: i64,
+    pub(crate) updated: i64,
+    pub(crate) ttl: Option<i64>,
+    pub(crate) lease: i64,
+}
+
+impl TaskRow {
+    /// The task the row holds; `failed` words a payload that is not JSON as the store
+    /// words its errors.
+    pub(crate) fn into_record(
+        self,
+        failed: fn(serde_json::Error) -> TaskStoreError,
+    ) -> Result<TaskRecord, TaskStoreError> {
+        let payload = self
+            .payload
+            .map(|text| serde_json::from_str::<Value>(&text).map_err(failed))
+            .transpose()?;
+        Ok(TaskRecord {
+            id: self.id,
+            owner: TaskOwner::from_stored(self.owner),
+            tool: self.tool,
+            state: TaskState::from_parts(&self.status, payload)?,
+            created_at_ms: from_sql(self.created),
+            updated_at_ms: from_sql(self.updated),
+            ttl_ms: self.ttl.map(from_sql),
+            lease_until_ms: from_sql(self.lease),
+        })
+    }
+}
 
 /// The state's payload as JSON text (`None` for the states without one).
 pub(crate) fn payload_text(state: &TaskState) -> Result<Option<String>, TaskStoreError> {

@@ -8,10 +8,9 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
-use serde_json::Value;
 
-use super::record::{TaskOwner, TaskRecord, TaskState};
-use super::sql::{from_sql, payload_text, to_sql};
+use super::record::{TaskRecord, TaskState};
+use super::sql::{TaskRow, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
 
 const SCHEMA: &str = "
@@ -139,36 +138,22 @@ impl TaskStore for SqliteTaskStore {
                  FROM holon_mcp_tasks WHERE id = ?1",
                 params![id],
                 |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, String>(2)?,
-                        row.get::<_, Option<String>>(3)?,
-                        row.get::<_, i64>(4)?,
-                        row.get::<_, i64>(5)?,
-                        row.get::<_, Option<i64>>(6)?,
-                        row.get::<_, i64>(7)?,
-                    ))
+                    Ok(TaskRow {
+                        id: id.to_string(),
+                        owner: row.get(0)?,
+                        tool: row.get(1)?,
+                        status: row.get(2)?,
+                        payload: row.get(3)?,
+                        created: row.get(4)?,
+                        updated: row.get(5)?,
+                        ttl: row.get(6)?,
+                        lease: row.get(7)?,
+                    })
                 },
             )
             .optional()
             .map_err(failed)?;
-        let Some((owner, tool, status, payload, created, updated, ttl, lease)) = row else {
-            return Ok(None);
-        };
-        let payload = payload
-            .map(|text| serde_json::from_str::<Value>(&text).map_err(failed))
-            .transpose()?;
-        Ok(Some(TaskRecord {
-            id: id.to_string(),
-            owner: TaskOwner::from_stored(owner),
-            tool,
-            state: TaskState::from_parts(&status, payload)?,
-            created_at_ms: from_sql(created),
-            updated_at_ms: from_sql(updated),
-            ttl_ms: ttl.map(from_sql),
-            lease_until_ms: from_sql(lease),
-        }))
+        row.map(|row| row.into_record(failed)).transpose()
     }
 
     fn advance(&self, id: &str, state: &TaskState, now_ms: u64) -> Result<bool, TaskStoreError> {
@@ -222,6 +207,7 @@ mod tests {
     use serde_json::{Map, json};
 
     use super::*;
+    use crate::tasks::record::TaskOwner;
 
     fn record(id: &str, ttl_ms: Option<u64>) -> TaskRecord {
         TaskRecord::working(id, TaskOwner::principal("alice"), "Tool", 1_000, ttl_ms)
