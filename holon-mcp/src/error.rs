@@ -112,18 +112,93 @@ pub enum OriginError {
     UserInfo(String),
 }
 
+/// A served tool that cannot be listed over MCP (see
+/// [`McpServer::check`](crate::McpServer::check)): the servers refuse to start with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// A tool's exported form is not a tool rmcp takes.
+    #[error("a tool cannot be listed over MCP: {reason}")]
+    NotAnMcpTool {
+        /// What rmcp's `Tool` refused.
+        reason: String,
+    },
+    /// A tool declares an `Mcp-Param-*` header clients would drop.
+    #[error("tool `{tool}` declares an MCP header wrongly: {reason}")]
+    Header {
+        /// The tool.
+        tool: String,
+        /// What is wrong with the header, and where in the input schema.
+        reason: String,
+    },
+}
+
+/// How clients authenticate cannot be settled: what [`Access::resolve`](crate::http_guard::Access::resolve)
+/// and the HTTP server's start refuse. Each message names the setting and its fix.
+#[cfg(feature = "http")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AccessError {
+    /// `no_auth` on an address off loopback.
+    #[error(
+        "--no-auth is allowed on a loopback address only (127.0.0.1:PORT or [::1]:PORT), \
+         not on {addr}: anyone who reaches it could run commands; drop --no-auth \
+         (clients then send the bearer token) or bind to loopback"
+    )]
+    OpenOffLoopback {
+        /// The address the server listens on.
+        addr: std::net::SocketAddr,
+    },
+    /// The token file cannot be read.
+    #[error("--token-file {}: cannot read it: {source}", path.display())]
+    TokenFileUnreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        source: std::io::Error,
+    },
+    /// The token file holds no usable token.
+    #[error("--token-file {}: {reason}", path.display())]
+    TokenFileInvalid {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with the token and what to use.
+        reason: String,
+    },
+    /// The token variable is not UTF-8.
+    #[error("{} is not valid UTF-8", crate::TOKEN_ENV)]
+    TokenEnvNotUtf8,
+    /// The token variable holds no usable token.
+    #[error("{}: {reason}", crate::TOKEN_ENV)]
+    TokenEnvInvalid {
+        /// What is wrong with the token and what to use.
+        reason: String,
+    },
+    /// The operating system gave no randomness for a generated token.
+    #[error("cannot generate a bearer token: {0}")]
+    Generate(getrandom::Error),
+    /// `no_auth` together with OAuth.
+    #[error("no_auth and OAuth exclude each other: drop one (--no-auth or the --oauth-* settings)")]
+    OpenWithOAuth,
+    /// The OAuth resource server could not start (its keys could not be loaded, or a
+    /// setting the token verifier needs is missing); the message says which.
+    #[error("{0}")]
+    OAuth(String),
+}
+
 /// Why serving failed. Each message says what failed and how to fix it where the
 /// operator can.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
     /// A served tool has no MCP form rmcp takes (see [`McpServer::check`](crate::McpServer::check)).
-    #[error("{0}")]
-    Tools(String),
+    #[error(transparent)]
+    Tools(#[from] CatalogError),
     /// The HTTP access settings cannot be used: the token file, the token variable,
-    /// `no_auth` off loopback, or the OAuth settings (the message names which).
-    #[error("{0}")]
-    Access(String),
+    /// `no_auth` off loopback, or the OAuth settings (the error names which).
+    #[cfg(feature = "http")]
+    #[error(transparent)]
+    Access(#[from] AccessError),
     /// [`HttpServer::bind`](crate::HttpServer::bind) could not bind its address (in
     /// use, or not this machine's).
     #[error("cannot listen on {addr}: {source}")]

@@ -104,12 +104,10 @@ impl HttpServer {
         options: HttpOptions,
     ) -> Result<Self, ServeError> {
         let name: Arc<str> = server.info().name().into();
-        let executions = server.catalog().map_err(ServeError::Tools)?.executions();
+        let executions = server.catalog()?.executions();
         let local = listener.local_addr().map_err(ServeError::ListenerAddress)?;
         let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
-        let gate = Gate::resolve(local, &options, &server, max_body)
-            .await
-            .map_err(ServeError::Access)?;
+        let gate = Gate::resolve(local, &options, &server, max_body).await?;
         let origins = http_guard::allowed_origins(local, &options.allow_origins);
         let sessions = Arc::new(LocalSessionManager::default());
         let service = StreamableHttpService::new(

@@ -24,7 +24,7 @@ use hyper::{Response, StatusCode, Uri};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use subtle::ConstantTimeEq;
 
-use crate::OriginError;
+use crate::{AccessError, OriginError};
 
 /// The environment variable a client's bearer token is taken from.
 pub use crate::TOKEN_ENV;
@@ -72,33 +72,35 @@ impl Access {
         no_auth: bool,
         token_file: Option<&Path>,
         env_token: Option<std::ffi::OsString>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, AccessError> {
         if no_auth {
             if !addr.ip().is_loopback() {
-                return Err(format!(
-                    "--no-auth is allowed on a loopback address only (127.0.0.1:PORT or [::1]:PORT), \
-                     not on {addr}: anyone who reaches it could run commands; drop --no-auth \
-                     (clients then send the bearer token) or bind to loopback"
-                ));
+                return Err(AccessError::OpenOffLoopback { addr });
             }
             return Ok(Self::Open);
         }
         let (token, source) = if let Some(path) = token_file {
-            let text = std::fs::read_to_string(path).map_err(|error| {
-                format!("--token-file {}: cannot read it: {error}", path.display())
+            let text = std::fs::read_to_string(path).map_err(|source| {
+                AccessError::TokenFileUnreadable {
+                    path: path.to_path_buf(),
+                    source,
+                }
             })?;
-            let token = valid_token(text.trim())
-                .map_err(|why| format!("--token-file {}: {why}", path.display()))?;
+            let token =
+                valid_token(text.trim()).map_err(|reason| AccessError::TokenFileInvalid {
+                    path: path.to_path_buf(),
+                    reason,
+                })?;
             (token, TokenSource::File(path.to_path_buf()))
         } else if let Some(value) = env_token {
             let value = value
                 .into_string()
-                .map_err(|_| format!("{TOKEN_ENV} is not valid UTF-8"))?;
-            let token = valid_token(value.trim()).map_err(|why| format!("{TOKEN_ENV}: {why}"))?;
+                .map_err(|_| AccessError::TokenEnvNotUtf8)?;
+            let token = valid_token(value.trim())
+                .map_err(|reason| AccessError::TokenEnvInvalid { reason })?;
             (token, TokenSource::Env)
         } else {
-            let token = generate_token()
-                .map_err(|error| format!("cannot generate a bearer token: {error}"))?;
+            let token = generate_token().map_err(AccessError::Generate)?;
             (token, TokenSource::Generated)
         };
         Ok(Self::Bearer { token, source })
@@ -415,7 +417,9 @@ mod tests {
             assert!(access.check("test", &headers(None)).is_ok());
         }
         for addr in ["0.0.0.0:0", "[::]:8080", "192.168.1.5:8080"] {
-            let error = Access::resolve(addr.parse().unwrap(), true, None, None).unwrap_err();
+            let error = Access::resolve(addr.parse().unwrap(), true, None, None)
+                .unwrap_err()
+                .to_string();
             assert!(error.contains("loopback"), "{error}");
         }
     }
@@ -474,12 +478,16 @@ mod tests {
         ] {
             let file = dir.path().join("token");
             std::fs::write(&file, text).unwrap();
-            let error = Access::resolve(loopback(), false, Some(&file), None).unwrap_err();
+            let error = Access::resolve(loopback(), false, Some(&file), None)
+                .unwrap_err()
+                .to_string();
             assert!(
                 error.contains("--token-file") && error.contains(why),
                 "{text:?}: {error}"
             );
-            let error = Access::resolve(loopback(), false, None, Some(text.into())).unwrap_err();
+            let error = Access::resolve(loopback(), false, None, Some(text.into()))
+                .unwrap_err()
+                .to_string();
             assert!(
                 error.contains(TOKEN_ENV) && error.contains(why),
                 "{text:?}: {error}"
@@ -487,7 +495,11 @@ mod tests {
         }
         let missing = dir.path().join("missing");
         let error = Access::resolve(loopback(), false, Some(&missing), None).unwrap_err();
-        assert!(error.contains("cannot read"), "{error}");
+        assert!(
+            matches!(error, AccessError::TokenFileUnreadable { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("cannot read"), "{error}");
     }
 
     #[test]

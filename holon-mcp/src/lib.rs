@@ -66,7 +66,9 @@ mod telemetry;
 pub use auth::ScopeMap;
 #[cfg(feature = "oauth")]
 pub use auth::{KeySource, OAuthConfig};
-pub use error::{ConfigError, OriginError, ServeError};
+#[cfg(feature = "http")]
+pub use error::AccessError;
+pub use error::{CatalogError, ConfigError, OriginError, ServeError};
 #[cfg(feature = "http")]
 pub use http::{HTTP_PATH, HttpOptions, HttpServer};
 #[cfg(feature = "http")]

@@ -31,8 +31,8 @@ use rmcp::service::TxJsonRpcMessage;
 use rmcp::transport::Transport;
 use serde_json::Value;
 
-use crate::param_headers;
 use crate::server::ListCaching;
+use crate::{CatalogError, param_headers};
 
 /// The export's `execution` of the tools that have one, by name.
 pub(crate) type Executions = Arc<HashMap<String, Value>>;
@@ -52,7 +52,7 @@ pub(crate) struct Catalog {
 impl Catalog {
     /// The MCP export of the tools of `registry` that `policy` allows; an error when
     /// a tool has no MCP form rmcp takes, or declares a header clients would drop.
-    pub(crate) fn export(registry: &Registry, policy: FamilyPolicy) -> Result<Self, String> {
+    pub(crate) fn export(registry: &Registry, policy: FamilyPolicy) -> Result<Self, CatalogError> {
         let mut executions = HashMap::new();
         let tools = export::export(registry, Provider::Mcp, ExportOptions::new(policy))
             .tools
@@ -65,11 +65,16 @@ impl Catalog {
                 serde_json::from_value::<Tool>(wire)
             })
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|error| format!("a tool cannot be listed over MCP: {error}"))?;
+            .map_err(|error| CatalogError::NotAnMcpTool {
+                reason: error.to_string(),
+            })?;
         let mut headed = Vec::new();
         for (index, tool) in tools.iter().enumerate() {
-            let has_headers = param_headers::check(&tool.input_schema).map_err(|why| {
-                format!("tool `{}` declares an MCP header wrongly: {why}", tool.name)
+            let has_headers = param_headers::check(&tool.input_schema).map_err(|reason| {
+                CatalogError::Header {
+                    tool: tool.name.to_string(),
+                    reason,
+                }
             })?;
             if has_headers {
                 headed.push(index);

@@ -47,6 +47,7 @@ use crate::approval;
 use crate::client::{LogGate, McpClient, SessionLogLevel, level_of};
 use crate::content;
 use crate::context::{call_context, granted, is_stateless, principal};
+use crate::error::CatalogError;
 use crate::extras::Extras;
 use crate::info::ServerInfo;
 use crate::listing::{CachingHints, Catalog};
@@ -126,7 +127,7 @@ pub struct McpServer {
     info: Arc<ServerInfo>,
     context: ToolContext,
     /// The MCP form of the tools the context's policy allows, built once.
-    tools: Arc<OnceLock<Result<Catalog, String>>>,
+    tools: Arc<OnceLock<Result<Catalog, CatalogError>>>,
     /// Where relative artifact paths are, for their `file://` links.
     workspace: Option<PathBuf>,
     /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
@@ -274,12 +275,12 @@ impl McpServer {
 
     /// `Ok` when every served tool has an MCP form rmcp takes; the servers check it
     /// before they accept a client.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), CatalogError> {
         self.tools().map(|_| ())
     }
 
     /// The MCP form of the served tools.
-    pub(crate) fn catalog(&self) -> Result<&Catalog, String> {
+    pub(crate) fn catalog(&self) -> Result<&Catalog, CatalogError> {
         let catalog = self
             .tools
             .get_or_init(|| Catalog::export(&self.registry, self.context.policy()));
@@ -287,7 +288,7 @@ impl McpServer {
     }
 
     /// The served tools as rmcp takes them.
-    fn tools(&self) -> Result<&[Tool], String> {
+    fn tools(&self) -> Result<&[Tool], CatalogError> {
         self.catalog().map(Catalog::tools)
     }
 
@@ -543,7 +544,7 @@ impl ServerHandler for McpServer {
         self.answer_list(span, async move {
             let tools = self
                 .tools()
-                .map_err(|error| ErrorData::internal_error(error, None))?;
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
             let granted = granted(&context, self.context.policy());
             let callable = |name: &str| {
                 granted.is_none_or(|policy| {

@@ -162,7 +162,7 @@ async fn serve_lines(
     max_line_bytes: usize,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
-    let executions = server.catalog().map_err(ServeError::Tools)?.executions();
+    let executions = server.catalog()?.executions();
     let (input, dropped) = LineLimit::new(input, max_line_bytes);
     let lines = AsyncRwTransport::new_server(input, output)
         .with_max_line_length(rmcp_line_limit(max_line_bytes));

@@ -231,6 +231,11 @@ mod badly_declared {
             .check()
             .expect_err("a list cannot travel in a header");
         assert!(
+            matches!(&error, holon_mcp::CatalogError::Header { tool, .. } if tool == "Tag"),
+            "{error:?}"
+        );
+        let error = error.to_string();
+        assert!(
             error.contains("tool `Tag`") && error.contains("property `tags`"),
             "{error}"
         );

@@ -9,10 +9,10 @@ use http_body_util::combinators::BoxBody;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 
-use crate::TOKEN_ENV;
 use crate::http::HttpOptions;
 use crate::http_guard::Access;
 use crate::server::McpServer;
+use crate::{AccessError, TOKEN_ENV};
 
 /// A request the gate admitted, its body as it came or as the gate read it.
 pub(crate) type GateBody = Either<Incoming, http_body_util::Full<Bytes>>;
@@ -37,15 +37,12 @@ impl Gate {
         options: &HttpOptions,
         server: &McpServer,
         max_body: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, AccessError> {
         let env_token = std::env::var_os(TOKEN_ENV);
         #[cfg(feature = "oauth")]
         if let Some(config) = &options.oauth {
             if options.no_auth {
-                return Err(
-                    "no_auth and OAuth exclude each other: drop one (--no-auth or the --oauth-* settings)"
-                        .to_string(),
-                );
+                return Err(AccessError::OpenWithOAuth);
             }
             // The static token stays accepted when the operator chose one; none is
             // generated, since OAuth is how clients authenticate.
@@ -78,7 +75,8 @@ impl Gate {
                 max_body,
                 |warning| tracing::warn!("{name}: {warning}; fetching it again on the first token"),
             )
-            .await?;
+            .await
+            .map_err(AccessError::OAuth)?;
             return Ok(Self::OAuth(Box::new(resource_server)));
         }
         #[cfg(not(feature = "oauth"))]
