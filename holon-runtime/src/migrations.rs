@@ -186,4 +186,14 @@ pub const MIGRATIONS: &[Migration] = &[
         // Rows of older runtimes keep NULL: no site, so no approval runs them.
         sql: "ALTER TABLE approvals ADD COLUMN site_json TEXT;",
     },
+    Migration {
+        version: 15,
+        name: "the cgroups of a task's command, so that the next runtime spares a running task's",
+        // Recorded before the command starts; one row per hierarchy (cgroup v1 has two).
+        sql: "CREATE TABLE task_cgroups (
+                dir   TEXT    PRIMARY KEY,
+                task  INTEGER NOT NULL
+              );
+              CREATE INDEX task_cgroups_of_task ON task_cgroups (task);",
+    },
 ];

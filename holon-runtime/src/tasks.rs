@@ -35,7 +35,7 @@ pub use types::{
 };
 
 use super::{RuntimeError, Store, StoreError};
-use crate::process_gate::{Launcher, LauncherConfig, create_log_dir, remove_log_dir};
+use crate::process_gate::{Launcher, LauncherConfig, LeftCgroup, create_log_dir, remove_log_dir};
 use records::StoredTask;
 
 /// How long TaskStop waits, after SIGKILL, for a lost runtime's task to be gone.
@@ -96,15 +96,18 @@ impl TaskManager {
                 path: std::env::temp_dir(),
                 source,
             })?;
+        // Before the sweep of dead runtimes' cgroups (in `with_cgroups`): a task whose
+        // process group ended is no longer running, so its leftover jobs are swept.
         records::interrupt_lost(&store, task::now_ms()).map_err(RuntimeError::Store)?;
         if let Some(retention) = log_retention {
             remove_old_logs(&store, &logs_root, retention).map_err(RuntimeError::Store)?;
         }
+        let launcher = Launcher::new(launcher)
+            .with_tmp_dir(command_tmp.path().to_path_buf())
+            .with_cgroups(&|dir| left_cgroup(&store, dir));
         Ok(Self {
             store,
-            launcher: Launcher::new(launcher)
-                .with_tmp_dir(command_tmp.path().to_path_buf())
-                .with_cgroups(),
+            launcher,
             logs_root,
             _scratch: scratch,
             _command_tmp: command_tmp,
@@ -169,7 +172,19 @@ impl TaskManager {
         };
         let files = task::open_logs(&self.launcher, &logs)?;
         let workers = process::workers(files.len())?;
-        let spawned = process::spawn(&self.launcher, &spec)?;
+        let cgroup = self
+            .launcher
+            .command_cgroup()
+            .map_err(|source| TaskError::Io {
+                doing: "creating the command's cgroup".to_string(),
+                source,
+            })?;
+        // Before the command starts, so that no process of it is in a cgroup the next
+        // runtime cannot tell apart (a running background task's is spared).
+        if let Some(cgroup) = &cgroup {
+            records::set_cgroups(&self.store, row, &cgroup.dirs())?;
+        }
+        let spawned = process::spawn(&self.launcher, &spec, cgroup)?;
         // The start time tells the leader from a later process with its pid, for a
         // runtime that finds the task again after this one was lost.
         let started = crate::process_gate::group::start_time(spawned.pid);
@@ -293,6 +308,14 @@ impl TaskManager {
             process::signal_group(pgid, process::Signal::Kill);
             gone_within(ORPHAN_KILL_WAIT).await;
         }
+        // What left the group (`setsid`, a double fork) is still in its cgroup.
+        // Off the async threads: it waits for the kernel to empty the cgroup.
+        for dir in records::cgroups(&self.store, task.row)? {
+            let _ = tokio::task::spawn_blocking(move || {
+                crate::process_gate::cgroup::end_left_command(&dir)
+            })
+            .await;
+        }
         let ending = records::Ending {
             state: TaskState::Stopped,
             exit: ExitDetails {
@@ -375,6 +398,13 @@ impl Drop for TaskManager {
             task.shut_down(&self.store);
         }
     }
+}
+
+/// What `store` says of the command cgroup `dir` that a runtime that is gone left
+/// (see [`LeftCgroup`]); [`LeftCgroup::Unknown`] when the store cannot be read, so
+/// that nothing is ended on a guess.
+pub fn left_cgroup(store: &Store, dir: &Path) -> LeftCgroup {
+    records::left_cgroup(store, dir).unwrap_or(LeftCgroup::Unknown)
 }
 
 /// Removes the log folders of tasks that ended more than `retention` ago. A folder

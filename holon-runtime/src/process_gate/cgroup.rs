@@ -2,23 +2,33 @@
 //! (`memory`), which bind root too (`RLIMIT_NPROC` does not).
 //!
 //! The runtime makes one cgroup of its own beneath the cgroup it runs in
-//! (`holon-<pid>-<n>`), and one per command beneath that (`cmd-<n>`). The limits
+//! (`holon-<pid>-<start time>-<n>`), and one per command beneath that (`cmd-<n>`). The limits
 //! helper writes its own pid into the command's `cgroup.procs` before it confines
 //! itself and execs the command, so the command and all it starts are in it from
 //! their first instruction, and Landlock then keeps them from writing any cgroup file
 //! (to leave it). A command's cgroup is empty exactly when every process the command
 //! started is gone (a `setsid` job included): the kernel's answer to "is it done".
 //!
+//! The runtime holds a lock (`flock`) on its directory while it lives. Before making
+//! its own, it sweeps the directories of runtimes that are gone (SIGKILLed, so they
+//! could not end their commands): in each command cgroup its store recorded, every
+//! process is killed, unless the store still lists that cgroup's task as running in
+//! the background (the task stays, for TaskStop). Cgroups its store does not know
+//! (another state directory's) are left to their own next runtime.
+//!
 //! cgroup v2 is used where the runtime's cgroup offers and delegates both
 //! controllers; else cgroup v1's `pids` and `memory` hierarchies, each where the
 //! runtime may create a directory in it.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
+
+use super::group;
 
 /// The default cap on the processes (threads: the kernel counts those) of one command.
 pub const DEFAULT_PIDS_MAX: u64 = 1024;
@@ -58,6 +68,25 @@ struct Hierarchy {
     version: Version,
     controllers: Vec<Controller>,
     dir: PathBuf,
+    /// Held while the runtime lives: a directory whose lock no process holds is a
+    /// gone runtime's (released by the kernel however the runtime ended).
+    _lock: std::fs::File,
+    /// The processes that gone runtimes left here, ended before the directory was made.
+    swept: BTreeSet<u32>,
+}
+
+/// What the runtime's store says of a command cgroup that a runtime that is gone left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeftCgroup {
+    /// The store did not record it: another state directory's (its next runtime
+    /// decides), or one made just before its runtime died. Removed only when empty.
+    Unknown,
+    /// The cgroup of a command that ended, or that ran in the foreground of the dead
+    /// runtime (no one holds its task): every process left in it is ended.
+    Ended,
+    /// The cgroup of a background task the store still lists as running: spared, so
+    /// that the next runtime finds the task running and TaskStop can end it.
+    RunningTask,
 }
 
 /// The caps a command's cgroup gets; `None` leaves one uncapped.
@@ -108,9 +137,13 @@ impl LimitHit {
 
 impl CgroupRoot {
     /// Creates the runtime's cgroup for `caps`: v2 where both controllers are
-    /// delegated, else v1 `pids` and `memory` where writable. Fails with why, one
-    /// sentence, when no controller can be used.
-    pub fn create(caps: CgroupCaps) -> Result<Arc<Self>, String> {
+    /// delegated, else v1 `pids` and `memory` where writable, after sweeping the
+    /// command cgroups of runtimes that are gone as `judge` says of each. Fails
+    /// with why, one sentence, when no controller can be used.
+    pub fn create(
+        caps: CgroupCaps,
+        judge: &dyn Fn(&Path) -> LeftCgroup,
+    ) -> Result<Arc<Self>, String> {
         let mut wanted = Vec::new();
         if caps.pids.is_some() {
             wanted.push(Controller::Pids);
@@ -128,7 +161,7 @@ impl CgroupRoot {
         let mounts = parse_mounts(&mounts);
         let own = parse_own(&own);
         let mut missing = Vec::new();
-        match v2(&mounts, &own, &wanted) {
+        match v2(&mounts, &own, &wanted, judge) {
             Ok(hierarchy) => {
                 return Ok(Arc::new(Self {
                     hierarchies: vec![hierarchy],
@@ -141,7 +174,7 @@ impl CgroupRoot {
         let mut hierarchies: Vec<Hierarchy> = Vec::new();
         let mut v1_missing = Vec::new();
         for controller in &wanted {
-            match v1(&mounts, &own, *controller) {
+            match v1(&mounts, &own, *controller, judge) {
                 Ok(hierarchy) => hierarchies.push(hierarchy),
                 Err(why) => v1_missing.push(why),
             }
@@ -183,6 +216,16 @@ impl CgroupRoot {
     /// Why a wanted controller is not used, one sentence each.
     pub fn missing(&self) -> &[String] {
         &self.missing
+    }
+
+    /// How many processes, left running by runtimes that are gone, the sweep before
+    /// this runtime's cgroup was made ended.
+    pub fn swept(&self) -> usize {
+        self.hierarchies
+            .iter()
+            .flat_map(|hierarchy| &hierarchy.swept)
+            .collect::<BTreeSet<_>>()
+            .len()
     }
 
     /// A new cgroup for one command, with `caps` written.
@@ -271,16 +314,18 @@ impl CommandCgroup {
         self.caps
     }
 
+    /// Its directories, one per hierarchy: what the store records, so that a later
+    /// runtime can tell its processes from another command's.
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        self.dirs.iter().map(|(_, _, dir)| dir.clone()).collect()
+    }
+
     /// The processes in it (of the first hierarchy: each holds them all).
     pub fn pids(&self) -> Vec<u32> {
-        let Some((_, _, dir)) = self.dirs.first() else {
-            return Vec::new();
-        };
-        std::fs::read_to_string(dir.join("cgroup.procs"))
+        self.dirs
+            .first()
+            .map(|(_, _, dir)| procs(dir))
             .unwrap_or_default()
-            .lines()
-            .filter_map(|line| line.trim().parse().ok())
-            .collect()
     }
 
     /// Whether no process of the command is left (a directory already removed is).
@@ -311,32 +356,16 @@ impl CommandCgroup {
 
     /// Sends SIGKILL once to every process in it, without waiting.
     pub fn signal_all(&self) {
-        for pid in self.pids() {
-            if let Some(pid) = i32::try_from(pid)
-                .ok()
-                .and_then(rustix::process::Pid::from_raw)
-            {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-            }
-        }
+        signal(&self.pids());
     }
 
     /// Sends SIGKILL to every process in it, until none is left or 2 s
     /// passed (a process forking meanwhile is found on the next round); whether it
     /// is empty.
     pub fn kill_all(&self) -> bool {
-        let deadline = Instant::now() + REMOVE_WAIT;
-        loop {
-            let pids = self.pids();
-            if pids.is_empty() {
-                return true;
-            }
-            if Instant::now() > deadline {
-                return false;
-            }
-            self.signal_all();
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        self.dirs
+            .first()
+            .is_none_or(|(_, _, dir)| kill_until_empty(dir))
     }
 
     /// Removes its directories if no process is left in it; whether they are gone.
@@ -444,64 +473,242 @@ fn own_dir(mount: &Mount, path: &str) -> Option<PathBuf> {
     Some(mount.point.join(relative))
 }
 
-/// How old a directory must be before a sweep removes it: a runtime in another pid
-/// namespace (whose pid this one cannot see) may have just made it.
+/// How old a runtime's directory with no command cgroup in it must be before a sweep
+/// removes it: a runtime in another pid namespace (whose pid this one cannot see) may
+/// have just made it and not yet taken its lock.
 const SWEEP_AGE: Duration = Duration::from_secs(60);
 
-/// Removes what runtimes that are gone (killed, so they could not) left in
-/// `parent`: each `holon-<pid>-<n>` whose pid runs no process, with its commands'
-/// cgroups that are empty, when older than [`SWEEP_AGE`]. A cgroup with processes
-/// left cannot be removed, and stays.
-fn sweep_stale(parent: &Path) {
-    let old = |path: &Path| {
-        std::fs::metadata(path)
-            .and_then(|meta| meta.modified())
-            .ok()
-            .and_then(|at| at.elapsed().ok())
-            .is_some_and(|age| age > SWEEP_AGE)
-    };
+/// Ends what runtimes that are gone (killed, so they could not) left in `parent`: in
+/// each `holon-*` directory whose runtime is gone (its lock is free, see
+/// [`owner_alive`]), each command cgroup `judge` says is [`LeftCgroup::Ended`] has
+/// every process killed (a `setsid`, `nohup` or double-forked job cannot leave it)
+/// and is removed; an empty one is removed; the others stay. The pids it ended.
+fn sweep_stale(parent: &Path, judge: &dyn Fn(&Path) -> LeftCgroup) -> BTreeSet<u32> {
+    let mut ended = BTreeSet::new();
     let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
+        return ended;
     };
     for entry in entries.filter_map(Result::ok) {
         let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|name| name.strip_prefix("holon-"))
-            .and_then(|rest| rest.split('-').next())
-        else {
+        let Some(name) = name.to_str().filter(|name| name.starts_with("holon-")) else {
             continue;
         };
         let dir = entry.path();
-        if pid.is_empty() || Path::new("/proc").join(pid).exists() || !old(&dir) {
+        // Held until the sweep of this directory is over, so that two runtimes
+        // starting at once do not sweep it both.
+        let Ok(lock) = std::fs::File::open(&dir) else {
+            continue;
+        };
+        if lock.try_lock().is_err() || owner_alive(name) {
             continue;
         }
-        if let Ok(commands) = std::fs::read_dir(&dir) {
-            for command in commands.filter_map(Result::ok) {
-                let is_command = command
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|n| n.starts_with("cmd-"));
-                if is_command && old(&command.path()) {
-                    let _ = std::fs::remove_dir(command.path());
-                }
+        let commands = command_dirs(&dir);
+        // The older form `holon-<pid>-<n>` has no lock, so a live runtime of an older
+        // build in another pid namespace may own it: only its empty cgroups go, once old.
+        if name.matches('-').count() != 3 {
+            for command in commands.iter().filter(|c| older_than(c, SWEEP_AGE)) {
+                let _ = std::fs::remove_dir(command);
+            }
+            if older_than(&dir, SWEEP_AGE) {
+                let _ = std::fs::remove_dir(&dir);
+            }
+            continue;
+        }
+        for command in &commands {
+            if judge(command) == LeftCgroup::Ended {
+                ended.extend(end_processes(command));
+                remove_when_freed(command);
+            } else {
+                // Fails while processes are in it.
+                let _ = std::fs::remove_dir(command);
             }
         }
-        let _ = std::fs::remove_dir(&dir);
+        // One made a moment ago in another pid namespace has not taken its lock yet;
+        // one that held commands had.
+        if !commands.is_empty() || older_than(&dir, SWEEP_AGE) {
+            let _ = std::fs::remove_dir(&dir);
+        }
+    }
+    ended
+}
+
+/// The `cmd-*` cgroups in a runtime's directory.
+fn command_dirs(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|commands| {
+            commands
+                .filter_map(Result::ok)
+                .filter(|command| {
+                    command
+                        .file_name()
+                        .to_str()
+                        .is_some_and(|n| n.starts_with("cmd-"))
+                })
+                .map(|command| command.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `path` was last changed longer than `age` ago.
+fn older_than(path: &Path, age: Duration) -> bool {
+    std::fs::metadata(path)
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|at| at.elapsed().ok())
+        .is_some_and(|elapsed| elapsed > age)
+}
+
+/// Kills every process in the command cgroup `dir`; the pids it found there.
+fn end_processes(dir: &Path) -> Vec<u32> {
+    let found = procs(dir);
+    // cgroup v2 ends them all at once (Linux 5.14); v1 has no such file.
+    let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+    kill_until_empty(dir);
+    found
+}
+
+/// Ends the processes left in `dir`, the recorded cgroup of a task whose runtime is
+/// gone (TaskStop of such a task: the jobs it left outside its process group go with
+/// it), and removes the cgroup, and its runtime's directory once empty. Anything but
+/// a `cmd-*` cgroup in the directory of a runtime that is gone is left alone. How
+/// many processes it ended.
+pub fn end_left_command(dir: &Path) -> usize {
+    let is_command = dir
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with("cmd-"));
+    let Some(runtime) = dir.parent() else {
+        return 0;
+    };
+    let Some(runtime_name) = runtime
+        .file_name()
+        .and_then(|name| name.to_str())
+        .filter(|name| name.starts_with("holon-"))
+    else {
+        return 0;
+    };
+    let Ok(lock) = std::fs::File::open(runtime) else {
+        return 0;
+    };
+    if !is_command || lock.try_lock().is_err() || owner_alive(runtime_name) {
+        return 0;
+    }
+    let ended = end_processes(dir).len();
+    if remove_when_freed(dir) && command_dirs(runtime).is_empty() {
+        let _ = std::fs::remove_dir(runtime);
+    }
+    ended
+}
+
+/// Whether the runtime named in the directory name `name` still runs, when its lock
+/// is free: never for `holon-<pid>-<start>-<n>` (the lock is taken right after the
+/// directory is made, and until then the process `pid` started at `start` is it),
+/// unless that very process runs; for the older `holon-<pid>-<n>`, which carry no
+/// lock, while a process `pid` runs.
+fn owner_alive(name: &str) -> bool {
+    let parts: Vec<&str> = name.trim_start_matches("holon-").split('-').collect();
+    let Some(pid) = parts.first().and_then(|pid| pid.parse::<u32>().ok()) else {
+        return false;
+    };
+    match parts[..] {
+        [_, start, _] => start
+            .parse::<u64>()
+            .is_ok_and(|start| group::start_time(pid) == Some(start)),
+        _ => Path::new("/proc").join(pid.to_string()).exists(),
     }
 }
 
-/// Makes the runtime's directory in `parent`: `holon-<pid>-<n>`, after removing
-/// what gone runtimes left there.
-fn make_runtime_dir(parent: &Path) -> Result<PathBuf, String> {
+/// The processes in the cgroup `dir`.
+fn procs(dir: &Path) -> Vec<u32> {
+    std::fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.trim().parse().ok())
+        .collect()
+}
+
+/// Sends SIGKILL to every process in the cgroup `dir` until none is left or
+/// [`REMOVE_WAIT`] passed (a process forking meanwhile is found on the next round);
+/// whether it is empty.
+fn kill_until_empty(dir: &Path) -> bool {
+    let deadline = Instant::now() + REMOVE_WAIT;
+    loop {
+        let pids = procs(dir);
+        if pids.is_empty() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        signal(&pids);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Sends SIGKILL once to each of `pids`.
+fn signal(pids: &[u32]) {
+    for pid in pids {
+        if let Some(pid) = i32::try_from(*pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// Removes the empty cgroup `dir`, waiting up to [`REMOVE_WAIT`] for the kernel to
+/// free it (a moment after its last process is reaped); whether it is gone.
+fn remove_when_freed(dir: &Path) -> bool {
+    let deadline = Instant::now() + REMOVE_WAIT;
+    loop {
+        if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The runtime's directory in one hierarchy, locked for as long as the runtime
+/// lives, and what the sweep before it ended.
+#[derive(Debug)]
+struct RuntimeDir {
+    dir: PathBuf,
+    lock: std::fs::File,
+    swept: BTreeSet<u32>,
+}
+
+/// Makes the runtime's directory in `parent`, `holon-<pid>-<start>-<n>`, after
+/// sweeping what gone runtimes left there, and takes its lock.
+fn make_runtime_dir(
+    parent: &Path,
+    judge: &dyn Fn(&Path) -> LeftCgroup,
+) -> Result<RuntimeDir, String> {
     static MADE: AtomicU64 = AtomicU64::new(0);
-    sweep_stale(parent);
+    let swept = sweep_stale(parent, judge);
     let pid = std::process::id();
+    let start = group::start_time(pid)
+        .ok_or("this process's start time cannot be read from /proc/self/stat")?;
     loop {
         let n = MADE.fetch_add(1, Ordering::Relaxed);
-        let dir = parent.join(format!("holon-{pid}-{n}"));
+        let dir = parent.join(format!("holon-{pid}-{start}-{n}"));
         match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
+            Ok(()) => {
+                // Blocking: a sweep that found it before the lock was taken holds
+                // the lock a moment and leaves the directory alone.
+                let locked = std::fs::File::open(&dir).and_then(|lock| lock.lock().map(|()| lock));
+                return match locked {
+                    Ok(lock) => Ok(RuntimeDir { dir, lock, swept }),
+                    Err(error) => {
+                        let _ = std::fs::remove_dir(&dir);
+                        Err(format!("cannot lock the cgroup {}: {error}", dir.display()))
+                    }
+                };
+            }
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(error) => {
                 return Err(format!(
@@ -517,6 +724,7 @@ fn v2(
     mounts: &[Mount],
     own: &[(Vec<String>, String)],
     wanted: &[Controller],
+    judge: &dyn Fn(&Path) -> LeftCgroup,
 ) -> Result<Hierarchy, String> {
     let path = own
         .iter()
@@ -553,18 +761,20 @@ fn v2(
             dir.display()
         )
     })?;
-    let runtime = make_runtime_dir(&dir)?;
-    if let Err(error) = std::fs::write(runtime.join("cgroup.subtree_control"), enable.trim()) {
-        let _ = std::fs::remove_dir(&runtime);
+    let runtime = make_runtime_dir(&dir, judge)?;
+    if let Err(error) = std::fs::write(runtime.dir.join("cgroup.subtree_control"), enable.trim()) {
+        let _ = std::fs::remove_dir(&runtime.dir);
         return Err(format!(
             "cgroup v2 controllers cannot be enabled below {}: {error}",
-            runtime.display()
+            runtime.dir.display()
         ));
     }
     Ok(Hierarchy {
         version: Version::V2,
         controllers: wanted.to_vec(),
-        dir: runtime,
+        dir: runtime.dir,
+        _lock: runtime.lock,
+        swept: runtime.swept,
     })
 }
 
@@ -572,6 +782,7 @@ fn v1(
     mounts: &[Mount],
     own: &[(Vec<String>, String)],
     controller: Controller,
+    judge: &dyn Fn(&Path) -> LeftCgroup,
 ) -> Result<Hierarchy, String> {
     let name = controller.name();
     let path = own
@@ -584,10 +795,13 @@ fn v1(
         .filter(|mount| !mount.v2 && mount.controllers.iter().any(|c| c == name))
         .find_map(|mount| own_dir(mount, path))
         .ok_or_else(|| format!("the cgroup v1 {name} hierarchy is not mounted here"))?;
+    let runtime = make_runtime_dir(&dir, judge)?;
     Ok(Hierarchy {
         version: Version::V1,
         controllers: vec![controller],
-        dir: make_runtime_dir(&dir)?,
+        dir: runtime.dir,
+        _lock: runtime.lock,
+        swept: runtime.swept,
     })
 }
 
@@ -616,6 +830,21 @@ mod tests {
             Path::new("/sys/fs/cgroup/pids/a/b")
         );
         assert!(own_dir(&mounts[1], "/elsewhere").is_none());
+    }
+
+    #[test]
+    fn a_runtime_directory_is_alive_while_its_very_process_runs() {
+        let pid = std::process::id();
+        let start = group::start_time(pid).unwrap();
+        assert!(owner_alive(&format!("holon-{pid}-{start}-0")));
+        // The same pid, started at another time: a later process that got the number.
+        assert!(!owner_alive(&format!("holon-{pid}-{}-0", start + 1)));
+        assert!(
+            owner_alive(&format!("holon-{pid}-3")),
+            "the older form: by pid"
+        );
+        assert!(!owner_alive(&format!("holon-{}-3", u32::MAX)));
+        assert!(!owner_alive("holon-x-1-2"));
     }
 
     #[test]

@@ -53,7 +53,7 @@ fn report_once(message: &str) {
     }
 }
 
-pub use cgroup::{CgroupCaps, CgroupRoot, CommandCgroup, LimitHit};
+pub use cgroup::{CgroupCaps, CgroupRoot, CommandCgroup, LeftCgroup, LimitHit};
 pub use environment::{
     AllowedEnv, AllowedEnvError, DEFAULT_ALLOWED_ENV, HiddenEnv, parse_env_names,
 };
@@ -164,12 +164,14 @@ impl Launcher {
 
     /// The launcher whose confined commands each get a cgroup with the caps of its
     /// limits (`pids`, `mem`), where the runtime may make one and has the helper
-    /// that joins it. Says once on stderr when there is none, and why.
-    pub fn with_cgroups(mut self) -> Self {
+    /// that joins it; making it first ends what runtimes that are gone left in the
+    /// command cgroups `judge` says ended ([`CgroupRoot::create`]). Says once on
+    /// stderr when there is none, and why.
+    pub fn with_cgroups(mut self, judge: &dyn Fn(&Path) -> LeftCgroup) -> Self {
         if self.config.limiter.is_none() {
             return self;
         }
-        match CgroupRoot::create(self.config.limits.cgroup_caps()) {
+        match CgroupRoot::create(self.config.limits.cgroup_caps(), judge) {
             Ok(root) => {
                 for missing in root.missing() {
                     report_once(&format!("commands get only some cgroup caps: {missing}"));

@@ -97,16 +97,17 @@ fn shell_args(spec: &LaunchSpec) -> Vec<&str> {
 }
 
 /// Starts the shell for `spec` through the process gate, as the leader of a new
-/// process group (a new session under a terminal).
-pub(super) fn spawn(launcher: &Launcher, spec: &LaunchSpec) -> Result<Spawned, TaskError> {
+/// process group (a new session under a terminal), in `cgroup` (from
+/// [`Launcher::command_cgroup`]) where commands get one.
+pub(super) fn spawn(
+    launcher: &Launcher,
+    spec: &LaunchSpec,
+    cgroup: Option<CommandCgroup>,
+) -> Result<Spawned, TaskError> {
     let spawn_error = |source| TaskError::Spawn {
         program: spec.shell.clone(),
         source,
     };
-    let cgroup = launcher.command_cgroup().map_err(|source| TaskError::Io {
-        doing: "creating the command's cgroup".to_string(),
-        source,
-    })?;
     if spec.tty {
         spawn_terminal(launcher, spec, cgroup).map_err(spawn_error)
     } else {

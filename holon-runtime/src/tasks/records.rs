@@ -1,12 +1,13 @@
 //! The `tasks` table: one row per command started, written when it starts and when it
 //! ends, so that a later runtime knows what happened to it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::ExitDetails;
 use super::{LaunchSpec, TaskCaller, TaskInfo, TaskKind, TaskState, task_id};
+use crate::process_gate::LeftCgroup;
 use crate::{Store, StoreError};
 
 const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms, owner_pid, leader_started, principal";
@@ -198,11 +199,62 @@ pub(super) fn insert(
 
 /// Forgets a task that never started.
 pub(super) fn delete(store: &Store, row: i64) -> Result<(), StoreError> {
-    store
-        .connection()
+    let connection = store.connection();
+    connection
+        .execute("DELETE FROM task_cgroups WHERE task = ?1", [row])
+        .map_err(sqlite("forgetting a task that did not start"))?;
+    connection
         .execute("DELETE FROM tasks WHERE id = ?1", [row])
         .map(|_| ())
         .map_err(sqlite("forgetting a task that did not start"))
+}
+
+/// Records the cgroup directories of task `row`'s command, before the command starts.
+pub(super) fn set_cgroups(store: &Store, row: i64, dirs: &[PathBuf]) -> Result<(), StoreError> {
+    let connection = store.connection();
+    for dir in dirs {
+        connection
+            .execute(
+                "INSERT OR REPLACE INTO task_cgroups (dir, task) VALUES (?1, ?2)",
+                params![dir.display().to_string(), row],
+            )
+            .map_err(sqlite("recording a task's cgroup"))?;
+    }
+    Ok(())
+}
+
+/// The cgroup directories recorded for task `row`.
+pub(super) fn cgroups(store: &Store, row: i64) -> Result<Vec<PathBuf>, StoreError> {
+    let connection = store.connection();
+    let mut statement = connection
+        .prepare("SELECT dir FROM task_cgroups WHERE task = ?1")
+        .map_err(sqlite("reading a task's cgroups"))?;
+    statement
+        .query_map([row], |row| row.get::<_, String>(0))
+        .and_then(|rows| rows.map(|dir| dir.map(PathBuf::from)).collect())
+        .map_err(sqlite("reading a task's cgroups"))
+}
+
+/// What the store says of the command cgroup `dir` a runtime that is gone left: a
+/// background task it lists as running keeps it; a task it lists otherwise had it.
+pub(super) fn left_cgroup(store: &Store, dir: &Path) -> Result<LeftCgroup, StoreError> {
+    let found: Option<(String, bool)> = store
+        .connection()
+        .query_row(
+            "SELECT t.state, t.background FROM task_cgroups c JOIN tasks t ON t.id = c.task
+             WHERE c.dir = ?1",
+            [dir.display().to_string()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()
+        .map_err(sqlite("finding the task of a cgroup"))?;
+    Ok(match found {
+        None => LeftCgroup::Unknown,
+        Some((state, true)) if TaskState::parse(&state) == TaskState::Running => {
+            LeftCgroup::RunningTask
+        }
+        Some(_) => LeftCgroup::Ended,
+    })
 }
 
 /// Records the process id of a task's leader and when it started.

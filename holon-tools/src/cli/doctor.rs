@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use holon_runtime::process_gate::sandbox::{self, LandlockSupport};
 use holon_runtime::process_gate::syscall_filter::{self, SyscallFilterSupport};
-use holon_runtime::process_gate::{AllowedEnv, CgroupRoot, CommandNetwork};
+use holon_runtime::process_gate::{AllowedEnv, CgroupRoot, CommandNetwork, LeftCgroup};
+use holon_runtime::tasks::left_cgroup;
 use holon_runtime::{Bindings, RuntimeConfig, STORE_FILE_NAME, Store};
 use serde::Serialize;
 
@@ -55,14 +56,38 @@ struct CgroupReport {
     enforced: bool,
     /// What caps them and where, or why nothing does.
     reason: String,
+    /// What happens at start to the jobs a runtime that is gone left running.
+    leftover_jobs: String,
+}
+
+/// The store of these options' state directory, when it exists (doctor creates none).
+fn existing_store(cli: &Cli) -> Option<Store> {
+    let workspace = cli
+        .workspace
+        .clone()
+        .or_else(|| std::env::current_dir().ok())?;
+    let state_dir = cli
+        .state_dir
+        .clone()
+        .or_else(|| RuntimeConfig::new(&workspace).state_dir)?;
+    let store_file = state_dir.join(STORE_FILE_NAME);
+    holon_runtime::fs_gate::FileId::of_path(&store_file)?;
+    Store::open(&store_file).ok()
 }
 
 /// Whether the runtime could give each command a cgroup, by making the runtime's
-/// cgroup as it would (and removing it again).
+/// cgroup as it would (and removing it again); making it sweeps as the runtime's
+/// start does, with the state directory's store.
 fn cgroup_report(cli: &Cli) -> CgroupReport {
     let limits = cli.command_limits.unwrap_or_default();
     let caps = limits.cgroup_caps();
-    match CgroupRoot::create(caps) {
+    let store = existing_store(cli);
+    let judge = |dir: &Path| {
+        store
+            .as_ref()
+            .map_or(LeftCgroup::Unknown, |store| left_cgroup(store, dir))
+    };
+    match CgroupRoot::create(caps, &judge) {
         Ok(root) => {
             let mut reason = format!(
                 "pids={} mem={} per command, in {}",
@@ -80,6 +105,14 @@ fn cgroup_report(cli: &Cli) -> CgroupReport {
             CgroupReport {
                 enforced: true,
                 reason,
+                leftover_jobs: format!(
+                    "ended at start: a runtime kills what the commands of runtimes that are \
+                     gone (their cgroup's lock is free) left running in the cgroups its state \
+                     directory recorded, a `setsid`, `nohup` or double-forked job included, \
+                     and spares a background task still running (TaskStop ends it, with its \
+                     cgroup); this run ended {}",
+                    root.swept()
+                ),
             }
         }
         Err(why) => CgroupReport {
@@ -88,6 +121,9 @@ fn cgroup_report(cli: &Cli) -> CgroupReport {
                 "commands get no cgroup, so no pids or memory cap beyond the rlimits \
                  (RLIMIT_NPROC does not bind root): {why}"
             ),
+            leftover_jobs: "not found: without a cgroup, the jobs a killed runtime's \
+                            commands left running outlive it and no later runtime stops them"
+                .to_string(),
         },
     }
 }
@@ -280,6 +316,10 @@ fn text(report: &Report) -> String {
         "cgroup limits: {}: {}\n",
         yes(report.cgroups.enforced),
         report.cgroups.reason
+    ));
+    out.push_str(&format!(
+        "leftover jobs of a killed runtime: {}\n",
+        report.cgroups.leftover_jobs
     ));
     out.push_str(&format!(
         "environment allow-list: {}\n",

@@ -247,7 +247,7 @@ fn machine_has_pids_cgroups() -> bool {
 /// Whether the runtime gives commands a cgroup here (as `doctor` finds, making one as
 /// the runtime would); says why the test does not run when not. On a machine that
 /// has them (as root) they must be enforced.
-fn cgroups_enforced(flags: &[&str]) -> bool {
+pub(crate) fn cgroups_enforced(flags: &[&str]) -> bool {
     let dir = tempfile::tempdir().unwrap();
     let output = holon_command(dir.path())
         .args(flags)
