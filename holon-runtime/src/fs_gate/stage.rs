@@ -100,8 +100,10 @@ impl Drop for Staged {
 fn random_name() -> std::io::Result<OsString> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(OsString::from(format!(".holon-stage-{hex}")))
+    Ok(OsString::from(format!(
+        ".holon-stage-{}",
+        hex::encode(bytes)
+    )))
 }
 
 #[cfg(test)]
