@@ -87,7 +87,11 @@ impl fmt::Display for ToolErrorKind {
 /// An error a tool call returns to its caller. Errors are data: the kind is stable, the
 /// message says what was wrong, `field` is the path of the offending input (such as
 /// `todo_list[2].state`), and `recovery_hint` says how to fix the call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, thiserror::Error)]
+#[error(
+    "{kind}: {message}{}",
+    .field.as_ref().map(|field| format!(" (field `{field}`)")).unwrap_or_default()
+)]
 pub struct ToolError {
     /// Stable snake_case kind.
     pub kind: ToolErrorKind,
@@ -334,15 +338,3 @@ fn cut_in_place(text: &mut String, max: usize) {
         *text = cut;
     }
 }
-
-impl fmt::Display for ToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.message)?;
-        if let Some(field) = &self.field {
-            write!(f, " (field `{field}`)")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ToolError {}

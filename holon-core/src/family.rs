@@ -62,25 +62,12 @@ impl fmt::Display for ToolCapabilityFamily {
 }
 
 /// The error of parsing a family name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown capability family `{0}`; expected one of: {valid}",
+    valid = ToolCapabilityFamily::ALL.map(ToolCapabilityFamily::as_str).join(", ")
+)]
 pub struct UnknownFamily(pub String);
-
-impl fmt::Display for UnknownFamily {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let valid: Vec<&str> = ToolCapabilityFamily::ALL
-            .iter()
-            .map(|f| f.as_str())
-            .collect();
-        write!(
-            f,
-            "unknown capability family `{}`; expected one of: {}",
-            self.0,
-            valid.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownFamily {}
 
 impl FromStr for ToolCapabilityFamily {
     type Err = UnknownFamily;

@@ -110,25 +110,16 @@ impl Registry {
 ///
 /// Its `Debug` is its `Display`, one problem a line: `fn main() -> Result<_,
 /// RegistryError>` (or `Box<dyn Error>`) prints a returned error with `Debug`.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the tool registry is invalid ({} problem{}):{}",
+    .problems.len(),
+    if .problems.len() == 1 { "" } else { "s" },
+    .problems.iter().map(|problem| format!("\n  - {problem}")).collect::<String>()
+)]
 pub struct RegistryError {
     /// One sentence per problem.
     pub problems: Vec<String>,
-}
-
-impl fmt::Display for RegistryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the tool registry is invalid ({} problem{}):",
-            self.problems.len(),
-            if self.problems.len() == 1 { "" } else { "s" }
-        )?;
-        for problem in &self.problems {
-            write!(f, "\n  - {problem}")?;
-        }
-        Ok(())
-    }
 }
 
 impl fmt::Debug for RegistryError {
@@ -136,8 +127,6 @@ impl fmt::Debug for RegistryError {
         fmt::Display::fmt(self, f)
     }
 }
-
-impl std::error::Error for RegistryError {}
 
 impl Registry {
     /// Every definition, sorted by name (runtime-only tools included).

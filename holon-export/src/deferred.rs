@@ -17,7 +17,6 @@
 //! `defer_loading` applies to the functions inside a namespace, not to the namespace.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -163,20 +162,12 @@ fn uses_provider_search(provider: Provider) -> bool {
 }
 
 /// Why a deferred export could not be made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot defer the tools: {}", .problems.join("; "))]
 pub struct DeferError {
     /// One sentence per problem.
     pub problems: Vec<String>,
 }
-
-impl fmt::Display for DeferError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("cannot defer the tools: ")?;
-        f.write_str(&self.problems.join("; "))
-    }
-}
-
-impl std::error::Error for DeferError {}
 
 /// Exports the model-facing tools of `registry` that `options.policy` allows, with
 /// every tool not in `defer.pinned` deferred.

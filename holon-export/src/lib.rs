@@ -123,22 +123,12 @@ impl fmt::Display for Provider {
 }
 
 /// The error of parsing a provider name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown export format `{0}`; expected one of: {valid}",
+    valid = Provider::ALL.map(Provider::as_str).join(", ")
+)]
 pub struct UnknownProvider(pub String);
-
-impl fmt::Display for UnknownProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let valid: Vec<&str> = Provider::ALL.iter().map(|p| p.as_str()).collect();
-        write!(
-            f,
-            "unknown export format `{}`; expected one of: {}",
-            self.0,
-            valid.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownProvider {}
 
 impl FromStr for Provider {
     type Err = UnknownProvider;

@@ -1,10 +1,12 @@
 //! Why a schema cannot be lowered to OpenAI's strict subset: the error the lowering
 //! ([`crate::strict`]) and the limit checks of the subset give.
 
-use std::fmt;
-
 /// Why a schema cannot be lowered to the strict subset.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "OpenAI's strict mode does not support `{keyword}` (at `{}`): {reason}",
+    if .path.is_empty() { "#" } else { .path }
+)]
 pub struct LowerError {
     /// The keyword responsible.
     pub keyword: String,
@@ -13,23 +15,6 @@ pub struct LowerError {
     /// Why strict mode cannot take it.
     pub reason: String,
 }
-
-impl fmt::Display for LowerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.path.is_empty() {
-            "#"
-        } else {
-            &self.path
-        };
-        write!(
-            f,
-            "OpenAI's strict mode does not support `{}` (at `{at}`): {}",
-            self.keyword, self.reason
-        )
-    }
-}
-
-impl std::error::Error for LowerError {}
 
 /// A [`LowerError`] for `keyword` at the JSON Pointer `path`.
 pub(crate) fn error(keyword: &str, path: &str, reason: impl Into<String>) -> LowerError {

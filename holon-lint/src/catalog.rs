@@ -6,8 +6,6 @@
 //! annotations and input examples, plus the schema of the result envelope every call returns. Its
 //! `version` is the version of this file format, not of any tool.
 
-use std::fmt;
-
 use serde_json::{Value, json};
 
 use holon_core::FamilyPolicy;
@@ -67,27 +65,15 @@ pub fn inventory_text(registry: &Registry) -> String {
 }
 
 /// The checked-in inventory differs from the one the registry generates.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the schema inventory is out of date (- checked in, + generated from the code):\n{diff}\n\
+     refresh it with `holon-tools inventory > {INVENTORY_FILE_NAME}` and review the change"
+)]
 pub struct InventoryDrift {
     /// A unified diff from the checked-in text to the generated one.
     pub diff: String,
 }
-
-impl fmt::Display for InventoryDrift {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "the schema inventory is out of date (- checked in, + generated from the code):"
-        )?;
-        f.write_str(&self.diff)?;
-        write!(
-            f,
-            "\nrefresh it with `holon-tools inventory > {INVENTORY_FILE_NAME}` and review the change"
-        )
-    }
-}
-
-impl std::error::Error for InventoryDrift {}
 
 /// Compares the checked-in inventory text with the generated one.
 pub fn check_inventory(checked_in: &str, registry: &Registry) -> Result<(), InventoryDrift> {

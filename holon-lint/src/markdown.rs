@@ -1,5 +1,11 @@
 //! Scanning Markdown: paragraphs of prose (with the line each character is on),
-//! headings, fenced code blocks, and the inline code spans of a paragraph.
+//! headings, fenced code blocks, and the inline code spans of a paragraph. Fenced
+//! code blocks are found by `pulldown-cmark`, so they open and close as CommonMark
+//! says (a fence closes only on a run of its own character at least as long).
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 /// A run of prose: a paragraph, a list item, a table row or a heading.
 #[derive(Debug)]
@@ -59,13 +65,50 @@ pub(crate) enum Block {
     Fence(Fence),
 }
 
-/// Whether `line` opens or closes a fence: its marker (three or more backticks or
-/// tildes) and what follows.
-fn fence_marker(line: &str) -> Option<(char, usize, &str)> {
-    let trimmed = line.trim_start();
-    let marker = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let length = trimmed.chars().take_while(|c| *c == marker).count();
-    (length >= 3).then(|| (marker, length, trimmed[length..].trim()))
+/// The fenced code blocks of `text`, each with the 0-based lines it spans (its
+/// opening fence to its closing one, or to the end of the text when unclosed).
+fn fences(text: &str) -> Vec<(Range<usize>, Fence)> {
+    let line_starts: Vec<usize> = text
+        .split_inclusive('\n')
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len();
+            Some(start)
+        })
+        .collect();
+    let line_of = |offset: usize| line_starts.partition_point(|&start| start <= offset) - 1;
+    let mut found = Vec::new();
+    let mut open: Option<(Range<usize>, Fence)> = None;
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                let first = line_of(range.start);
+                let last = line_of(range.end.saturating_sub(1).max(range.start));
+                let fence = Fence {
+                    line: first + 1,
+                    info: info.trim().to_string(),
+                    body: String::new(),
+                };
+                open = Some((first..last + 1, fence));
+            }
+            Event::Text(content) => {
+                if let Some((_, fence)) = &mut open {
+                    fence.body.push_str(&content);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some((lines, mut fence)) = open.take() {
+                    // An unclosed fence's last line has no newline of its own.
+                    if !fence.body.is_empty() && !fence.body.ends_with('\n') {
+                        fence.body.push('\n');
+                    }
+                    found.push((lines, fence));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 fn starts_list_item(line: &str) -> bool {
@@ -81,21 +124,20 @@ fn starts_list_item(line: &str) -> bool {
 pub(crate) fn blocks(text: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut current: Option<Paragraph> = None;
-    let mut fence: Option<(char, usize, Fence)> = None;
+    let mut fences = fences(text).into_iter().peekable();
+    let mut in_fence = 0..0;
     let mut in_comment = false;
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
-        if let Some((marker, length, mut open)) = fence.take() {
-            match fence_marker(line) {
-                Some((m, l, rest)) if m == marker && l >= length && rest.is_empty() => {
-                    blocks.push(Block::Fence(open));
-                }
-                _ => {
-                    open.body.push_str(line);
-                    open.body.push('\n');
-                    fence = Some((marker, length, open));
-                }
-            }
+        if in_fence.contains(&index) {
+            continue;
+        }
+        // A fence that began where this scan saw no block (inside a comment) is passed.
+        while fences.next_if(|(lines, _)| lines.start < index).is_some() {}
+        if let Some((lines, fence)) = fences.next_if(|(lines, _)| lines.start == index) {
+            in_fence = lines;
+            blocks.extend(current.take().map(Block::Prose));
+            blocks.push(Block::Fence(fence));
             continue;
         }
         if in_comment || line.trim_start().starts_with("<!--") {
@@ -105,22 +147,10 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
         let trimmed = line.trim();
         let heading =
             trimmed.starts_with('#') && trimmed.trim_start_matches('#').starts_with([' ', '\t']);
-        let breaks = trimmed.is_empty()
-            || heading
-            || starts_list_item(line)
-            || trimmed.starts_with('|')
-            || fence_marker(line).is_some();
+        let breaks =
+            trimmed.is_empty() || heading || starts_list_item(line) || trimmed.starts_with('|');
         if breaks && let Some(paragraph) = current.take() {
             blocks.push(Block::Prose(paragraph));
-        }
-        if let Some((marker, length, info)) = fence_marker(line) {
-            let open = Fence {
-                line: number,
-                info: info.to_string(),
-                body: String::new(),
-            };
-            fence = Some((marker, length, open));
-            continue;
         }
         if trimmed.is_empty() {
             continue;
@@ -132,8 +162,6 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
         }
     }
     blocks.extend(current.map(Block::Prose));
-    // An unclosed fence runs to the end of the text.
-    blocks.extend(fence.map(|(_, _, open)| Block::Fence(open)));
     blocks
 }
 
@@ -225,6 +253,30 @@ mod tests {
         };
         assert_eq!(paragraph.line_at(0), 3);
         assert_eq!(paragraph.line_at(5), 4);
+    }
+
+    #[test]
+    fn only_commonmark_fences_open_code_blocks() {
+        // Indented four spaces, ``` is indented code; with a backtick in its info
+        // string it is inline code. Neither opens a fence that would hide the prose
+        // after it from the lint.
+        let text = "Run:\n\n    ```\n\nCall `Sleep`.\n\n```a`b\nCall `Wait`.\n";
+        let kinds: Vec<String> = blocks(text)
+            .into_iter()
+            .map(|block| match block {
+                Block::Prose(p) => format!("p:{}", p.text),
+                Block::Fence(f) => format!("f{}:{}", f.line, f.body),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "p:Run:",
+                "p:    ```",
+                "p:Call `Sleep`.",
+                "p:```a`b\nCall `Wait`."
+            ]
+        );
     }
 
     #[test]

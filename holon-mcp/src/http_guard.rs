@@ -227,7 +227,7 @@ fn valid_token(token: &str) -> Result<String, String> {
 fn generate_token() -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; GENERATED_TOKEN_BYTES];
     getrandom::fill(&mut bytes)?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(hex::encode(bytes))
 }
 
 /// Parses an `--allow-origin` value into the exact form the transport matches:

@@ -16,7 +16,6 @@ use sha2::{Digest, Sha256};
 
 use holon_core::{Decision, Execution, Principal, SessionId, ToolErrorKind, ToolStatus};
 
-use crate::signing::{from_hex, to_hex};
 use crate::{DecidedBy, OperatorKey};
 
 /// The `prev_hash` of the first record of a chain.
@@ -294,15 +293,15 @@ impl Checkpoint {
             signature: String::new(),
         };
         use hmac::Mac as _;
-        checkpoint.signature = to_hex(&checkpoint.mac(key).finalize().into_bytes());
+        checkpoint.signature = hex::encode(checkpoint.mac(key).finalize().into_bytes());
         checkpoint
     }
 
     /// Whether the signature is `key`'s over these fields (compared in constant time).
     pub fn verify(&self, key: &OperatorKey) -> bool {
         use hmac::Mac as _;
-        from_hex(&self.signature)
-            .is_some_and(|signature| self.mac(key).verify_slice(&signature).is_ok())
+        hex::decode(&self.signature)
+            .is_ok_and(|signature| self.mac(key).verify_slice(&signature).is_ok())
     }
 
     /// The chain's head at this checkpoint.
@@ -342,13 +341,7 @@ pub fn verify<'l>(lines: impl IntoIterator<Item = &'l str>) -> Result<ChainHead,
 
 /// SHA-256 of `bytes` in lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    Sha256::digest(bytes)
-        .iter()
-        .fold(String::with_capacity(64), |mut text, byte| {
-            let _ = write!(text, "{byte:02x}");
-            text
-        })
+    hex::encode(Sha256::digest(bytes))
 }
 
 #[cfg(test)]

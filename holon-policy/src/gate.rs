@@ -14,7 +14,7 @@ use holon_core::{
 
 use crate::pending::{ApprovalState, ApprovalStore, CallSite, CallSiteSource, PendingCall};
 use crate::rules::{ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
-use crate::signing::{OperatorKey, SignedDecision, Standing, arguments_digest, to_hex};
+use crate::signing::{OperatorKey, SignedDecision, Standing, arguments_digest};
 
 /// How long an asked call waits for the operator by default: one hour.
 pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
@@ -228,7 +228,7 @@ impl Approvals {
                 ToolError::internal(error).with_hint("retry the call"),
             );
         }
-        call.id = to_hex(&id);
+        call.id = hex::encode(id);
         // The same call still pending is reused, in the same step that stores a new one.
         match self.store.insert_unless_pending(&call, created_at_ms) {
             Ok(stored) => deferred_result(tool.name, stored),

@@ -163,16 +163,9 @@ impl PendingCall {
 }
 
 /// Why an [`ApprovalStore`] failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the approval store failed: {0}")]
 pub struct ApprovalStoreError(pub String);
-
-impl fmt::Display for ApprovalStoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the approval store failed: {}", self.0)
-    }
-}
-
-impl std::error::Error for ApprovalStoreError {}
 
 /// Where pending calls and the operator's standing grants are kept. The runtime
 /// keeps them in its SQLite store, so they survive a restart and are shared by every

@@ -48,13 +48,14 @@ impl OperatorKey {
     /// The key written as [`OperatorKey::to_hex`] wrote it (surrounding whitespace
     /// ignored); `None` when it is not 64 hex digits.
     pub fn from_hex(text: &str) -> Option<Self> {
-        let bytes = from_hex(text.trim())?;
-        Some(Self(bytes.try_into().ok()?))
+        let mut bytes = [0; KEY_BYTES];
+        hex::decode_to_slice(text.trim(), &mut bytes).ok()?;
+        Some(Self(bytes))
     }
 
     /// The key as 64 hex digits, for its file.
     pub fn to_hex(&self) -> String {
-        to_hex(&self.0)
+        hex::encode(self.0)
     }
 
     fn mac(&self) -> Hmac<Sha256> {
@@ -160,15 +161,15 @@ impl SignedDecision {
             site,
             signature: String::new(),
         };
-        decision.signature = to_hex(&decision.signed(key).finalize().into_bytes());
+        decision.signature = hex::encode(decision.signed(key).finalize().into_bytes());
         decision
     }
 
     /// Whether the signature is `key`'s over these fields (compared in constant time).
     pub fn verify(&self, key: &OperatorKey) -> bool {
-        match from_hex(&self.signature) {
-            Some(signature) => self.signed(key).verify_slice(&signature).is_ok(),
-            None => false,
+        match hex::decode(&self.signature) {
+            Ok(signature) => self.signed(key).verify_slice(&signature).is_ok(),
+            Err(_) => false,
         }
     }
 
@@ -204,27 +205,7 @@ pub fn canonical_arguments(arguments: &Value) -> String {
 
 /// SHA-256 (hex) of the canonical form of `arguments`: what a decision is bound to.
 pub fn arguments_digest(arguments: &Value) -> String {
-    to_hex(&Sha256::digest(canonical_arguments(arguments).as_bytes()))
-}
-
-pub(crate) fn to_hex(bytes: &[u8]) -> String {
-    use fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
-            let _ = write!(out, "{byte:02x}");
-            out
-        })
-}
-
-pub(crate) fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|at| u8::from_str_radix(&text[at..at + 2], 16).ok())
-        .collect()
+    hex::encode(Sha256::digest(canonical_arguments(arguments).as_bytes()))
 }
 
 #[cfg(test)]
@@ -299,5 +280,12 @@ mod tests {
         let key_hex = key.to_hex();
         assert_eq!(OperatorKey::from_hex(&key_hex).unwrap().to_hex(), key_hex);
         assert!(OperatorKey::from_hex("zz").is_none());
+    }
+
+    #[test]
+    fn a_key_file_of_signed_digit_pairs_is_not_a_key() {
+        // `u8::from_str_radix` reads "+a" as 10: 32 such pairs are 64 characters but
+        // not 64 hex digits, and must not become a key.
+        assert!(OperatorKey::from_hex(&"+a".repeat(KEY_BYTES)).is_none());
     }
 }

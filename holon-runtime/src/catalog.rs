@@ -73,21 +73,14 @@ pub struct ModelEntry {
 }
 
 /// The catalog could not be loaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("model catalog {source_name}: {message}")]
 pub struct CatalogError {
     /// The file (or `embedded catalog`).
     pub source_name: String,
     /// What is wrong.
     pub message: String,
 }
-
-impl std::fmt::Display for CatalogError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "model catalog {}: {}", self.source_name, self.message)
-    }
-}
-
-impl std::error::Error for CatalogError {}
 
 /// The loaded catalog, providers sorted by id.
 #[derive(Debug, Clone)]

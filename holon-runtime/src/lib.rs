@@ -189,9 +189,13 @@ impl RuntimeConfig {
 pub const DEFAULT_TASK_LOG_RETENTION: Duration = Duration::from_secs(14 * 24 * 60 * 60);
 
 /// Why a runtime could not start.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
     /// The state directory could not be created.
+    #[error(
+        "cannot create the state directory {}: {source}; choose another with --state-dir or HOLON_HOME",
+        .path.display()
+    )]
     StateDir {
         /// The directory.
         path: PathBuf,
@@ -199,6 +203,10 @@ pub enum RuntimeError {
         source: std::io::Error,
     },
     /// The workspace root is not a readable directory.
+    #[error(
+        "the workspace root {} cannot be used: {source}; pass an existing directory with --workspace",
+        .path.display()
+    )]
     Workspace {
         /// The directory.
         path: PathBuf,
@@ -206,14 +214,21 @@ pub enum RuntimeError {
         source: std::io::Error,
     },
     /// The store failed.
+    #[error("{0}")]
     Store(StoreError),
     /// The model catalog is invalid.
+    #[error("{0}")]
     Catalog(CatalogError),
     /// The certificate authorities of `ca_file` cannot be used.
+    #[error(
+        "the extra certificate authorities cannot be used: {0}; fix or drop --ca-file (HOLON_CA_FILE)"
+    )]
     CaFile(String),
     /// The audit log cannot be opened.
+    #[error("{0}")]
     Audit(audit_log::AuditError),
     /// The operator's key cannot be read or made.
+    #[error("the operator key {} cannot be used: {source}", .path.display())]
     OperatorKey {
         /// The key file.
         path: PathBuf,
@@ -221,37 +236,6 @@ pub enum RuntimeError {
         source: std::io::Error,
     },
 }
-
-impl std::fmt::Display for RuntimeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::StateDir { path, source } => write!(
-                f,
-                "cannot create the state directory {}: {source}; choose another with --state-dir or HOLON_HOME",
-                path.display()
-            ),
-            Self::Workspace { path, source } => write!(
-                f,
-                "the workspace root {} cannot be used: {source}; pass an existing directory with --workspace",
-                path.display()
-            ),
-            Self::Store(error) => error.fmt(f),
-            Self::Audit(error) => error.fmt(f),
-            Self::Catalog(error) => error.fmt(f),
-            Self::CaFile(error) => write!(
-                f,
-                "the extra certificate authorities cannot be used: {error}; fix or drop --ca-file (HOLON_CA_FILE)"
-            ),
-            Self::OperatorKey { path, source } => write!(
-                f,
-                "the operator key {} cannot be used: {source}",
-                path.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for RuntimeError {}
 
 /// The runtime shared by every call of a session.
 pub struct Runtime {

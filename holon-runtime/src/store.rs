@@ -16,9 +16,10 @@ use super::migrations::MIGRATIONS;
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Why the store could not be opened or used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// SQLite refused an operation.
+    #[error("the state store failed while {doing}: {source}{}", busy_advice(.source))]
     Sqlite {
         /// What the store was doing.
         doing: String,
@@ -26,6 +27,11 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
     /// The database was written by a newer version of holon-tools.
+    #[error(
+        "the state store {} has schema version {found}, newer than this build knows ({known}); \
+         upgrade holon-tools or point --state-dir at another directory",
+        .path.display()
+    )]
     TooNew {
         /// The database file.
         path: PathBuf,
@@ -36,38 +42,17 @@ pub enum StoreError {
     },
 }
 
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Sqlite { doing, source } => {
-                write!(f, "the state store failed while {doing}: {source}")?;
-                if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
-                    write!(
-                        f,
-                        "; another process (such as a second holon-tools on the same state \
-                         directory) held it for more than {} s: let it finish, or give this \
-                         one its own --state-dir",
-                        BUSY_TIMEOUT.as_secs()
-                    )?;
-                }
-                Ok(())
-            }
-            Self::TooNew { path, found, known } => write!(
-                f,
-                "the state store {} has schema version {found}, newer than this build knows ({known}); \
-                 upgrade holon-tools or point --state-dir at another directory",
-                path.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Sqlite { source, .. } => Some(source),
-            Self::TooNew { .. } => None,
-        }
+/// What a busy database's message adds: who likely holds it, and what to do.
+fn busy_advice(source: &rusqlite::Error) -> String {
+    if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+        format!(
+            "; another process (such as a second holon-tools on the same state \
+             directory) held it for more than {} s: let it finish, or give this \
+             one its own --state-dir",
+            BUSY_TIMEOUT.as_secs()
+        )
+    } else {
+        String::new()
     }
 }
 

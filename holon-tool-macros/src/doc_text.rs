@@ -7,6 +7,10 @@
 //! links as their text, and
 //! without those sections and code blocks unless the author keeps them
 //! (`#[holon_tool(keep_doc_sections)]`).
+//!
+//! Scanned by hand rather than with `pulldown-cmark` (which holon-lint and the memory
+//! index use): in this proc macro it would add three crates to every tool author's
+//! build (the one-tool server's tree: 121 -> 124).
 
 /// The rustdoc sections about the Rust function rather than the tool.
 const RUST_SECTIONS: &[&str] = &["examples", "example", "panics", "errors", "safety"];

@@ -63,7 +63,7 @@ fn mint_id() -> Result<String, ErrorData> {
     getrandom::fill(&mut bytes).map_err(|error| {
         ErrorData::internal_error(format!("no randomness for a task id: {error}"), None)
     })?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(hex::encode(bytes))
 }
 
 impl Tasks {

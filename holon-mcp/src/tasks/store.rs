@@ -1,7 +1,5 @@
 //! Where tasks are kept: the [`TaskStore`] trait.
 
-use std::fmt;
-
 use super::record::{TaskRecord, TaskState};
 
 /// Keeps tasks. A task is created before its `tools/call` is answered, so a
@@ -37,7 +35,8 @@ pub trait TaskStore: Send + Sync + 'static {
 }
 
 /// A store that could not do what was asked (the disk, the database).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the task store failed: {message}")]
 pub struct TaskStoreError {
     message: String,
 }
@@ -50,11 +49,3 @@ impl TaskStoreError {
         }
     }
 }
-
-impl fmt::Display for TaskStoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the task store failed: {}", self.message)
-    }
-}
-
-impl std::error::Error for TaskStoreError {}

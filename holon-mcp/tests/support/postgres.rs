@@ -50,10 +50,7 @@ impl TestPostgres {
     fn on_existing(admin_url: &str) -> Self {
         let mut bytes = [0u8; 8];
         getrandom::fill(&mut bytes).unwrap();
-        let name = format!(
-            "holon_test_{}",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
+        let name = format!("holon_test_{}", hex::encode(bytes));
         admin(admin_url, &format!("CREATE DATABASE {name}"));
         let mut url = url::Url::parse(admin_url).expect("HOLON_TEST_POSTGRES_URL is a URL");
         url.set_path(&format!("/{name}"));

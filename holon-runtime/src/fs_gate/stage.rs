@@ -2,6 +2,12 @@
 //! under a random name in the target's directory handle, then is renamed over the
 //! target within that handle. A planted symlink or file at any name is never
 //! written through; an uncommitted stage is removed when dropped.
+//!
+//! Written here rather than with `cap-tempfile` (4.0), which lacks three things this
+//! needs: its `TempFile::replace` always replaces, and `commit_new` must not (RENAME_NOREPLACE: a new artifact never takes over a planted name); on Linux
+//! it stages with O_TMPFILE and links the file in through `/proc/self/fd`, so a
+//! commit fails where procfs is not mounted; and a `TempFile` borrows its `Dir`,
+//! while ApplyPatch holds every file's stage until all are written, then commits.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -100,8 +106,10 @@ impl Drop for Staged {
 fn random_name() -> std::io::Result<OsString> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(OsString::from(format!(".holon-stage-{hex}")))
+    Ok(OsString::from(format!(
+        ".holon-stage-{}",
+        hex::encode(bytes)
+    )))
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! Splits a Markdown text into the chunks the index holds: one per section (a
 //! heading and the lines under it, up to the next heading), long sections cut into
 //! pieces, so that a hit points at a few dozen lines rather than a whole file.
+//! Headings are found by `pulldown-cmark`, so code blocks hide them as CommonMark says.
+
+use pulldown_cmark::{Event, Options, Parser, Tag};
 
 /// A section longer than this many lines is cut into pieces of at most this many.
 pub const MAX_CHUNK_LINES: usize = 40;
@@ -31,28 +34,30 @@ fn heading(line: &str) -> Option<&str> {
         .then(|| rest.trim().trim_end_matches('#').trim())
 }
 
-/// Whether `line` opens or closes a fenced code block.
-fn is_fence(line: &str) -> bool {
-    let trimmed = line.trim_start();
-    trimmed.starts_with("```") || trimmed.starts_with("~~~")
-}
-
-/// The chunks of `text`. Blank-only chunks are dropped; headings inside fenced code
-/// blocks do not start sections.
+/// The chunks of `text`. Blank-only chunks are dropped; only ATX headings that
+/// CommonMark reads as headings start sections: not a `#` line inside a code block
+/// (fenced by any run of backticks or tildes, or indented), an HTML block or a quote.
 pub fn chunks(text: &str) -> Vec<Chunk> {
     let lines: Vec<&str> = text.lines().collect();
+    // The byte offset each line starts at, to find the line a heading starts on.
+    let line_starts: Vec<usize> = text
+        .split_inclusive('\n')
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len();
+            Some(start)
+        })
+        .collect();
     // Sections: (first line index, heading).
     let mut sections: Vec<(usize, String)> = vec![(0, String::new())];
-    let mut in_fence = false;
-    for (index, line) in lines.iter().enumerate() {
-        if is_fence(line) {
-            in_fence = !in_fence;
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        if !matches!(event, Event::Start(Tag::Heading { .. })) {
             continue;
         }
-        if in_fence {
-            continue;
-        }
-        if let Some(title) = heading(line) {
+        let index = line_starts.partition_point(|&start| start <= range.start) - 1;
+        // The title as the line writes it (inline marks kept); a setext heading
+        // (underlined with `=` or `-`) has no `#` and starts no section.
+        if let Some(title) = lines.get(index).and_then(|line| heading(line)) {
             sections.push((index, title.to_string()));
         }
     }
@@ -108,5 +113,17 @@ mod tests {
         assert_eq!(heading("####### seven"), None);
         assert_eq!(heading("#hashtag"), None);
         assert_eq!(heading("    # code"), None);
+    }
+
+    #[test]
+    fn a_shorter_or_other_fence_inside_a_code_block_does_not_close_it() {
+        // A ```` block may hold ``` lines and a ``` block ~~~ lines: they close
+        // nothing, so the `#` lines after them are still code.
+        let text = "# One\n````md\n```\n# code\n```\n````\n```\n~~~\n# code\n```\n# Two\n";
+        let headings: Vec<(usize, String)> = chunks(text)
+            .into_iter()
+            .map(|chunk| (chunk.start_line, chunk.heading))
+            .collect();
+        assert_eq!(headings, [(1, "One".to_string()), (11, "Two".to_string())]);
     }
 }

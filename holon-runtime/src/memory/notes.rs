@@ -22,33 +22,20 @@ pub struct MemoryNote {
 }
 
 /// Why a note could not be written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum NoteError {
     /// The id breaks the rules of [`MemoryNote::note_id`].
+    #[error(
+        "`{0}` is not a valid note id: use 1 to 128 ASCII letters, digits, `.`, `_` or `-`, starting with a letter or digit"
+    )]
     InvalidId(String),
     /// The body is larger than the index takes (512 KiB).
+    #[error("the note has {0} bytes; notes are limited to {MAX_FILE_BYTES} bytes")]
     TooLarge(usize),
     /// The store failed.
+    #[error("{0}")]
     Store(StoreError),
 }
-
-impl std::fmt::Display for NoteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::InvalidId(id) => write!(
-                f,
-                "`{id}` is not a valid note id: use 1 to 128 ASCII letters, digits, `.`, `_` or `-`, starting with a letter or digit"
-            ),
-            Self::TooLarge(size) => write!(
-                f,
-                "the note has {size} bytes; notes are limited to {MAX_FILE_BYTES} bytes"
-            ),
-            Self::Store(error) => error.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for NoteError {}
 
 /// Whether `note_id` is a valid note id.
 pub fn is_valid_note_id(note_id: &str) -> bool {

@@ -207,14 +207,16 @@ pub struct TaskListing {
 }
 
 /// Why a task operation failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum TaskError {
     /// No task has this id.
+    #[error("there is no task `{task_id}`")]
     UnknownTask {
         /// The id asked for.
         task_id: String,
     },
     /// The shell could not be started.
+    #[error("cannot start `{program}`: {source}")]
     Spawn {
         /// The program.
         program: String,
@@ -222,6 +224,7 @@ pub enum TaskError {
         source: std::io::Error,
     },
     /// A log file or directory could not be created or read.
+    #[error("failed while {doing}: {source}")]
     Io {
         /// What the manager was doing.
         doing: String,
@@ -229,6 +232,9 @@ pub enum TaskError {
         source: std::io::Error,
     },
     /// The log retention removed the task's logs.
+    #[error(
+        "the logs of `{task_id}` were removed by the log retention (at {at_ms} ms since the Unix epoch)"
+    )]
     LogsRemoved {
         /// The task.
         task_id: String,
@@ -236,28 +242,12 @@ pub enum TaskError {
         at_ms: u64,
     },
     /// The store failed.
+    #[error("{0}")]
     Store(StoreError),
     /// The process gate could not start the command or create its logs.
+    #[error("{0}")]
     Launch(crate::process_gate::LaunchError),
 }
-
-impl std::fmt::Display for TaskError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::UnknownTask { task_id } => write!(f, "there is no task `{task_id}`"),
-            Self::Spawn { program, source } => write!(f, "cannot start `{program}`: {source}"),
-            Self::Io { doing, source } => write!(f, "failed while {doing}: {source}"),
-            Self::LogsRemoved { task_id, at_ms } => write!(
-                f,
-                "the logs of `{task_id}` were removed by the log retention (at {at_ms} ms since the Unix epoch)"
-            ),
-            Self::Store(error) => error.fmt(f),
-            Self::Launch(error) => error.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for TaskError {}
 
 impl From<crate::process_gate::LaunchError> for TaskError {
     fn from(error: crate::process_gate::LaunchError) -> Self {

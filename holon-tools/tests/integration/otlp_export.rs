@@ -74,9 +74,9 @@ impl Receiver {
                             service: service.clone(),
                             name: span.name.clone(),
                             kind: span.kind,
-                            trace_id: hex(&span.trace_id),
-                            span_id: hex(&span.span_id),
-                            parent_span_id: hex(&span.parent_span_id),
+                            trace_id: hex::encode(&span.trace_id),
+                            span_id: hex::encode(&span.span_id),
+                            parent_span_id: hex::encode(&span.parent_span_id),
                             attributes: span
                                 .attributes
                                 .iter()
@@ -153,10 +153,6 @@ impl Span {
     fn attribute(&self, key: &str) -> Option<&str> {
         self.attributes.get(key).map(String::as_str)
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// A string (or integer) attribute's value, as text.
