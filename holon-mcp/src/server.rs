@@ -136,6 +136,8 @@ pub struct McpServer {
     /// Whether the host gave the seal's keys (`with_keyring`): a store's ring does
     /// not replace them.
     keys_given: bool,
+    /// How old a store's ring may get before the server reads it again.
+    keyring_refresh: std::time::Duration,
     /// The caching hints of list results.
     caching: ListCaching,
     /// The host's handler of resources, prompts and completion.
@@ -182,6 +184,7 @@ impl McpServer {
             log_level: Arc::default(),
             seal: Arc::new(process_seal()),
             keys_given: false,
+            keyring_refresh: crate::keyring::REFRESH,
             caching: ListCaching::default(),
             extras: None,
             listed: None,
@@ -260,6 +263,16 @@ impl McpServer {
         self
     }
 
+    /// Reads the store's keyring again once it is `refresh` old (default
+    /// [`keyring::REFRESH`](crate::keyring::REFRESH), 30 s): the longest a replica
+    /// seals with a key after a rotation, or opens with one rotated out. Call it
+    /// before [`with_stores`](Self::with_stores). Each read is one query of the
+    /// store, at the first seal or open after the period.
+    pub fn with_keyring_refresh(mut self, refresh: std::time::Duration) -> Self {
+        self.keyring_refresh = refresh;
+        self
+    }
+
     /// Keeps the server's state in `stores` (opened from a [`StoreUrl`](crate::StoreUrl)):
     /// the keyring that seals `requestState` (unless the host gave keys: see
     /// [`with_keyring`](Self::with_keyring)), and the tasks of calls that run as
@@ -267,7 +280,7 @@ impl McpServer {
     /// no tasks and does not serve the extension).
     pub fn with_stores(mut self, stores: &crate::Stores) -> Self {
         if !self.keys_given {
-            self.seal = Arc::new(stores.seal());
+            self.seal = Arc::new(stores.seal(self.keyring_refresh));
         }
         if self.tasks.is_some() {
             self.tasks = Some(default_tasks(stores.tasks().clone(), self.task_lease_ms));

@@ -224,9 +224,10 @@ impl Stores {
         self.keys.rotate()
     }
 
-    /// The seal of a server on these stores: their ring, read again as it changes.
-    pub(crate) fn seal(&self) -> LiveKeyring {
-        LiveKeyring::stored(self.keys.clone(), &self.ring)
+    /// The seal of a server on these stores: their ring, read again as it changes
+    /// and once it is `refresh` old.
+    pub(crate) fn seal(&self, refresh: std::time::Duration) -> LiveKeyring {
+        LiveKeyring::stored(self.keys.clone(), &self.ring, refresh)
     }
 }
 

@@ -161,6 +161,42 @@ async fn a_rotation_keeps_the_old_key_until_the_next_one(url: &str) {
     assert_went_ahead(&answered(latest, &new_state).await);
 }
 
+/// On `url`: a server that reads its ring again at every seal and open (a refresh
+/// period of zero, where the default is 30 s) refuses, without a restart, a state
+/// whose key was rotated out after it started.
+async fn a_running_server_follows_rotations(url: &str) {
+    let stores = Stores::open(&url.parse::<StoreUrl>().unwrap()).unwrap();
+    let registry = Registry::of_module(module_path!()).expect("the test's tools");
+    let server = McpServer::new(registry, holon_mcp::server_info!())
+        .with_keyring_refresh(std::time::Duration::ZERO)
+        .with_stores(&stores);
+    let running = support::serve_without_token(server).await;
+    let old_state = asked(running).await;
+    stores.rotate_keys().unwrap();
+    stores.rotate_keys().unwrap();
+    let refused = answered(running, &old_state).await;
+    assert_eq!(
+        refused["error"]["data"]["kind"], "invalid_request_state",
+        "{refused}"
+    );
+    // And it seals with the current key: another server on the store opens it.
+    let new_state = asked(running).await;
+    assert_went_ahead(&answered(replica(url).await, &new_state).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_running_server_follows_rotations() {
+    let database = TestPostgres::start();
+    a_running_server_follows_rotations(database.url()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_running_server_follows_rotations() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("state.db").display());
+    a_running_server_follows_rotations(&url).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_rotation_keeps_the_old_key_until_the_next_one() {
     let database = TestPostgres::start();

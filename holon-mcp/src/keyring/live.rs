@@ -22,6 +22,8 @@ pub const REFRESH: Duration = Duration::from_secs(30);
 pub(crate) struct LiveKeyring {
     /// Where the ring is read again from; `None` for a fixed ring.
     store: Option<Arc<dyn KeyStore>>,
+    /// How old the ring may get before a seal or an open reads it again.
+    refresh: Duration,
     loaded: RwLock<Loaded>,
     /// How many times the ring was read: a caller that waited for another's read
     /// uses it rather than reading again.
@@ -53,6 +55,7 @@ impl LiveKeyring {
     pub(crate) fn with_codec(codec: Arc<RequestStateCodec>) -> Self {
         Self {
             store: None,
+            refresh: REFRESH,
             loaded: RwLock::new(Loaded {
                 codec,
                 at: Instant::now(),
@@ -62,20 +65,22 @@ impl LiveKeyring {
         }
     }
 
-    /// `ring`, as just read from `store`, which is read again as it changes.
-    pub(crate) fn stored(store: Arc<dyn KeyStore>, ring: &Keyring) -> Self {
+    /// `ring`, as just read from `store`, which is read again as it changes and
+    /// once it is `refresh` old.
+    pub(crate) fn stored(store: Arc<dyn KeyStore>, ring: &Keyring, refresh: Duration) -> Self {
         Self {
             store: Some(store),
+            refresh,
             ..Self::fixed(ring)
         }
     }
 
     /// The codec of the ring; read again from the store first when it is older
-    /// than [`REFRESH`].
+    /// than its refresh period.
     fn codec(&self) -> Arc<RequestStateCodec> {
         let (codec, stale) = {
             let loaded = self.loaded.read().unwrap_or_else(PoisonError::into_inner);
-            (loaded.codec.clone(), loaded.at.elapsed() >= REFRESH)
+            (loaded.codec.clone(), loaded.at.elapsed() >= self.refresh)
         };
         if stale && self.store.is_some() {
             let seen = self.reads.load(Ordering::Acquire);
