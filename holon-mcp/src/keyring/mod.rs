@@ -3,9 +3,9 @@
 //! sealed state carries, so that opening picks the key that sealed it.
 //!
 //! Every replica of a server must hold the same ring: it lives in the store URL's
-//! database ([`KeyStore`]), or in a key file the operator hands each replica
-//! ([`Keyring::from_file`]). A server re-reads a stored ring when a state names a
-//! key it does not hold, and every [`REFRESH`] (see [`live`]).
+//! database ([`Stores`](crate::Stores)), or in a key file the operator hands each
+//! replica ([`Keyring::from_file`]). A server re-reads a stored ring when a state
+//! names a key it does not hold, and every [`REFRESH`].
 
 mod file;
 pub(crate) mod live;
