@@ -265,11 +265,11 @@ impl McpServer {
 
     /// Reads the store's keyring again once it is `refresh` old (default
     /// [`keyring::REFRESH`](crate::keyring::REFRESH), 30 s): the longest a replica
-    /// seals with a key after a rotation, or opens with one rotated out. Call it
-    /// before [`with_stores`](Self::with_stores). Each read is one query of the
-    /// store, at the first seal or open after the period.
+    /// seals with a key after a rotation, or opens with one rotated out. Each read
+    /// is one query of the store, at the first seal or open after the period.
     pub fn with_keyring_refresh(mut self, refresh: std::time::Duration) -> Self {
         self.keyring_refresh = refresh;
+        self.seal = Arc::new(self.seal.with_refresh(refresh));
         self
     }
 

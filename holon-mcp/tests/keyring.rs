@@ -167,9 +167,10 @@ async fn a_rotation_keeps_the_old_key_until_the_next_one(url: &str) {
 async fn a_running_server_follows_rotations(url: &str) {
     let stores = Stores::open(&url.parse::<StoreUrl>().unwrap()).unwrap();
     let registry = Registry::of_module(module_path!()).expect("the test's tools");
+    // After `with_stores`: the order does not matter.
     let server = McpServer::new(registry, holon_mcp::server_info!())
-        .with_keyring_refresh(std::time::Duration::ZERO)
-        .with_stores(&stores);
+        .with_stores(&stores)
+        .with_keyring_refresh(std::time::Duration::ZERO);
     let running = support::serve_without_token(server).await;
     let old_state = asked(running).await;
     stores.rotate_keys().unwrap();

@@ -75,6 +75,21 @@ impl LiveKeyring {
         }
     }
 
+    /// This ring, read again from its store once it is `refresh` old.
+    pub(crate) fn with_refresh(&self, refresh: Duration) -> Self {
+        let codec = self
+            .loaded
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .codec
+            .clone();
+        Self {
+            store: self.store.clone(),
+            refresh,
+            ..Self::with_codec(codec)
+        }
+    }
+
     /// The codec of the ring; read again from the store first when it is older
     /// than its refresh period.
     fn codec(&self) -> Arc<RequestStateCodec> {
