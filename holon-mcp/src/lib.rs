@@ -45,10 +45,13 @@ pub mod http_guard;
 #[cfg(feature = "http")]
 mod http_limits;
 mod info;
+pub mod keyring;
 mod listing;
 #[cfg(feature = "http")]
 mod listing_sessions;
 mod param_headers;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod progress;
 mod rounds;
 mod server;
@@ -74,12 +77,13 @@ pub use http::{HTTP_PATH, HttpOptions, HttpServer};
 #[cfg(feature = "http")]
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;
+pub use keyring::{Keyring, KeyringError};
 pub use rmcp;
 pub use server::{ListCaching, McpServer, ServedRegistry};
 pub use shutdown::{ServeFuture, WithGracefulShutdown, shutdown_signal};
 pub use stdio::{StdioServer, run_stdio};
 pub use stdio_lines::DEFAULT_MAX_LINE_BYTES;
-pub use stores::{STORE_URL_ENV, StoreUrl, StoreUrlError, Stores};
+pub use stores::{STORE_URL_ENV, StoreUrl, StoreUrlError, Stores, StoresError};
 
 /// The environment variable [`HttpServer`] takes the bearer token from when no token
 /// file is given.

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use holon_core::{
@@ -27,8 +27,8 @@ use holon_core::{
     LogMessage, Root, RootsRequest, SamplingRequest, SamplingResponse, ToolError,
 };
 use rmcp::model::{
-    InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestStateCodec,
-    RequestStateError, SealOptions,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestStateError,
+    SealOptions,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -63,25 +63,8 @@ struct RoundState {
     answers: BTreeMap<String, Value>,
 }
 
-/// The seal on the `requestState`: an HMAC key of the server's.
-#[derive(Clone)]
-pub(crate) struct StateSeal(Arc<RequestStateCodec>);
-
-impl StateSeal {
-    /// A seal with a key drawn at random: the states it seals open in this process
-    /// only.
-    pub(crate) fn random() -> Self {
-        let mut key = [0u8; 32];
-        // Without the OS's randomness the key would be guessable: better no start.
-        getrandom::fill(&mut key).expect("the OS provides random bytes for the state key");
-        Self::with_key(&key).expect("a 32-byte key is long enough")
-    }
-
-    /// A seal with `key` (at least 32 bytes), shared by the replicas of a server.
-    pub(crate) fn with_key(key: &[u8]) -> Result<Self, RequestStateError> {
-        RequestStateCodec::try_new(key.to_vec()).map(|codec| Self(Arc::new(codec)))
-    }
-}
+/// The seal on the `requestState`: the server's keyring.
+pub(crate) type StateSeal = crate::keyring::live::LiveKeyring;
 
 /// The call a `requestState` belongs to: its method, tool and arguments, and who made
 /// it, so that a state cannot be replayed onto another call or by another principal.
@@ -94,6 +77,20 @@ pub(crate) fn binding(tool: &str, arguments: &Value, principal: Option<&str>) ->
 /// Why a call's `inputResponses` or `requestState` cannot be used.
 #[derive(Debug)]
 pub(crate) struct BadState(pub(crate) String);
+
+/// Why a sealed `requestState` was refused, and what the client does about it.
+fn refusal(error: &RequestStateError) -> String {
+    match error {
+        RequestStateError::UnknownKeyId => "the requestState was sealed by a key that was \
+            rotated out (or that this server never had); call again without it to start \
+            over, and answer what it asks again"
+            .to_string(),
+        error => format!(
+            "the requestState is not one this server gave for this call ({error}); \
+             call again without it to start over"
+        ),
+    }
+}
 
 /// The client of one call under 2026-07-28: answers from the client's responses, and
 /// collects the requests it has no answer for.
@@ -136,14 +133,8 @@ impl InputRounds {
     ) -> Result<Self, BadState> {
         let mut answers = match request_state {
             Some(sealed) => {
-                seal.0
-                    .open_json_with::<RoundState>(sealed, binding)
-                    .map_err(|error| {
-                        BadState(format!(
-                            "the requestState is not one this server gave for this call ({error}); \
-                             call again without it to start over"
-                        ))
-                    })?
+                seal.open_json_with::<RoundState>(sealed, binding)
+                    .map_err(|error| BadState(refusal(&error)))?
                     .answers
             }
             None => BTreeMap::new(),
@@ -191,7 +182,6 @@ impl InputRounds {
         };
         let options = SealOptions::new().associated_data(binding).ttl(STATE_TTL);
         let sealed = seal
-            .0
             .seal_json_with(&state, &options)
             .expect("the answers are JSON values, which serialize");
         InputRequiredResult::new(Some(round.pending), Some(sealed))

@@ -27,7 +27,6 @@ use std::sync::{Arc, OnceLock};
 use holon_core::{
     ClientPeer, FamilyPolicy, Registry, ToolCall, ToolContext, ToolErrorKind, ToolResult, closest,
 };
-use rmcp::model::RequestStateError;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, ClientCapabilities, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
@@ -37,6 +36,7 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
+use rmcp::model::{RequestStateCodec, RequestStateError};
 #[allow(deprecated)] // logging and resource subscriptions: see client, extras
 use rmcp::model::{SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::{RequestContext, SubscriptionContext};
@@ -133,7 +133,12 @@ pub struct McpServer {
     /// The session's `logging/setLevel`; each session gets its own ([`Self::session`]).
     log_level: Arc<SessionLogLevel>,
     /// The seal on the `requestState` of a 2026-07-28 call's rounds.
-    seal: StateSeal,
+    seal: Arc<StateSeal>,
+    /// Whether the host gave the seal's keys (`with_keyring`): a store's ring does
+    /// not replace them.
+    keys_given: bool,
+    /// How old a store's ring may get before the server reads it again.
+    keyring_refresh: std::time::Duration,
     /// The caching hints of list results.
     caching: ListCaching,
     /// The host's handler of resources, prompts and completion.
@@ -145,6 +150,14 @@ pub struct McpServer {
     tasks: Option<Arc<Tasks>>,
     /// The lease of the tasks this server runs.
     task_lease_ms: u64,
+}
+
+/// The seal of a server without a store: a random key of this process, so its
+/// states open in this process only.
+fn process_seal() -> StateSeal {
+    // Without the OS's randomness the key would be guessable: better no start.
+    let ring = crate::Keyring::generate().expect("the OS provides random bytes for the state key");
+    StateSeal::fixed(&ring)
 }
 
 impl McpServer {
@@ -170,7 +183,9 @@ impl McpServer {
             tools: Arc::default(),
             workspace: None,
             log_level: Arc::default(),
-            seal: StateSeal::random(),
+            seal: Arc::new(process_seal()),
+            keys_given: false,
+            keyring_refresh: crate::keyring::REFRESH,
             caching: ListCaching::default(),
             extras: None,
             listed: None,
@@ -195,11 +210,28 @@ impl McpServer {
     }
 
     /// Seals the `requestState` of 2026-07-28 rounds with `key` (at least 32 bytes),
-    /// so that every replica of a server opens what any of them sealed. By default
-    /// the key is drawn at start: a round's answer must come back to this process.
+    /// so that every replica of a server opens what any of them sealed: a ring of
+    /// this one key (id `request-state-key`), which a store's ring does not replace.
+    /// [`with_keyring`](Self::with_keyring) takes a ring that can rotate.
     pub fn with_request_state_key(mut self, key: &[u8]) -> Result<Self, RequestStateError> {
-        self.seal = StateSeal::with_key(key)?;
+        let codec = RequestStateCodec::new_with_keyring(
+            "request-state-key",
+            [("request-state-key", key.to_vec())],
+        )?;
+        self.seal = Arc::new(StateSeal::with_codec(Arc::new(codec)));
+        self.keys_given = true;
         Ok(self)
+    }
+
+    /// Seals the `requestState` of 2026-07-28 rounds with `keyring`'s current key,
+    /// and opens what any of its keys sealed: keys the operator keeps out of the
+    /// database (such as [`Keyring::from_file`](crate::Keyring::from_file)), handed
+    /// to every replica alike. A store's ring ([`with_stores`](Self::with_stores))
+    /// does not replace them, whichever is called first.
+    pub fn with_keyring(mut self, keyring: &crate::Keyring) -> Self {
+        self.seal = Arc::new(StateSeal::fixed(keyring));
+        self.keys_given = true;
+        self
     }
 
     /// Shows in `tools/list` only the tools whose name `listed` accepts, while every
@@ -232,10 +264,25 @@ impl McpServer {
         self
     }
 
+    /// Reads the store's keyring again once it is `refresh` old (default
+    /// [`keyring::REFRESH`](crate::keyring::REFRESH), 30 s): the longest a replica
+    /// seals with a key after a rotation, or opens with one rotated out. Each read
+    /// is one query of the store, at the first seal or open after the period.
+    pub fn with_keyring_refresh(mut self, refresh: std::time::Duration) -> Self {
+        self.keyring_refresh = refresh;
+        self.seal = Arc::new(self.seal.with_refresh(refresh));
+        self
+    }
+
     /// Keeps the server's state in `stores` (opened from a [`StoreUrl`](crate::StoreUrl)):
-    /// the tasks of calls that run as tasks, when a served tool may run as one (a
-    /// server without such a tool keeps no tasks and does not serve the extension).
+    /// the keyring that seals `requestState` (unless the host gave keys: see
+    /// [`with_keyring`](Self::with_keyring)), and the tasks of calls that run as
+    /// tasks, when a served tool may run as one (a server without such a tool keeps
+    /// no tasks and does not serve the extension).
     pub fn with_stores(mut self, stores: &crate::Stores) -> Self {
+        if !self.keys_given {
+            self.seal = Arc::new(stores.seal(self.keyring_refresh));
+        }
         if self.tasks.is_some() {
             self.tasks = Some(default_tasks(stores.tasks().clone(), self.task_lease_ms));
         }

@@ -6,6 +6,9 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::keyring::live::LiveKeyring;
+use crate::keyring::store::MemoryKeyStore;
+use crate::keyring::{KeyStore, Keyring, KeyringError};
 use crate::tasks::{MemoryTaskStore, TaskStore, TaskStoreError};
 
 /// The environment variable `holon-tools serve` and the conformance server take
@@ -138,11 +141,28 @@ pub(crate) fn masked(url: &str) -> String {
     }
 }
 
-/// The stores a server keeps its state in, opened from one [`StoreUrl`]. Today
-/// the tasks of the tasks extension; approvals, audit and the keyring come later.
+/// Why the stores a store URL names cannot be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoresError {
+    /// The tasks' store (or the database under it).
+    #[error(transparent)]
+    Tasks(#[from] TaskStoreError),
+    /// The keyring that seals `requestState`.
+    #[error(transparent)]
+    Keyring(#[from] KeyringError),
+}
+
+/// The stores a server keeps its state in, opened from one [`StoreUrl`]: the tasks
+/// of the tasks extension, and the keyring that seals `requestState` (shared by
+/// every server on a SQLite file or a PostgreSQL database; a process's own with
+/// `memory`). Approvals and audit come later.
 #[derive(Clone)]
 pub struct Stores {
     tasks: Arc<dyn TaskStore>,
+    keys: Arc<dyn KeyStore>,
+    /// The ring as read when the stores were opened.
+    ring: Keyring,
 }
 
 impl fmt::Debug for Stores {
@@ -153,27 +173,61 @@ impl fmt::Debug for Stores {
 
 impl Stores {
     /// Opens the stores `url` names: creates the SQLite file or the PostgreSQL
-    /// tables they need when missing.
-    pub fn open(url: &StoreUrl) -> Result<Self, TaskStoreError> {
-        let tasks: Arc<dyn TaskStore> = match url {
-            StoreUrl::Memory => Arc::new(MemoryTaskStore::new()),
+    /// tables they need when missing, and the keyring's first key when there is
+    /// none (of servers that start at once on one database, one makes it).
+    pub fn open(url: &StoreUrl) -> Result<Self, StoresError> {
+        let (tasks, keys): (Arc<dyn TaskStore>, Arc<dyn KeyStore>) = match url {
+            StoreUrl::Memory => (
+                Arc::new(MemoryTaskStore::new()),
+                Arc::new(MemoryKeyStore::new()?),
+            ),
             #[cfg(feature = "sqlite")]
-            StoreUrl::Sqlite(path) => Arc::new(crate::tasks::SqliteTaskStore::open(path)?),
+            StoreUrl::Sqlite(path) => (
+                Arc::new(crate::tasks::SqliteTaskStore::open(path)?),
+                Arc::new(crate::keyring::sqlite::SqliteKeyStore::open(path)?),
+            ),
             #[cfg(not(feature = "sqlite"))]
-            StoreUrl::Sqlite(_) => return Err(not_built(url, "sqlite")),
+            StoreUrl::Sqlite(_) => return Err(not_built(url, "sqlite").into()),
             #[cfg(feature = "postgres")]
             StoreUrl::Postgres(postgres) => {
-                Arc::new(crate::tasks::PostgresTaskStore::open(postgres)?)
+                let database = Arc::new(
+                    crate::postgres::Database::open(postgres).map_err(TaskStoreError::new)?,
+                );
+                (
+                    Arc::new(crate::tasks::PostgresTaskStore::on(database.clone())),
+                    Arc::new(crate::keyring::postgres::PostgresKeyStore::on(database)),
+                )
             }
             #[cfg(not(feature = "postgres"))]
-            StoreUrl::Postgres(_) => return Err(not_built(url, "postgres")),
+            StoreUrl::Postgres(_) => return Err(not_built(url, "postgres").into()),
         };
-        Ok(Self { tasks })
+        let ring = keys.load()?;
+        Ok(Self { tasks, keys, ring })
     }
 
     /// The store of the tasks extension's tasks.
     pub fn tasks(&self) -> &Arc<dyn TaskStore> {
         &self.tasks
+    }
+
+    /// The keyring as the store holds it now.
+    pub fn keyring(&self) -> Result<Keyring, KeyringError> {
+        self.keys.load()
+    }
+
+    /// Rotates the keyring: a new key seals, the current one becomes the previous
+    /// (it still opens the states it sealed), and the previous one is deleted
+    /// (states it sealed are refused). Servers on the store follow within
+    /// [`REFRESH`](crate::keyring::REFRESH), or at once for a state sealed by the
+    /// new key. The ring after.
+    pub fn rotate_keys(&self) -> Result<Keyring, KeyringError> {
+        self.keys.rotate()
+    }
+
+    /// The seal of a server on these stores: their ring, read again as it changes
+    /// and once it is `refresh` old.
+    pub(crate) fn seal(&self, refresh: std::time::Duration) -> LiveKeyring {
+        LiveKeyring::stored(self.keys.clone(), &self.ring, refresh)
     }
 }
 

@@ -138,6 +138,14 @@ const ALLOWED: &[(&str, &str)] = &[
         "the MCP server's task store opens the SQLite file its host names (feature sqlite)",
     ),
     (
+        "holon-mcp/src/keyring/sqlite.rs",
+        "the MCP server's keyring opens the SQLite file its host names (feature sqlite)",
+    ),
+    (
+        "holon-mcp/src/keyring/file.rs",
+        "the MCP server reads the key file its operator names",
+    ),
+    (
         "holon-mcp/src/auth/keys.rs",
         "the OAuth resource server reads the key file and fetches the JWKS its operator names (holon-mcp has no runtime, so no network gate)",
     ),

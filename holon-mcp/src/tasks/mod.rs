@@ -15,7 +15,7 @@
 //! the principal that created them (else the session, else all unauthenticated
 //! stateless clients): another owner's task is an unknown task (`-32602`).
 
-mod clock;
+pub(crate) mod clock;
 mod handoff;
 mod input;
 mod live;

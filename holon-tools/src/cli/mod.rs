@@ -8,6 +8,7 @@ mod call;
 mod catalog;
 mod doctor;
 mod export;
+mod keys;
 mod lint;
 mod list;
 mod operator_files;
@@ -37,6 +38,7 @@ use holon_runtime::{Runtime, RuntimeConfig};
 
 pub use approvals::{Always, ApprovalsCommand};
 pub use export::ExportFormat;
+pub use keys::KeysCommand;
 pub use services::ServiceOptions;
 
 /// Exit code of a tool call that returned an error.
@@ -280,10 +282,21 @@ pub enum Command {
         // A string, parsed after clap: clap's error would echo a password of the URL.
         #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
         store: String,
+        /// Seal the `requestState` of 2026-07-28 rounds with the keys of this file
+        /// rather than the store's keyring: one key a line, `ID BASE64_SECRET`, the
+        /// current key first. Give every replica the same file. See docs/scale-out.md.
+        #[arg(long, value_name = "FILE", env = "HOLON_KEY_FILE")]
+        key_file: Option<PathBuf>,
         /// OAuth access tokens instead of the generated token (boxed: the other
         /// commands are small).
         #[command(flatten)]
         oauth: Box<serve_oauth::OAuthArgs>,
+    },
+    /// The keyring that seals `requestState` for the servers of a store URL: rotate it.
+    Keys {
+        /// What to do.
+        #[command(subcommand)]
+        command: KeysCommand,
     },
     /// The calls the approval policy asked about: list and show them, approve one
     /// (it runs now, once) or deny it (the model reads the message).
@@ -434,6 +447,7 @@ pub fn run(cli: Cli) -> ExitCode {
             report,
         } => export::export(registry, *format, *families, *strict, *report),
         Command::Doctor { json } => doctor::doctor(&cli, *json),
+        Command::Keys { command } => keys::keys(command),
         Command::Audit {
             action,
             tool,
@@ -462,6 +476,7 @@ pub fn run(cli: Cli) -> ExitCode {
             discovery,
             pinned,
             store,
+            key_file,
             oauth,
         } => {
             // Settings that do not fit are refused before the runtime starts.
@@ -488,6 +503,14 @@ pub fn run(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let keyring = match key_file.as_ref().map(holon_mcp::Keyring::from_file) {
+                None => None,
+                Some(Ok(keyring)) => Some(keyring),
+                Some(Err(error)) => {
+                    eprintln!("holon-tools serve: --key-file: {error}");
+                    return ExitCode::from(2);
+                }
+            };
             with_runtime(&cli, async |runtime| {
                 let options = serve::ServeOptions {
                     http: *http,
@@ -498,6 +521,7 @@ pub fn run(cli: Cli) -> ExitCode {
                     oauth,
                     listed,
                     store: store.clone(),
+                    keyring: keyring.clone(),
                 };
                 serve::serve(registry, runtime, options).await
             })

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry};
 use holon_mcp::{
-    HttpLimits, HttpOptions, HttpServer, McpServer, OAuthConfig, ServeError, ServerInfo,
+    HttpLimits, HttpOptions, HttpServer, Keyring, McpServer, OAuthConfig, ServeError, ServerInfo,
     StdioServer, StoreUrl, Stores, shutdown_signal,
 };
 use holon_runtime::Runtime;
@@ -69,6 +69,8 @@ pub(super) struct ServeOptions {
     pub(super) listed: Option<super::serve_discovery::Listed>,
     /// `--store`: where the server keeps its state.
     pub(super) store: StoreUrl,
+    /// `--key-file`: the keys that seal `requestState`, over the store's.
+    pub(super) keyring: Option<Keyring>,
 }
 
 /// Serves `registry`'s tools that `options.families` allows, dispatching on `runtime`.
@@ -98,6 +100,9 @@ pub(super) async fn serve(
         .with_context(context)
         .with_workspace(runtime.workspace_root())
         .with_stores(&stores);
+    if let Some(keyring) = &options.keyring {
+        server = server.with_keyring(keyring);
+    }
     if let Some(listed) = options.listed {
         server = server.with_listed(move |name| listed.shows(name));
     }

@@ -36,6 +36,7 @@ mod export;
 mod generate_image;
 mod host_work_rules;
 mod image_bombs;
+mod keys_cli;
 mod leftover_jobs;
 mod memory;
 mod operator_files;
