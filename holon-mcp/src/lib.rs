@@ -66,9 +66,9 @@ mod telemetry;
 pub use auth::ScopeMap;
 #[cfg(feature = "oauth")]
 pub use auth::{KeySource, OAuthConfig};
-pub use error::{ConfigError, OriginError, ServeError};
+pub use error::{AllowedHostError, ConfigError, OriginError, ServeError};
 #[cfg(feature = "http")]
-pub use http::{HTTP_PATH, HttpOptions, HttpServer};
+pub use http::{DEFAULT_SSE_KEEP_ALIVE, HTTP_PATH, HttpOptions, HttpServer};
 #[cfg(feature = "http")]
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;

@@ -110,6 +110,7 @@ pub(super) async fn serve(
                 allow_origins: options.allow_origins,
                 limits: HttpLimits::default(),
                 oauth: options.oauth,
+                ..HttpOptions::new()
             };
             serve_http(&name, addr, server, http).await
         }
