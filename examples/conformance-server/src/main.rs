@@ -613,6 +613,10 @@ struct Cli {
     // Parsed after clap, so that a refused URL is never echoed with its password.
     #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
     store: String,
+    /// Also serve browser pages of this origin (scheme://host[:port]); repeatable.
+    /// Behind a balancer: the balancer's origin, which differs from the replica's own.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", conflicts_with = "stdio", value_parser = holon_mcp::http_guard::parse_origin)]
+    allow_origins: Vec<String>,
     /// Also answer requests whose Host header is NAME (host, or host:port); repeatable.
     /// A loopback bind answers to the loopback names already.
     #[arg(long = "allowed-host", value_name = "NAME", conflicts_with = "stdio", value_parser = holon_mcp::http_guard::parse_allowed_host)]
@@ -685,6 +689,7 @@ async fn main() -> ExitCode {
         options.no_auth = cli.no_auth;
         options.token_file = cli.token_file;
         options.allowed_hosts = cli.allowed_hosts;
+        options.allow_origins = cli.allow_origins;
         serve_http(cli.http, server, options).await
     };
     match served {
