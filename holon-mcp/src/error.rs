@@ -186,6 +186,23 @@ pub enum AccessError {
     OAuth(String),
 }
 
+/// Why a value is not a `Host` name the HTTP server can be allowed to answer to (see
+/// [`http_guard::parse_allowed_host`](crate::http_guard::parse_allowed_host)).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AllowedHostError {
+    /// Nothing, or only spaces.
+    #[error(
+        "the allowed host is empty; name a host as clients reach the server, e.g. mcp.example.com or mcp.example.com:8443"
+    )]
+    Empty,
+    /// A URL or anything else than `host` or `host:port`.
+    #[error(
+        "`{0}` is not a host name: give the host (and port) of the Host header, without scheme, path or user, e.g. mcp.example.com or mcp.example.com:8443"
+    )]
+    NotAHost(String),
+}
+
 /// Why serving failed. Each message says what failed and how to fix it where the
 /// operator can.
 #[derive(Debug, thiserror::Error)]
@@ -211,6 +228,10 @@ pub enum ServeError {
     /// The listener handed over has no local address (it is not bound, or closed).
     #[error("cannot read the listener's address: {0}; hand over a bound listener")]
     ListenerAddress(#[source] std::io::Error),
+    /// An HTTP setting of [`HttpOptions`](crate::HttpOptions) cannot be used (the
+    /// message names it and what it takes).
+    #[error("{0}")]
+    Setting(String),
     /// The stdio client closed the streams, or sent something else, before it
     /// initialized the session.
     #[error("the MCP client did not connect: {0}")]

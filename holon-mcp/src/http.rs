@@ -8,6 +8,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
@@ -35,8 +36,13 @@ use crate::shutdown::{ServeFuture, WithGracefulShutdown};
 /// The path the streamable HTTP endpoint is served at.
 pub const HTTP_PATH: &str = "/mcp";
 
+/// The default interval of SSE keep-alive comments on an event stream that has
+/// nothing to send: well under the idle timeouts of common proxies (nginx's
+/// `proxy_read_timeout` is 60 s), so a balancer never cuts an idle stream.
+pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
 /// Whom an [`HttpServer`] serves, and what one client may hold of it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct HttpOptions {
     /// No bearer token (loopback only).
     pub no_auth: bool,
@@ -45,12 +51,36 @@ pub struct HttpOptions {
     /// Browser origins allowed besides the server's own (see
     /// [`http_guard::parse_origin`]).
     pub allow_origins: Vec<String>,
+    /// `Host` names the server answers to (see [`http_guard::parse_allowed_host`]):
+    /// besides the loopback names on a loopback bind; on another bind, only these
+    /// once one is named (none: any `Host`, the token guarding the server). The name
+    /// clients reach the server by, such as a balancer's, when it is public.
+    pub allowed_hosts: Vec<String>,
+    /// How often an event stream with nothing to send carries a keep-alive comment
+    /// (`None`: never), so that proxies do not close it as idle. Default
+    /// [`DEFAULT_SSE_KEEP_ALIVE`]; zero is refused.
+    pub sse_keep_alive: Option<Duration>,
     /// What one client may hold of the server.
     pub limits: HttpLimits,
     /// OAuth access tokens instead of the generated bearer token (a token of
     /// `token_file` or [`TOKEN_ENV`](crate::TOKEN_ENV) stays accepted too).
     #[cfg(feature = "oauth")]
     pub oauth: Option<OAuthConfig>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            no_auth: false,
+            token_file: None,
+            allow_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            sse_keep_alive: Some(DEFAULT_SSE_KEEP_ALIVE),
+            limits: HttpLimits::default(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
+        }
+    }
 }
 
 impl HttpOptions {
@@ -106,19 +136,36 @@ impl HttpServer {
         let name: Arc<str> = server.info().name().into();
         let executions = server.catalog()?.executions();
         let local = listener.local_addr().map_err(ServeError::ListenerAddress)?;
+        // A zero interval would send keep-alives without pause.
+        if options.sse_keep_alive == Some(Duration::ZERO) {
+            return Err(ServeError::Setting(
+                "sse_keep_alive is zero: give an interval such as 15 s, or None for no \
+                 keep-alive comments"
+                    .to_string(),
+            ));
+        }
+        let named_hosts = options
+            .allowed_hosts
+            .iter()
+            .map(|name| http_guard::parse_allowed_host(name))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| ServeError::Setting(format!("allowed_hosts: {error}")))?;
         let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
         let gate = Gate::resolve(local, &options, &server, max_body).await?;
         let origins = http_guard::allowed_origins(local, &options.allow_origins);
+        let hosts = http_guard::allowed_hosts(local, &named_hosts);
         let sessions = Arc::new(LocalSessionManager::default());
         let service = StreamableHttpService::new(
             move || Ok(server.session()),
             Arc::new(ListingSessions::new(sessions.clone(), executions)),
-            http_guard::transport_config(local, &options.allow_origins),
+            http_guard::transport_config(local, &options.allow_origins, &named_hosts)
+                .with_sse_keep_alive(options.sse_keep_alive),
         );
         let endpoint = Arc::new(Endpoint {
             service,
             gate,
             origins,
+            hosts,
             name,
             sessions,
             closings: Closings::default(),
@@ -317,6 +364,7 @@ struct Endpoint {
     service: StreamableHttpService<McpServer, ListingSessions<LocalSessionManager>>,
     gate: Gate,
     origins: Vec<String>,
+    hosts: Vec<String>,
     name: Arc<str>,
     sessions: Arc<LocalSessionManager>,
     closings: Closings,
@@ -346,8 +394,8 @@ impl Endpoint {
         response
     }
 
-    /// A public document, or the checks (path, origin, token, session cap) and then
-    /// the transport's answer.
+    /// A public document, or the checks (path, host, origin, token, session cap) and
+    /// then the transport's answer.
     async fn checked_answer(
         &self,
         request: Request<Incoming>,
@@ -358,6 +406,10 @@ impl Endpoint {
         }
         if request.uri().path() != HTTP_PATH {
             return not_found();
+        }
+        if let Err(refused) = http_guard::check_host(&self.hosts, request.uri(), request.headers())
+        {
+            return refused;
         }
         if let Err(refused) = http_guard::check_origin(&self.origins, request.headers()) {
             return refused;

@@ -1,6 +1,7 @@
 //! Who may talk to the HTTP server: the bearer token every request must carry, the
-//! bind addresses an open server (`no_auth`) is allowed on, and the browser origins the transport
-//! accepts (rmcp's streamable HTTP service checks `Origin` against the list built here).
+//! bind addresses an open server (`no_auth`) is allowed on, the `Host` names it answers
+//! to, and the browser origins the transport accepts (rmcp's streamable HTTP service
+//! checks `Host` and `Origin` again against the lists built here).
 //!
 //! The token stands between any local process, or any web page a browser runs, and
 //! the served tools (for `holon-tools serve`, `ExecCommand`); so it is 256 bits from the OS, compared in constant time, and never
@@ -10,7 +11,7 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::net::{Ipv6Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use holon_core::Principal;
@@ -18,13 +19,14 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::header::{
-    AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, ORIGIN, WWW_AUTHENTICATE,
+    AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderValue, ORIGIN, WWW_AUTHENTICATE,
 };
+use hyper::http::uri::Authority;
 use hyper::{Response, StatusCode, Uri};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use subtle::ConstantTimeEq;
 
-use crate::{AccessError, OriginError};
+use crate::{AccessError, AllowedHostError, OriginError};
 
 /// The environment variable a client's bearer token is taken from.
 pub use crate::TOKEN_ENV;
@@ -37,6 +39,10 @@ const MIN_TOKEN_LEN: usize = 16;
 
 /// Bytes of OS randomness in a generated token (256 bits).
 const GENERATED_TOKEN_BYTES: usize = 32;
+
+/// The `Host` names a loopback bind answers to (any port): a page of another name
+/// that resolves to 127.0.0.1 (DNS rebinding) sends that name, and is refused.
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
 /// What a request must show to be served.
 #[derive(Debug)]
@@ -260,21 +266,126 @@ pub fn parse_origin(value: &str) -> Result<String, OriginError> {
 }
 
 /// The transport's settings for a server listening on `local`: `Origin` validated
-/// against the server's own origins plus `named` (parsed by [`parse_origin`]); an
-/// absent `Origin` (a client that is not a browser) passes.
-///
-/// `Host` stays limited to loopback names on a loopback bind (DNS rebinding); on
-/// another address the clients name it as they reach it, and the bearer token, which
-/// a rebinding page cannot know, guards it instead.
-pub fn transport_config(local: SocketAddr, named: &[String]) -> StreamableHttpServerConfig {
+/// against the server's own origins plus `named_origins` (parsed by [`parse_origin`]);
+/// an absent `Origin` (a client that is not a browser) passes. `Host` is checked
+/// against [`allowed_hosts`] of `named_hosts`, or not at all when that is empty.
+pub fn transport_config(
+    local: SocketAddr,
+    named_origins: &[String],
+    named_hosts: &[String],
+) -> StreamableHttpServerConfig {
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_origins(allowed_origins(local, named))
+        .with_allowed_origins(allowed_origins(local, named_origins))
         .enforce_origin_validation();
-    if local.ip().is_loopback() {
-        config
-    } else {
+    let hosts = allowed_hosts(local, named_hosts);
+    if hosts.is_empty() {
         config.disable_allowed_hosts()
+    } else {
+        config.with_allowed_hosts(hosts)
     }
+}
+
+/// Parses an `--allowed-host` value into the form the checks match: `host` (any
+/// port) or `host:port` (that port only), lower-case, an IPv6 address in brackets.
+pub fn parse_allowed_host(value: &str) -> Result<String, AllowedHostError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(AllowedHostError::Empty);
+    }
+    if let Ok(ip) = value.parse::<Ipv6Addr>() {
+        return Ok(format!("[{ip}]"));
+    }
+    let not_a_host = || AllowedHostError::NotAHost(value.to_string());
+    // `Authority` also takes `user@host`, which a Host header never carries.
+    if value.contains(['@', '/', '?', '#']) {
+        return Err(not_a_host());
+    }
+    let authority: Authority = value.parse().map_err(|_| not_a_host())?;
+    let host = authority.host().to_ascii_lowercase();
+    if host.is_empty() || host.trim_matches(['[', ']']).is_empty() {
+        return Err(not_a_host());
+    }
+    // What follows the host is a port or nothing (the parser lets `host:word` pass).
+    let rest = &authority.as_str()[authority.host().len()..];
+    match authority.port_u16() {
+        Some(port) => Ok(format!("{host}:{port}")),
+        None if rest.is_empty() => Ok(host),
+        None => Err(not_a_host()),
+    }
+}
+
+/// The `Host` names a server listening on `local` answers to: the loopback names on
+/// a loopback bind, and `named` (parsed by [`parse_allowed_host`]). Empty, meaning
+/// any `Host`, on another bind when none is named: the bearer token, which a
+/// rebinding page cannot know, guards it then.
+pub fn allowed_hosts(local: SocketAddr, named: &[String]) -> Vec<String> {
+    let mut hosts = Vec::new();
+    if local.ip().is_loopback() {
+        hosts.extend(LOOPBACK_HOSTS.iter().map(|host| host.to_string()));
+    }
+    hosts.extend(named.iter().cloned());
+    hosts
+}
+
+/// `Ok` when `allowed` (see [`allowed_hosts`]) is empty or names the request's
+/// `Host` (a name without a port allows any port), else the 403 to answer with,
+/// naming the setting that allows it.
+///
+/// The server checks this first: a page that reached it through a rebound name is
+/// refused before anything else is looked at.
+#[allow(clippy::result_large_err)] // the refusal is the response itself, built once
+pub fn check_host(
+    allowed: &[String],
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<(), Response<BoxBody<Bytes, Infallible>>> {
+    if allowed.is_empty() {
+        return Ok(());
+    }
+    let presented = match headers.get(HOST) {
+        Some(value) => value.to_str().ok().map(str::to_string),
+        None => uri.authority().map(|authority| authority.to_string()),
+    };
+    let authority = presented
+        .as_deref()
+        .and_then(|value| value.parse::<Authority>().ok());
+    if let Some(authority) = &authority
+        && allowed.iter().any(|name| host_matches(name, authority))
+    {
+        return Ok(());
+    }
+    let message = match (&presented, &authority) {
+        (Some(_), Some(authority)) => format!(
+            "forbidden: this server does not answer to the Host `{authority}` (DNS rebinding              protection); start it with `--allowed-host {host}` (HttpOptions::allowed_hosts)              to allow that name\n",
+            host = authority.host()
+        ),
+        (Some(value), None) => format!(
+            "forbidden: the Host header `{}` is not a host name; send the host (and port) the              server is reached by, and allow it with `--allowed-host NAME`              (HttpOptions::allowed_hosts)\n",
+            value.escape_debug()
+        ),
+        (None, _) => "forbidden: the request has no Host header; send the host the server                       is reached by, allowed with `--allowed-host NAME` (HttpOptions::allowed_hosts)\n"
+            .to_string(),
+    };
+    let mut response = Response::new(Full::new(Bytes::from(message)).boxed());
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    Err(response)
+}
+
+/// Whether the allowed `name` (`host` or `host:port`, as [`parse_allowed_host`]
+/// makes it) covers `presented`: the same host, case aside, and the same port when
+/// `name` has one.
+fn host_matches(name: &str, presented: &Authority) -> bool {
+    let Ok(allowed) = name.parse::<Authority>() else {
+        return false;
+    };
+    allowed.host().eq_ignore_ascii_case(presented.host())
+        && allowed
+            .port_u16()
+            .is_none_or(|port| presented.port_u16() == Some(port))
 }
 
 /// The browser origins a server listening on `local` serves: its own, and `named`
@@ -558,7 +669,7 @@ mod tests {
     #[test]
     fn the_server_allows_its_own_origins_and_the_named_ones() {
         let named = vec!["https://app.example:443".to_string()];
-        let config = transport_config(loopback(), &named);
+        let config = transport_config(loopback(), &named, &[]);
         assert_eq!(
             config.allowed_origins,
             [
@@ -573,8 +684,82 @@ mod tests {
             "Host stays checked on loopback"
         );
 
-        let config = transport_config("192.168.1.5:8080".parse().unwrap(), &[]);
+        let config = transport_config("192.168.1.5:8080".parse().unwrap(), &[], &[]);
         assert_eq!(config.allowed_origins, ["http://192.168.1.5:8080"]);
         assert!(config.allowed_hosts.is_empty());
+
+        let named = vec!["mcp.example.com".to_string()];
+        let config = transport_config("192.168.1.5:8080".parse().unwrap(), &[], &named);
+        assert_eq!(config.allowed_hosts, ["mcp.example.com"]);
+    }
+
+    #[test]
+    fn allowed_hosts_are_normalized_and_anything_else_is_refused() {
+        for (value, expected) in [
+            ("MCP.Example.com", "mcp.example.com"),
+            (" mcp.example.com:8443 ", "mcp.example.com:8443"),
+            ("10.0.0.5", "10.0.0.5"),
+            ("::1", "[::1]"),
+            ("[::1]:8080", "[::1]:8080"),
+        ] {
+            assert_eq!(
+                parse_allowed_host(value).as_deref(),
+                Ok(expected),
+                "{value}"
+            );
+        }
+        assert_eq!(parse_allowed_host("  "), Err(AllowedHostError::Empty));
+        for value in [
+            "https://mcp.example.com",
+            "mcp.example.com/mcp",
+            "user@mcp.example.com",
+            "mcp.example.com:port",
+            "mcp example.com",
+            "[]",
+            ":8080",
+        ] {
+            assert_eq!(
+                parse_allowed_host(value),
+                Err(AllowedHostError::NotAHost(value.to_string())),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_host_without_a_port_allows_every_port_and_one_with_a_port_only_that_one() {
+        let allowed = vec![
+            "mcp.example.com".to_string(),
+            "lb.example.com:8443".to_string(),
+        ];
+        let with_host = |host: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(HOST, HeaderValue::from_str(host).unwrap());
+            headers
+        };
+        let uri = Uri::from_static("/mcp");
+        for host in [
+            "mcp.example.com",
+            "MCP.example.com:9000",
+            "lb.example.com:8443",
+        ] {
+            assert!(
+                check_host(&allowed, &uri, &with_host(host)).is_ok(),
+                "{host}"
+            );
+        }
+        for host in [
+            "lb.example.com",
+            "lb.example.com:8444",
+            "evil.example",
+            "",
+            "a b",
+        ] {
+            let refused = check_host(&allowed, &uri, &with_host(host)).unwrap_err();
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{host}");
+        }
+        let refused = check_host(&allowed, &uri, &HeaderMap::new()).unwrap_err();
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        assert!(check_host(&[], &uri, &with_host("evil.example")).is_ok());
     }
 }

@@ -71,9 +71,9 @@ pub use auth::ScopeMap;
 pub use auth::{KeySource, OAuthConfig};
 #[cfg(feature = "http")]
 pub use error::AccessError;
-pub use error::{CatalogError, ConfigError, OriginError, ServeError};
+pub use error::{AllowedHostError, CatalogError, ConfigError, OriginError, ServeError};
 #[cfg(feature = "http")]
-pub use http::{HTTP_PATH, HttpOptions, HttpServer};
+pub use http::{DEFAULT_SSE_KEEP_ALIVE, HTTP_PATH, HttpOptions, HttpServer};
 #[cfg(feature = "http")]
 pub use http_limits::HttpLimits;
 pub use info::ServerInfo;

@@ -613,6 +613,19 @@ struct Cli {
     // Parsed after clap, so that a refused URL is never echoed with its password.
     #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
     store: String,
+    /// Also serve browser pages of this origin (scheme://host[:port]); repeatable.
+    /// Behind a balancer: the balancer's origin, which differs from the replica's own.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", conflicts_with = "stdio", value_parser = holon_mcp::http_guard::parse_origin)]
+    allow_origins: Vec<String>,
+    /// Also answer requests whose Host header is NAME (host, or host:port); repeatable.
+    /// A loopback bind answers to the loopback names already.
+    #[arg(long = "allowed-host", value_name = "NAME", conflicts_with = "stdio", value_parser = holon_mcp::http_guard::parse_allowed_host)]
+    allowed_hosts: Vec<String>,
+    /// Seal the requestState of 2026-07-28 input rounds with the key in this file (at
+    /// least 32 bytes; a final newline is not part of it), so that replicas given the
+    /// same file open one another's rounds. Else a key drawn at start.
+    #[arg(long, value_name = "FILE")]
+    request_state_key_file: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -642,6 +655,23 @@ async fn main() -> ExitCode {
             }
         },
     };
+    let server = match &cli.request_state_key_file {
+        None => server,
+        Some(path) => match read_request_state_key(path).and_then(|key| {
+            server.with_request_state_key(&key).map_err(|error| {
+                format!("{error}; write a longer key, e.g. `openssl rand -hex 32 > FILE`")
+            })
+        }) {
+            Ok(server) => server,
+            Err(error) => {
+                eprintln!(
+                    "conformance-server: --request-state-key-file {}: {error}",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
     let server = match Stores::open(&store) {
         Ok(stores) => server.with_stores(&stores),
         Err(error) => {
@@ -658,6 +688,8 @@ async fn main() -> ExitCode {
         let mut options = HttpOptions::new();
         options.no_auth = cli.no_auth;
         options.token_file = cli.token_file;
+        options.allowed_hosts = cli.allowed_hosts;
+        options.allow_origins = cli.allow_origins;
         serve_http(cli.http, server, options).await
     };
     match served {
@@ -679,4 +711,19 @@ async fn serve_http(
     let http = HttpServer::bind(addr, server, options).await?;
     eprintln!("{}", http.announcement());
     http.with_graceful_shutdown(shutdown_signal()).await
+}
+
+/// The sealing key in `path`: its bytes, without a final newline (a key written by
+/// `openssl rand -hex 32 > FILE` is its 64 characters).
+// The operator's file, named on the command line: no model chooses the path.
+#[allow(clippy::disallowed_methods)]
+fn read_request_state_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let mut key = std::fs::read(path).map_err(|error| format!("cannot read it: {error}"))?;
+    if key.last() == Some(&b'\n') {
+        key.pop();
+        if key.last() == Some(&b'\r') {
+            key.pop();
+        }
+    }
+    Ok(key)
 }

@@ -257,3 +257,66 @@ fn log_messages_go_only_to_a_request_that_names_a_log_level() {
     );
     assert_eq!(logs(&before), 1, "{before:?}");
 }
+
+#[test]
+fn servers_given_one_request_state_key_file_open_one_anothers_rounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("request-state.key");
+    std::fs::write(
+        &key,
+        "5f0c8e1a9b7d3c2e4f6a8b0c1d2e3f405f0c8e1a9b7d3c2e4f6a8b0c1d2e3f40\n",
+    )
+    .unwrap();
+    let with_key = [
+        std::ffi::OsStr::new("--request-state-key-file"),
+        key.as_os_str(),
+    ];
+    let mut sealing = Server::stateless_with(&with_key);
+    let mut opening = Server::stateless_with(&with_key);
+    // A replica with a key of its own, drawn at start.
+    let mut stranger = Server::stateless();
+    let capabilities = json!({ "sampling": {} });
+    let arguments = json!({ "prompt": "Capital of France?" });
+    let (_, first) = sealing.call(
+        "test_sampling",
+        &capabilities,
+        json!({ "arguments": arguments }),
+    );
+    let reply = json!({ "role": "assistant", "model": "m", "stopReason": "endTurn",
+        "content": { "type": "text", "text": "Paris" } });
+    let answer = json!({ "arguments": arguments, "inputResponses": { "sampling-1": reply },
+        "requestState": first["result"]["requestState"] });
+
+    let (_, refused) = stranger.call("test_sampling", &capabilities, answer.clone());
+    assert_eq!(
+        refused["error"]["data"]["kind"], "invalid_request_state",
+        "{refused}"
+    );
+    let (_, second) = opening.call("test_sampling", &capabilities, answer);
+    assert_eq!(text(&second), "LLM response: Paris", "{second}");
+}
+
+#[test]
+fn a_request_state_key_file_that_is_short_or_missing_is_refused_with_how_to_make_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = dir.path().join("short.key");
+    std::fs::write(&short, "0123456789abcdef\n").unwrap();
+    for (file, says) in [
+        (short, "openssl rand -hex 32"),
+        (dir.path().join("missing"), "cannot read it"),
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+            .arg("--stdio")
+            .arg("--request-state-key-file")
+            .arg(&file)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{}", file.display());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("--request-state-key-file") && stderr.contains(says),
+            "{stderr}"
+        );
+    }
+}

@@ -265,6 +265,13 @@ pub enum Command {
         /// with 403; requests without one (clients that are not browsers) are served.
         #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http", value_parser = holon_mcp::http_guard::parse_origin)]
         allow_origins: Vec<String>,
+        /// Also answer requests whose Host header is NAME (host, or host:port for that
+        /// port only); repeatable. A loopback bind answers to localhost, 127.0.0.1 and
+        /// [::1]; another bind to any Host until one is named, then to the named ones
+        /// only. Requests with another Host are refused with 403 (DNS rebinding). Behind
+        /// a balancer, name the host clients reach it by.
+        #[arg(long = "allowed-host", value_name = "NAME", requires = "http", value_parser = holon_mcp::http_guard::parse_allowed_host)]
+        allowed_hosts: Vec<String>,
         /// The capability families clients may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
@@ -472,6 +479,7 @@ pub fn run(cli: Cli) -> ExitCode {
             token_file,
             no_auth,
             allow_origins,
+            allowed_hosts,
             families,
             discovery,
             pinned,
@@ -517,6 +525,7 @@ pub fn run(cli: Cli) -> ExitCode {
                     token_file: token_file.clone(),
                     no_auth: *no_auth,
                     allow_origins: allow_origins.clone(),
+                    allowed_hosts: allowed_hosts.clone(),
                     families: *families,
                     oauth,
                     listed,

@@ -61,6 +61,8 @@ pub(super) struct ServeOptions {
     pub(super) no_auth: bool,
     /// `--allow-origin`.
     pub(super) allow_origins: Vec<String>,
+    /// `--allowed-host`.
+    pub(super) allowed_hosts: Vec<String>,
     /// `--families`.
     pub(super) families: FamilyPolicy,
     /// `--oauth-*`: OAuth access tokens, when `--oauth-resource` is given.
@@ -113,8 +115,10 @@ pub(super) async fn serve(
                 no_auth: options.no_auth,
                 token_file: options.token_file,
                 allow_origins: options.allow_origins,
+                allowed_hosts: options.allowed_hosts,
                 limits: HttpLimits::default(),
                 oauth: options.oauth,
+                ..HttpOptions::new()
             };
             serve_http(&name, addr, server, http).await
         }

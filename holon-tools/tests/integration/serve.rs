@@ -470,6 +470,57 @@ fn http_refuses_foreign_origins_and_serves_its_own_and_the_named_ones() {
     drop(server);
 }
 
+#[test]
+fn http_answers_to_loopback_names_and_the_allowed_hosts_and_refuses_other_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, authority, _) = serve_http(
+        dir.path(),
+        &[
+            "--allowed-host",
+            "mcp.example.com",
+            "--allowed-host",
+            "lb.example.com:8443",
+        ],
+        Some(TOKEN),
+    );
+    let body = initialize_request().to_string();
+    let post_as = |host: &str| {
+        http(
+            &authority,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nAuthorization: Bearer {TOKEN}\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    for host in [authority.as_str(), "mcp.example.com", "lb.example.com:8443"] {
+        let reply = post_as(host);
+        assert!(reply.starts_with("HTTP/1.1 200"), "{host}: {reply}");
+    }
+    for host in ["rebound.example", "lb.example.com:9000"] {
+        let reply = post_as(host);
+        assert!(reply.starts_with("HTTP/1.1 403"), "{host}: {reply}");
+        assert!(reply.contains("--allowed-host"), "{host}: {reply}");
+    }
+    drop(server);
+
+    let refused = holon_command(dir.path())
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--allowed-host",
+            "https://mcp.example.com",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("without scheme"), "{stderr}");
+}
+
 /// The `Mcp-Session-Id` an HTTP `initialize` reply assigned.
 pub(crate) fn session_id(reply: &str) -> String {
     reply

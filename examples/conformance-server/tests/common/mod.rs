@@ -32,8 +32,14 @@ impl Drop for Server {
 impl Server {
     /// The server for stateless requests: no `initialize`.
     pub fn stateless() -> Self {
+        Self::stateless_with(&[])
+    }
+
+    /// The server for stateless requests, started with the further `args`.
+    pub fn stateless_with(args: &[&std::ffi::OsStr]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
             .arg("--stdio")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
