@@ -621,11 +621,12 @@ struct Cli {
     /// A loopback bind answers to the loopback names already.
     #[arg(long = "allowed-host", value_name = "NAME", conflicts_with = "stdio", value_parser = holon_mcp::http_guard::parse_allowed_host)]
     allowed_hosts: Vec<String>,
-    /// Seal the requestState of 2026-07-28 input rounds with the key in this file (at
-    /// least 32 bytes; a final newline is not part of it), so that replicas given the
-    /// same file open one another's rounds. Else a key drawn at start.
+    /// Seal the requestState of 2026-07-28 input rounds with the keys of this file (one
+    /// `ID BASE64_SECRET` a line, the current key first), over the store's: replicas
+    /// given the same file open one another's rounds, as `holon-tools serve --key-file`.
+    /// Else the store's keyring (shared on one database), or a key drawn at start.
     #[arg(long, value_name = "FILE")]
-    request_state_key_file: Option<PathBuf>,
+    key_file: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -655,22 +656,13 @@ async fn main() -> ExitCode {
             }
         },
     };
-    let server = match &cli.request_state_key_file {
+    let server = match cli.key_file.as_ref().map(holon_mcp::Keyring::from_file) {
         None => server,
-        Some(path) => match read_request_state_key(path).and_then(|key| {
-            server.with_request_state_key(&key).map_err(|error| {
-                format!("{error}; write a longer key, e.g. `openssl rand -hex 32 > FILE`")
-            })
-        }) {
-            Ok(server) => server,
-            Err(error) => {
-                eprintln!(
-                    "conformance-server: --request-state-key-file {}: {error}",
-                    path.display()
-                );
-                return ExitCode::from(2);
-            }
-        },
+        Some(Ok(keyring)) => server.with_keyring(&keyring),
+        Some(Err(error)) => {
+            eprintln!("conformance-server: --key-file: {error}");
+            return ExitCode::from(2);
+        }
     };
     let server = match Stores::open(&store) {
         Ok(stores) => server.with_stores(&stores),
@@ -711,19 +703,4 @@ async fn serve_http(
     let http = HttpServer::bind(addr, server, options).await?;
     eprintln!("{}", http.announcement());
     http.with_graceful_shutdown(shutdown_signal()).await
-}
-
-/// The sealing key in `path`: its bytes, without a final newline (a key written by
-/// `openssl rand -hex 32 > FILE` is its 64 characters).
-// The operator's file, named on the command line: no model chooses the path.
-#[allow(clippy::disallowed_methods)]
-fn read_request_state_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let mut key = std::fs::read(path).map_err(|error| format!("cannot read it: {error}"))?;
-    if key.last() == Some(&b'\n') {
-        key.pop();
-        if key.last() == Some(&b'\r') {
-            key.pop();
-        }
-    }
-    Ok(key)
 }

@@ -259,18 +259,15 @@ fn log_messages_go_only_to_a_request_that_names_a_log_level() {
 }
 
 #[test]
-fn servers_given_one_request_state_key_file_open_one_anothers_rounds() {
+fn servers_given_one_key_file_open_one_anothers_rounds() {
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("request-state.key");
+    let key = dir.path().join("request-state.keys");
     std::fs::write(
         &key,
-        "5f0c8e1a9b7d3c2e4f6a8b0c1d2e3f405f0c8e1a9b7d3c2e4f6a8b0c1d2e3f40\n",
+        "# current first\nk2 XwyOGpt9PC5PaosMHS4/QF8MjhqbfTwuT2qLDB0uP0A=\n",
     )
     .unwrap();
-    let with_key = [
-        std::ffi::OsStr::new("--request-state-key-file"),
-        key.as_os_str(),
-    ];
+    let with_key = [std::ffi::OsStr::new("--key-file"), key.as_os_str()];
     let mut sealing = Server::stateless_with(&with_key);
     let mut opening = Server::stateless_with(&with_key);
     // A replica with a key of its own, drawn at start.
@@ -297,17 +294,17 @@ fn servers_given_one_request_state_key_file_open_one_anothers_rounds() {
 }
 
 #[test]
-fn a_request_state_key_file_that_is_short_or_missing_is_refused_with_how_to_make_one() {
+fn a_key_file_that_is_short_or_missing_is_refused_with_how_to_make_one() {
     let dir = tempfile::tempdir().unwrap();
-    let short = dir.path().join("short.key");
-    std::fs::write(&short, "0123456789abcdef\n").unwrap();
+    let short = dir.path().join("short.keys");
+    std::fs::write(&short, "k1 MDEyMzQ1Njc4OWFiY2RlZg==\n").unwrap();
     for (file, says) in [
-        (short, "openssl rand -hex 32"),
-        (dir.path().join("missing"), "cannot read it"),
+        (short, "openssl rand -base64 32"),
+        (dir.path().join("missing"), "cannot be read"),
     ] {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_conformance-server"))
             .arg("--stdio")
-            .arg("--request-state-key-file")
+            .arg("--key-file")
             .arg(&file)
             .stdin(std::process::Stdio::null())
             .output()
@@ -315,7 +312,7 @@ fn a_request_state_key_file_that_is_short_or_missing_is_refused_with_how_to_make
         assert_eq!(output.status.code(), Some(2), "{}", file.display());
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stderr.contains("--request-state-key-file") && stderr.contains(says),
+            stderr.contains("--key-file") && stderr.contains(says),
             "{stderr}"
         );
     }

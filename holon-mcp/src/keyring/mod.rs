@@ -77,7 +77,7 @@ impl Key {
         getrandom::fill(&mut secret).map_err(|error| KeyringError::Random(error.to_string()))?;
         let mut id = [0u8; 8];
         getrandom::fill(&mut id).map_err(|error| KeyringError::Random(error.to_string()))?;
-        let id = id.iter().map(|byte| format!("{byte:02x}")).collect();
+        let id = hex::encode(id);
         Ok(Self { id, secret })
     }
 
