@@ -186,4 +186,10 @@ pub const MIGRATIONS: &[Migration] = &[
         // Rows of older runtimes keep NULL: no site, so no approval runs them.
         sql: "ALTER TABLE approvals ADD COLUMN site_json TEXT;",
     },
+    Migration {
+        version: 15,
+        name: "the operator's approval of a pending call, waiting for the call to be made again",
+        // Rows of older runtimes keep NULL: approved out of band before this, they ran.
+        sql: "ALTER TABLE approvals ADD COLUMN approval_json TEXT;",
+    },
 ];
