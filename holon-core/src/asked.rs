@@ -1,6 +1,7 @@
 //! [`AskedCalls`]: how a host other than the operator's own tooling (an MCP server whose
 //! client can ask its user) decides a call its [`CallGate`](crate::CallGate) asked about,
-//! without depending on the crate that implements the gate.
+//! and how the dispatcher runs a call the operator approved out of band when it is made
+//! again, without depending on the crate that implements the gate.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -33,4 +34,21 @@ pub trait AskedCalls: Send + Sync {
         note: Option<String>,
         decided_by: &'a str,
     ) -> DecisionFuture<'a>;
+
+    /// The run of `asked`, which the gate deferred just now, when the operator approved
+    /// this very call already out of band (`holon-tools approvals approve` stores the
+    /// signed decision and runs nothing): the call runs here, in the context of the
+    /// caller who asked again, once whatever runs concurrently. `None` when no approval
+    /// waits for it, and the deferral is the answer. The dispatcher awaits the future
+    /// in place of the deferral; the run (or its refusal) is observed by the gate's own
+    /// dispatch, so the dispatcher does not record the call again.
+    fn approved_run<'a>(
+        &'a self,
+        registry: &'a Registry,
+        context: &'a ToolContext,
+        asked: &'a ApprovalRequired,
+    ) -> Option<DecisionFuture<'a>> {
+        let _ = (registry, context, asked);
+        None
+    }
 }

@@ -7,11 +7,13 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
+use crate::asked::{AskedCalls, DecisionFuture};
 use crate::cancel::Cancellation;
 use crate::context::{
     CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
@@ -25,7 +27,7 @@ use crate::json_text;
 use crate::output::ToolOutput;
 use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
 use crate::registry::{Entry, Registry, visible_to};
-use crate::result::ToolResult;
+use crate::result::{ApprovalRequired, Deferral, ToolResult};
 use crate::result_check::check_result;
 use crate::schema_problems::report;
 use crate::tool::CallFuture;
@@ -248,6 +250,7 @@ impl Registry {
         // Set by the policy's gate; read only by the observer.
         let mut decision = gate.decision();
         let mut granted_by = None;
+        let mut observed_by_gate = false;
         // Not `resolve`: its `Result` would be kept across the call's `await`.
         let mut result = 'call: {
             match self.allowed(context, &name) {
@@ -262,7 +265,26 @@ impl Registry {
                                 }
                                 Consulted::Answered(answer, decided) => {
                                     decision = decided;
-                                    break 'call answer;
+                                    let asked = match (decided, answer.deferral()) {
+                                        (
+                                            Decision::Asked,
+                                            Some(Deferral::ApprovalRequired(asked)),
+                                        ) => Some(asked.clone()),
+                                        _ => None,
+                                    };
+                                    let approved = asked
+                                        .as_ref()
+                                        .and_then(|asked| approved_run(self, context, asked));
+                                    let Some(approved) = approved else {
+                                        break 'call answer;
+                                    };
+                                    // The gate's own dispatch observed the run (or why it
+                                    // did not run): this call is not recorded twice.
+                                    observed_by_gate = true;
+                                    // Boxed already: the common call's future carries nothing of it.
+                                    break 'call approved.await.unwrap_or_else(|error| {
+                                        ToolResult::from_error(entry.name, error)
+                                    });
                                 }
                             }
                         }
@@ -306,7 +328,7 @@ impl Registry {
             }
         };
         result.call_id = call_id;
-        if let Some(observed) = observed {
+        if let Some(observed) = observed.filter(|_| !observed_by_gate) {
             observed.observer.record(&Execution {
                 requested_name: &name,
                 input_json: &observed.input_json,
@@ -483,6 +505,17 @@ fn consult<'t>(
             }
         },
     }
+}
+
+/// The run of the deferred call `asked`, when the operator approved that very call out
+/// of band already (see [`AskedCalls::approved_run`]).
+fn approved_run<'a>(
+    registry: &'a Registry,
+    context: &'a ToolContext,
+    asked: &'a ApprovalRequired,
+) -> Option<DecisionFuture<'a>> {
+    let asked_calls = context.state::<Arc<dyn AskedCalls>>().ok()?;
+    asked_calls.approved_run(registry, context, asked)
 }
 
 /// The arguments of an asked call as a `Value`, once every input check passed.

@@ -2,7 +2,8 @@
 //! when the client can ask: accept runs the stored call once, decline or cancel is the
 //! typed denial, both through the same signed, single-use decision the operator's CLI
 //! makes. A client that cannot ask gets the deferred `approval_required` envelope, and
-//! the host decides out of band (`holon-tools approvals approve ID`).
+//! the host decides out of band (`holon-tools approvals approve ID`; the approved call runs
+//! when the client makes it again).
 //!
 //! The decision names who made it ([`decided_by`]): the client's user, as
 //! `mcp-elicitation:<principal id>` when the request was authenticated, else

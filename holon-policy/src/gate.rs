@@ -12,9 +12,10 @@ use holon_core::{
     ToolError, ToolErrorKind, ToolResult,
 };
 
-use crate::pending::{ApprovalState, ApprovalStore, CallSite, CallSiteSource, PendingCall};
+use crate::pending::{ApprovalState, ApprovalStore, PendingCall};
 use crate::rules::{ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
 use crate::signing::{OperatorKey, SignedDecision, Standing, arguments_digest};
+use crate::site::{CallSite, CallSiteSource};
 
 /// How long an asked call waits for the operator by default: one hour.
 pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
@@ -89,6 +90,41 @@ impl AskedCalls for Approvals {
             self.decide(registry, context, &decision).await
         })
     }
+
+    /// Runs the call `asked` in `context` when the operator approved it out of band
+    /// ([`Approvals::approve_later`]): the decision is checked again here (signature,
+    /// expiry, arguments, principal, site) and claimed, so of identical calls made at
+    /// once exactly one runs it.
+    fn approved_run<'a>(
+        &'a self,
+        registry: &'a Registry,
+        context: &'a ToolContext,
+        asked: &'a ApprovalRequired,
+    ) -> Option<DecisionFuture<'a>> {
+        // A store that cannot be read leaves the call deferred: nothing runs.
+        let call = self.store.get(&asked.approval_id).ok().flatten()?;
+        let approval = call.approved_awaiting_retry()?.clone();
+        Some(Box::pin(async move {
+            self.decide(registry, context, &approval)
+                .await
+                .map_err(|error| claimed_by_another(error, &approval.approval_id))
+        }))
+    }
+}
+
+/// `error`, said for the caller who lost the claim of an approval to an identical call
+/// made at the same time.
+fn claimed_by_another(error: ToolError, id: &str) -> ToolError {
+    if error.kind.as_str() != "approval_already_decided" {
+        return error;
+    }
+    refusal(
+        "approval_already_decided",
+        format!(
+            "the operator approved this call once (approval `{id}`), and an identical call made at the same time ran it; nothing ran here"
+        ),
+        "the identical call's answer has the result; make the call again only to run it again, which asks the operator anew",
+    )
 }
 
 impl CallGate for Approvals {
@@ -220,6 +256,7 @@ impl Approvals {
             message: None,
             decided_by: None,
             outcome: None,
+            approval: None,
         };
         let mut id = [0u8; 16];
         if let Err(error) = getrandom::fill(&mut id) {
@@ -325,8 +362,89 @@ impl Approvals {
         }
     }
 
+    /// The operator's side, out of band: checks the approval `decision` as
+    /// [`Approvals::decide`] does (the call is still pending, and this is where it was
+    /// asked), and stores it on the call, running nothing. The runtime that asked runs
+    /// the call when its caller makes the same call again (the gate defers it to the
+    /// same pending approval, finds this decision and claims it): there, as the
+    /// principal who asked, with the caller's families, exactly once. A call approved
+    /// already is refused as `approval_already_decided`; a denial
+    /// (`holon-tools approvals deny`) still refuses it until it runs. Returns the call
+    /// as stored now.
+    pub fn approve_later(
+        &self,
+        context: &ToolContext,
+        decision: &SignedDecision,
+    ) -> Result<PendingCall, ToolError> {
+        let id = &decision.approval_id;
+        if !decision.approve {
+            return Err(refusal(
+                "approval_not_an_approval",
+                format!(
+                    "the decision on `{id}` denies the call; only an approval waits for the call to be made again"
+                ),
+                "carry a denial out with `Approvals::decide` (`holon-tools approvals deny`)",
+            ));
+        }
+        let mut call = self
+            .verified(decision, context)
+            .map_err(|refused| refused.0)?;
+        match self.store.store_approval(id, decision) {
+            Ok(true) => {
+                call.approval = Some(decision.clone());
+                Ok(call)
+            }
+            Ok(false) => Err(refusal(
+                "approval_already_decided",
+                format!(
+                    "the call `{id}` was decided already (approved calls run when the model makes them again); a decision is used once"
+                ),
+                "`holon-tools approvals show ID` shows its state and outcome",
+            )),
+            Err(error) => Err(ToolError::new(
+                ToolErrorKind::INTERNAL_ERROR,
+                error.to_string(),
+            )),
+        }
+    }
+
     /// The stored call `decision` is for, once every check holds and it is claimed.
     fn checked(
+        &self,
+        decision: &SignedDecision,
+        context: &ToolContext,
+    ) -> Result<PendingCall, Refused> {
+        let call = self.verified(decision, context)?;
+        let id = &decision.approval_id;
+        let to = if decision.approve {
+            ApprovalState::Approved
+        } else {
+            ApprovalState::Denied
+        };
+        match self
+            .store
+            .claim(id, to, decision.message.as_deref(), &decision.decided_by)
+        {
+            Ok(true) => Ok(call),
+            Ok(false) => Err(Box::new((
+                refusal(
+                    "approval_already_decided",
+                    format!("the call `{id}` was decided already; a decision is used once"),
+                    "`holon-tools approvals show ID` shows its outcome",
+                ),
+                Some(call),
+            ))),
+            Err(error) => Err(Box::new((
+                ToolError::new(ToolErrorKind::INTERNAL_ERROR, error.to_string()),
+                Some(call),
+            ))),
+        }
+    }
+
+    /// The stored call `decision` is for, once every check holds: signed with the key,
+    /// the call pending, unexpired, for its exact arguments, principal and site, and
+    /// an approval made where the call was asked.
+    fn verified(
         &self,
         decision: &SignedDecision,
         context: &ToolContext,
@@ -406,26 +524,7 @@ impl Approvals {
                 "approve it once, or for its principal",
             );
         }
-        let to = if decision.approve {
-            ApprovalState::Approved
-        } else {
-            ApprovalState::Denied
-        };
-        match self
-            .store
-            .claim(id, to, decision.message.as_deref(), &decision.decided_by)
-        {
-            Ok(true) => Ok(call),
-            Ok(false) => refuse(
-                "approval_already_decided",
-                format!("the call `{id}` was decided already; a decision is used once"),
-                "`holon-tools approvals show ID` shows its outcome",
-            ),
-            Err(error) => Err(Box::new((
-                ToolError::new(ToolErrorKind::INTERNAL_ERROR, error.to_string()),
-                Some(call),
-            ))),
-        }
+        Ok(call)
     }
 
     /// Runs (or refuses) the claimed `call` and records the outcome.
@@ -632,7 +731,7 @@ fn deferred_result(tool: &'static str, call: PendingCall) -> ToolResult {
     let extras = result.extras_mut();
     extras.summary = Some(format!("{tool} deferred: approval_required ({id})"));
     extras.directive = Some(format!(
-        "the operator's decision on approval {id}; nothing has run yet"
+        "the operator's decision on approval {id}; nothing has run yet. Once the operator approves it, make the same call again: that runs it"
     ));
     extras.deferral = Some(Deferral::ApprovalRequired(required));
     result

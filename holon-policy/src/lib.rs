@@ -24,12 +24,13 @@ mod gate;
 mod pending;
 mod rules;
 pub(crate) mod signing;
+mod site;
 
 pub use gate::{Approvals, DEFAULT_APPROVAL_TTL, DecidedBy, WithApprovals};
 pub use holon_core::{ApprovalRequired, Decision};
 pub use pending::{
-    ApprovalState, ApprovalStore, ApprovalStoreError, CallSite, CallSiteSource, DirIdentity,
-    MemoryApprovalStore, PendingCall,
+    ApprovalState, ApprovalStore, ApprovalStoreError, MemoryApprovalStore, PendingCall,
 };
 pub use rules::{AnnotationMatch, ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
 pub use signing::{OperatorKey, SignedDecision, Standing, arguments_digest, canonical_arguments};
+pub use site::{CallSite, CallSiteSource, DirIdentity};

@@ -1,8 +1,7 @@
 //! A call the policy asked about, and where it waits for the operator.
 
 use std::collections::HashMap;
-use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,14 +9,17 @@ use serde_json::Value;
 use holon_core::ToolCapabilityFamily;
 
 use crate::rules::Rule;
+use crate::signing::SignedDecision;
+use crate::site::CallSite;
 
 /// Where a stored call is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalState {
-    /// Waiting for the operator.
+    /// Waiting for the operator, or approved out of band and waiting for the caller to
+    /// make the call again, which runs it (see [`PendingCall::approval`]).
     Pending,
-    /// Approved: it ran (or is running); its outcome is recorded when it ends.
+    /// Approved and claimed: it ran (or is running); its outcome is recorded when it ends.
     Approved,
     /// Denied: it never runs.
     Denied,
@@ -38,67 +40,6 @@ impl ApprovalState {
         [Self::Pending, Self::Approved, Self::Denied]
             .into_iter()
             .find(|state| state.as_str() == name)
-    }
-}
-
-/// A directory as the kernel knows it: the canonical path it was opened at, and the
-/// device and inode of what was opened there (a path alone can be made to name
-/// another directory).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DirIdentity {
-    /// The canonical path.
-    pub path: String,
-    /// The device of the directory.
-    pub device: u64,
-    /// The inode of the directory.
-    pub inode: u64,
-}
-
-impl fmt::Display for DirIdentity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} (device {}, inode {})",
-            self.path, self.device, self.inode
-        )
-    }
-}
-
-/// Where a call runs: the workspace root it acts in and the state directory that
-/// keeps it. An asked call records its site, the operator's decision is signed over
-/// it, and an approval runs the call at that site only.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CallSite {
-    /// The active workspace root.
-    pub workspace: DirIdentity,
-    /// The state directory; `None` when the state is in memory.
-    pub state_dir: Option<DirIdentity>,
-}
-
-/// How a host names the [`CallSite`] of the calls through a context: read afresh for
-/// each call, since a session may switch its workspace between two calls. A host
-/// puts it into the context with [`ToolContext::with_state`](holon_core::ToolContext::with_state);
-/// without it, calls are asked and approved with no site.
-#[derive(Clone)]
-pub struct CallSiteSource(Arc<dyn Fn() -> Result<CallSite, String> + Send + Sync>);
-
-impl CallSiteSource {
-    /// The source that asks `site` each time; its error says why the site is unknown.
-    pub fn new(site: impl Fn() -> Result<CallSite, String> + Send + Sync + 'static) -> Self {
-        Self(Arc::new(site))
-    }
-
-    /// The site of a call made now.
-    pub fn current(&self) -> Result<CallSite, String> {
-        (self.0)()
-    }
-}
-
-impl fmt::Debug for CallSiteSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("CallSiteSource(..)")
     }
 }
 
@@ -140,6 +81,11 @@ pub struct PendingCall {
     pub decided_by: Option<String>,
     /// The result envelope of the approved run, or the denial, once there is one.
     pub outcome: Option<Value>,
+    /// The operator's signed approval, stored out of band (`holon-tools approvals
+    /// approve`) while the call is still pending: the runtime that asked runs the call
+    /// when its caller makes it again, after checking this decision and claiming it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<SignedDecision>,
 }
 
 impl PendingCall {
@@ -154,6 +100,14 @@ impl PendingCall {
             && self.session == other.session
             && self.families == other.families
             && self.site == other.site
+    }
+
+    /// The operator's approval of this call when it waits for its caller to make the
+    /// call again: pending, with an approval stored out of band.
+    pub fn approved_awaiting_retry(&self) -> Option<&SignedDecision> {
+        self.approval
+            .as_ref()
+            .filter(|decision| decision.approve && self.state == ApprovalState::Pending)
     }
 
     /// Whether the operator can still decide it at `now_ms`: pending and unexpired.
@@ -217,6 +171,16 @@ pub trait ApprovalStore: Send + Sync {
         to: ApprovalState,
         message: Option<&str>,
         decided_by: &str,
+    ) -> Result<bool, ApprovalStoreError>;
+
+    /// Stores the operator's signed `approval` on the call `id` if and only if it is
+    /// pending with no approval stored yet, atomically: whether this did it. Nothing
+    /// runs: the call stays pending until its caller makes it again and a claim
+    /// ([`ApprovalStore::claim`]) takes it.
+    fn store_approval(
+        &self,
+        id: &str,
+        approval: &SignedDecision,
     ) -> Result<bool, ApprovalStoreError>;
 
     /// Records the outcome (a result envelope) of the claimed call `id`.
@@ -315,6 +279,21 @@ impl ApprovalStore for MemoryApprovalStore {
                 call.state = to;
                 call.message = message.map(str::to_string);
                 call.decided_by = Some(decided_by.to_string());
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn store_approval(
+        &self,
+        id: &str,
+        approval: &SignedDecision,
+    ) -> Result<bool, ApprovalStoreError> {
+        let mut memory = self.memory();
+        match memory.calls.get_mut(id) {
+            Some(call) if call.state == ApprovalState::Pending && call.approval.is_none() => {
+                call.approval = Some(approval.clone());
                 Ok(true)
             }
             _ => Ok(false),

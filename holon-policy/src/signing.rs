@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use holon_core::{ToolError, ToolErrorKind};
 
-use crate::pending::CallSite;
+use crate::site::CallSite;
 
 /// The bytes of an operator key.
 const KEY_BYTES: usize = 32;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use holon_core::prelude::*;
 use holon_core::{
-    Deferral, DispatchObserver, Execution, FamilyPolicy, Principal, Registry, ToolCall,
+    AskedCalls, Deferral, DispatchObserver, Execution, FamilyPolicy, Principal, Registry, ToolCall,
     ToolCapabilityFamily, ToolStatus,
 };
 use holon_policy::audit::AuditRecord;
@@ -668,6 +668,13 @@ impl ApprovalStore for TamperingStore {
     ) -> Result<bool, ApprovalStoreError> {
         self.inner.claim(id, to, message, decided_by)
     }
+    fn store_approval(
+        &self,
+        id: &str,
+        approval: &SignedDecision,
+    ) -> Result<bool, ApprovalStoreError> {
+        self.inner.store_approval(id, approval)
+    }
     fn record_outcome(&self, id: &str, outcome: &Value) -> Result<(), ApprovalStoreError> {
         self.inner.record_outcome(id, outcome)
     }
@@ -779,5 +786,65 @@ fn an_approval_runs_its_call_at_the_site_it_was_asked_at_only() {
             .unwrap_err();
         assert_eq!(refused.kind.as_str(), "approval_site_unknown");
         assert_eq!(host.runs(), 1);
+    });
+}
+
+#[test]
+fn an_approval_made_out_of_band_runs_the_call_when_it_is_made_again_once() {
+    rt().block_on(async {
+        let host = Host::new(ask_bump(), Arc::new(MemoryApprovalStore::new()));
+        let context = host.context();
+        let deferred = host.call(&context, "Bump", json!({ "label": "a" })).await;
+        let id = approval_id(&deferred);
+        let Some(Deferral::ApprovalRequired(asked)) = deferred.deferral().cloned() else {
+            panic!("a deferral: {deferred:?}");
+        };
+        let decision = host
+            .approvals
+            .sign(&id, true, Standing::Once, None, "ada")
+            .unwrap();
+        let stored = host.approvals.approve_later(&context, &decision).unwrap();
+        assert_eq!(stored.state, ApprovalState::Pending);
+        assert_eq!(host.runs(), 0, "approving runs nothing");
+        let again = host.approvals.approve_later(&context, &decision);
+        assert_eq!(again.unwrap_err().kind.as_str(), "approval_already_decided");
+
+        // Another caller's identical call is another call: it is asked, nothing runs.
+        let other = host.context().with_caller("agent-2");
+        let asked_by_other = host.call(&other, "Bump", json!({ "label": "a" })).await;
+        assert_ne!(approval_id(&asked_by_other), id);
+        assert_eq!(host.runs(), 0);
+
+        // Two identical calls that both found the approval: the first to claim it runs
+        // the call; the other is told that an identical call ran it.
+        let racing =
+            AskedCalls::approved_run(&*host.approvals, Registry::global(), &context, &asked)
+                .expect("the approval waits for the call");
+        let ran = host.call(&context, "Bump", json!({ "label": "a" })).await;
+        assert_eq!(ran.structured.unwrap()["runs"], 1);
+        let lost = racing.await.expect_err("the approval is used once");
+        assert_eq!(lost.kind.as_str(), "approval_already_decided", "{lost:?}");
+        assert!(lost.message.contains("an identical call"), "{lost:?}");
+        assert_eq!(host.runs(), 1);
+        // Made again after it ran, the call is asked anew.
+        let later = host.call(&context, "Bump", json!({ "label": "a" })).await;
+        assert_ne!(approval_id(&later), id);
+        assert_eq!(host.runs(), 1);
+
+        let call = host.approvals.store().get(&id).unwrap().unwrap();
+        assert_eq!(call.state, ApprovalState::Approved);
+        assert_eq!(call.decided_by.as_deref(), Some("ada"));
+        assert_eq!(call.outcome.unwrap()["status"], "success");
+        // The run is recorded once, approved by ada, and the retry not as asked.
+        let deciders: Vec<(String, Option<String>)> = host.deciders();
+        let expected = [
+            ("asked", None),
+            ("asked", None),
+            ("approved", Some("ada")),
+            ("refused", None),
+            ("asked", None),
+        ]
+        .map(|(decision, by)| (decision.to_string(), by.map(str::to_string)));
+        assert_eq!(deciders, expected);
     });
 }

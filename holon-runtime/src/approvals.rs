@@ -4,7 +4,9 @@
 //! claims of a call, from threads or processes, exactly one changes its row. Storing
 //! an asked call unless the same one is pending is one write transaction.
 
-use holon_policy::{ApprovalState, ApprovalStore, ApprovalStoreError, PendingCall, Rule};
+use holon_policy::{
+    ApprovalState, ApprovalStore, ApprovalStoreError, PendingCall, Rule, SignedDecision,
+};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value;
 
@@ -20,7 +22,7 @@ fn json_failed(doing: &str) -> impl FnOnce(serde_json::Error) -> ApprovalStoreEr
 
 const COLUMNS: &str = "id, tool, arguments_json, arguments_sha256, principal, caller, session, \
 families_json, reason, created_at_ms, expires_at_ms, state, message, outcome_json, decided_by, \
-site_json";
+site_json, approval_json";
 
 /// A stored row as a call; a row that does not read back is an error, never a guess.
 fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
@@ -37,6 +39,7 @@ fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
     let families: String = row.get(7)?;
     let outcome: Option<String> = row.get(13)?;
     let site: Option<String> = row.get(15)?;
+    let approval: Option<String> = row.get(16)?;
     Ok(PendingCall {
         id: row.get(0)?,
         tool: row.get(1)?,
@@ -76,6 +79,17 @@ fn call_of(row: &Row<'_>) -> rusqlite::Result<PendingCall> {
                 })
             })
             .transpose()?,
+        approval: approval
+            .map(|text| {
+                serde_json::from_str(&text).map_err(|error| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        16,
+                        rusqlite::types::Type::Text,
+                        Box::new(error),
+                    )
+                })
+            })
+            .transpose()?,
     })
 }
 
@@ -89,9 +103,15 @@ fn insert_on(connection: &Connection, call: &PendingCall) -> Result<(), Approval
         .map(serde_json::to_string)
         .transpose()
         .map_err(json_failed(DOING))?;
+    let approval = call
+        .approval
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(json_failed(DOING))?;
     connection
             .execute(
-                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
+                &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"),
                 params![
                     call.id,
                     call.tool,
@@ -109,6 +129,7 @@ fn insert_on(connection: &Connection, call: &PendingCall) -> Result<(), Approval
                     call.outcome.as_ref().map(Value::to_string),
                     call.decided_by,
                     site,
+                    approval,
                 ],
             )
             .map_err(failed(DOING))?;
@@ -218,6 +239,25 @@ impl ApprovalStore for Store {
                 params![id, to.as_str(), message, decided_by],
             )
             .map_err(failed("claiming an asked call"))?;
+        Ok(changed == 1)
+    }
+
+    fn store_approval(
+        &self,
+        id: &str,
+        approval: &SignedDecision,
+    ) -> Result<bool, ApprovalStoreError> {
+        const DOING: &str = "storing the approval of an asked call";
+        let text = serde_json::to_string(approval).map_err(json_failed(DOING))?;
+        // One conditional `UPDATE`: of concurrent approvals of a call, one is stored.
+        let changed = self
+            .connection()
+            .execute(
+                "UPDATE approvals SET approval_json = ?2
+                 WHERE id = ?1 AND state = 'pending' AND approval_json IS NULL",
+                params![id, text],
+            )
+            .map_err(failed(DOING))?;
         Ok(changed == 1)
     }
 

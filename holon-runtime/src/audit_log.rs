@@ -3,7 +3,7 @@
 //! end, and flushed to disk (`fdatasync`) after every record, so a record the call's
 //! caller saw the result of survives a crash of this process or the machine.
 //!
-//! Several processes may write one log (a `serve` and an operator's `approvals approve`,
+//! Several processes may write one log (a `serve` and an operator's `approvals deny`,
 //! concurrent `session`s): each append holds an exclusive lock of the file (`flock`),
 //! verifies what the others appended since this process last looked, and chains to
 //! the file's last record, so the chain never forks.

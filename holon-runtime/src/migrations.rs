@@ -196,4 +196,10 @@ pub const MIGRATIONS: &[Migration] = &[
               );
               CREATE INDEX task_cgroups_of_task ON task_cgroups (task);",
     },
+    Migration {
+        version: 16,
+        name: "the operator's approval of a pending call, waiting for the call to be made again",
+        // Rows of older runtimes keep NULL: approved out of band before this, they ran.
+        sql: "ALTER TABLE approvals ADD COLUMN approval_json TEXT;",
+    },
 ];

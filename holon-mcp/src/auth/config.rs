@@ -67,6 +67,7 @@ pub struct OAuthConfig {
     pub(crate) leeway: Duration,
     pub(crate) scope_challenge: bool,
     pub(crate) key_refresh_interval: Duration,
+    pub(crate) reserved_subjects: Vec<String>,
 }
 
 impl OAuthConfig {
@@ -88,7 +89,21 @@ impl OAuthConfig {
             leeway: Duration::from_secs(30),
             scope_challenge: true,
             key_refresh_interval: Duration::from_secs(10),
+            reserved_subjects: Vec::new(),
         })
+    }
+
+    /// Principals the host's own callers act as without a token (holon-runtime's local
+    /// `call` and `session` act as its root agent, `root`): a token whose subject is one
+    /// of them is refused as `invalid_token`, so that its holder never shares their
+    /// tasks and approvals. (This server's static bearer token's principal is always
+    /// reserved.)
+    pub fn with_reserved_subjects<S: AsRef<str>>(mut self, subjects: &[S]) -> Self {
+        self.reserved_subjects = subjects
+            .iter()
+            .map(|subject| subject.as_ref().to_string())
+            .collect();
+        self
     }
 
     /// The authorization servers the metadata names (the issuer alone by default).

@@ -57,6 +57,7 @@ pub(crate) struct TokenVerifier {
     issuer: String,
     audiences: Vec<String>,
     leeway: u64,
+    reserved_subjects: Vec<String>,
 }
 
 impl TokenVerifier {
@@ -83,6 +84,7 @@ impl TokenVerifier {
             issuer: config.issuer.clone(),
             audiences,
             leeway: config.leeway.as_secs(),
+            reserved_subjects: config.reserved_subjects.clone(),
         })
     }
 
@@ -151,6 +153,14 @@ impl TokenVerifier {
             return Err(format!(
                 "the token's subject `{STATIC_TOKEN_PRINCIPAL}` is reserved for this server's static bearer token; the issuer must name the subject otherwise"
             ));
+        }
+        // A principal the host's own callers act as without a token: the same
+        // namespace, so a token naming it would share their tasks and approvals.
+        if self.reserved_subjects.contains(&subject) {
+            return Err(
+                "the token's subject is reserved for this host's local callers; the issuer must name the subject otherwise"
+                    .to_string(),
+            );
         }
         let mut scopes: Vec<String> = claims
             .scope

@@ -1,7 +1,8 @@
 //! `holon-tools approvals`: the operator's side of the approval policy. List and show
-//! the calls the policy asked about; approve one (it runs now, once, and its result
-//! is printed) or deny it (the model reads the message). Decisions are signed with
-//! the operator key in the state directory; approving is never a tool.
+//! the calls the policy asked about; approve one (the signed approval is stored, and
+//! the runtime that asked runs the call, once, when its caller makes it again) or deny
+//! it (the model reads the message). Decisions are signed with the operator key in the
+//! state directory; approving is never a tool.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,7 +35,8 @@ pub enum ApprovalsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Approve an asked call: it runs now, exactly once, and its result is printed.
+    /// Approve an asked call: nothing runs here; the runtime that asked runs it,
+    /// exactly once, when its caller makes the same call again.
     Approve {
         /// The approval id.
         id: String,
@@ -48,7 +50,7 @@ pub enum ApprovalsCommand {
         /// Who decides, as the audit record names them (signed with the decision).
         #[arg(long = "as", value_name = "NAME", default_value_t = operator_name())]
         decided_by: String,
-        /// Print the result envelope as JSON instead of the receipt.
+        /// Print the approved call as JSON (as `approvals show --json`) instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -118,8 +120,7 @@ pub(super) async fn approvals(runtime: Arc<Runtime>, command: &ApprovalsCommand)
                 message: message.clone(),
                 by: decided_by,
             };
-            let outcome = decide(&runtime, &approvals, id, decision).await;
-            print_outcome(outcome, *json)
+            print_approved(approve_later(&runtime, &approvals, id, decision), *json)
         }
         ApprovalsCommand::Deny {
             id,
@@ -151,7 +152,53 @@ pub(super) struct Decided<'a> {
     pub by: &'a str,
 }
 
-/// Signs the operator's decision on `id` and carries it out.
+/// Signs the operator's approval of `id` and stores it: the runtime that asked runs
+/// the call when its caller makes it again. Running it here would run it in this
+/// process, as this process's principal, where the asking runtime's tasks do not exist
+/// and a background command dies when the command exits.
+fn approve_later(
+    runtime: &Arc<Runtime>,
+    approvals: &Arc<Approvals>,
+    id: &str,
+    decided: Decided<'_>,
+) -> Result<PendingCall, holon_core::ToolError> {
+    let decision = approvals.sign(
+        id,
+        decided.approve,
+        decided.standing,
+        decided.message,
+        decided.by,
+    )?;
+    // The site of this context is checked against the call's: approve where it was asked.
+    let context = runtime
+        .context(FamilyPolicy::all())
+        .with_approvals(Arc::clone(approvals));
+    approvals.approve_later(&context, &decision)
+}
+
+fn print_approved(approved: Result<PendingCall, holon_core::ToolError>, json: bool) -> ExitCode {
+    match approved {
+        Ok(call) => {
+            if json {
+                match serde_json::to_string_pretty(&call) {
+                    Ok(text) => emit_line(&text),
+                    Err(error) => eprintln!("holon-tools: {error}"),
+                }
+            } else {
+                emit_line(&format!(
+                    "approved {}: {} runs when the model makes the same call again; `holon-tools approvals show {}` shows its outcome",
+                    call.id, call.tool, call.id
+                ));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => print_outcome(Err(error), json),
+    }
+}
+
+/// Signs the operator's decision on `id` and carries it out now, in this runtime: a
+/// denial from the CLI, or a decision at the `session` prompt, made in the runtime
+/// that asked.
 pub(super) async fn decide(
     runtime: &Arc<Runtime>,
     approvals: &Arc<Approvals>,
@@ -231,12 +278,15 @@ fn list(approvals: &Approvals, all: bool, json: bool) -> ExitCode {
         let decided_by = call
             .decided_by
             .as_ref()
+            .or(call
+                .approved_awaiting_retry()
+                .map(|approval| &approval.decided_by))
             .map(|by| format!("  by={by}"))
             .unwrap_or_default();
         emit_line(&format!(
             "{}  {:<8}  {:<18}  {}  {}{decided_by}",
             call.id,
-            call.state.as_str(),
+            state_label(call),
             call.tool,
             call.principal,
             one_line(&call.arguments.to_string(), 60)
@@ -273,6 +323,16 @@ fn show(approvals: &Approvals, id: &str, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The state `list` prints: `ready` for a call approved out of band that runs when
+/// its caller makes it again.
+fn state_label(call: &PendingCall) -> &'static str {
+    if call.approved_awaiting_retry().is_some() {
+        "ready"
+    } else {
+        call.state.as_str()
+    }
+}
+
 /// What an asked call will do, as the operator reads it before deciding.
 pub(super) fn describe(call: &PendingCall) -> String {
     let arguments = serde_json::to_string_pretty(&call.arguments)
@@ -280,7 +340,13 @@ pub(super) fn describe(call: &PendingCall) -> String {
     let mut text = format!(
         "approval {}\nstate: {}\ntool: {}\narguments: {arguments}\nprincipal: {}\n",
         call.id,
-        call.state.as_str(),
+        match call.approved_awaiting_retry() {
+            Some(approval) => format!(
+                "ready (approved by {}; runs when the model makes the same call again)",
+                approval.decided_by
+            ),
+            None => call.state.as_str().to_string(),
+        },
         call.tool,
         call.principal
     );

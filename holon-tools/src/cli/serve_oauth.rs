@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use holon_mcp::{KeySource, OAuthConfig, ScopeMap};
+use holon_runtime::agency::ROOT_AGENT_ID;
 
 /// The OAuth settings of `serve --http`.
 #[derive(Debug, Clone, Default, Args)]
@@ -116,8 +117,10 @@ impl OAuthArgs {
                 return Err("--oauth-resource needs the issuer's keys: --oauth-jwks-url URL, --oauth-jwks-file FILE or --oauth-public-key FILE".to_string());
             }
         };
-        let mut config =
-            OAuthConfig::new(resource, issuer, keys).map_err(|error| error.to_string())?;
+        // Local `call` and `session` act as the root agent: no token may be that principal.
+        let mut config = OAuthConfig::new(resource, issuer, keys)
+            .map_err(|error| error.to_string())?
+            .with_reserved_subjects(&[ROOT_AGENT_ID]);
         if !self.oauth_scopes.is_empty() {
             let mut scopes = ScopeMap::empty();
             for entry in self.oauth_scopes.iter().filter(|entry| !entry.is_empty()) {

@@ -57,6 +57,14 @@ pub(crate) fn work_items(workspace: &Path) -> usize {
         .len()
 }
 
+/// The operator's CreateWorkItem made again after its approval: the envelope.
+fn retry(workspace: &Path) -> Value {
+    json_of(&holon(
+        workspace,
+        &["call", "CreateWorkItem", CREATE, "--json"],
+    ))
+}
+
 /// Asks CreateWorkItem and returns the approval id.
 fn ask(workspace: &Path) -> String {
     let output = holon(workspace, &["call", "CreateWorkItem", CREATE, "--json"]);
@@ -93,13 +101,21 @@ fn approvals_approve_runs_an_asked_call_once_and_deny_refuses_it() {
         "{text}"
     );
 
+    // Approving runs nothing: the call runs where it was asked, when it is made again.
     let approved = holon(ws, &["approvals", "approve", &id, "--json"]);
     assert!(approved.status.success(), "{approved:?}");
-    let result = json_of(&approved);
-    assert_eq!(result["status"], "success");
+    let stored = json_of(&approved);
+    assert_eq!(stored["state"], "pending", "{stored}");
+    assert_eq!(stored["approval"]["approve"], true, "{stored}");
+    assert_eq!(work_items(ws), 0);
+    let replayed = holon(ws, &["approvals", "approve", &id]);
+    assert_eq!(replayed.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&replayed.stderr).contains("approval_already_decided"));
+
+    let result = retry(ws);
+    assert_eq!(result["status"], "success", "{result}");
     assert_eq!(result["structured"]["work_item"]["objective"], "ship");
     assert_eq!(work_items(ws), 1);
-
     let replayed = holon(ws, &["approvals", "approve", &id]);
     assert_eq!(replayed.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&replayed.stderr).contains("approval_already_decided"));
@@ -145,6 +161,13 @@ fn show_and_list_name_who_decided() {
     );
     let ran = holon(ws, &["approvals", "approve", &approved, "--as", "ada"]);
     assert!(ran.status.success(), "{ran:?}");
+    let ready = holon(ws, &["approvals", "show", &approved]);
+    let text = String::from_utf8_lossy(&ready.stdout);
+    assert!(
+        text.contains("state: ready (approved by ada;"),
+        "approved, waiting for the call: {text}"
+    );
+    assert_eq!(retry(ws)["status"], "success");
     let denied = ask(ws);
     let refused = holon(ws, &["approvals", "deny", &denied, "--as", "grace"]);
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
@@ -183,6 +206,8 @@ fn always_lets_the_principals_later_calls_run() {
     let id = ask(ws);
     let approved = holon(ws, &["approvals", "approve", &id, "--always", "principal"]);
     assert!(approved.status.success(), "{approved:?}");
+    // The approved call, made again, runs and adds the grant; the next runs by it.
+    assert_eq!(retry(ws)["status"], "success");
     let again = holon(ws, &["call", "CreateWorkItem", CREATE, "--json"]);
     assert_eq!(json_of(&again)["status"], "success");
     assert_eq!(work_items(ws), 2);
@@ -349,6 +374,12 @@ fn the_audit_log_records_what_the_policy_and_the_operator_decided() {
         .to_string();
     assert!(
         audited(&["approvals", "approve", &first, "--as", "ada"])
+            .status
+            .success()
+    );
+    // The approved call runs when it is made again: the record of that run names ada.
+    assert!(
+        audited(&["call", "CreateWorkItem", CREATE])
             .status
             .success()
     );

@@ -2,7 +2,7 @@
 //! client's user as an elicitation when the client can ask, under 2025-11-25 (an
 //! `elicitation/create` request in the session) and 2026-07-28 (an input round), and
 //! the deferred `approval_required` envelope for a client that cannot, which the
-//! operator then approves out of band. With no policy named, `serve` puts the
+//! operator then approves out of band and the server runs when the call is made again. With no policy named, `serve` puts the
 //! built-in one between the model and the machine, and says so on start.
 
 use std::process::{Child, ChildStdin};
@@ -181,6 +181,13 @@ fn a_client_without_elicitation_gets_the_deferral_and_the_operator_approves_it()
 
     let approved = holon(ws, &["approvals", "approve", id, "--json"]);
     assert!(approved.status.success(), "{approved:?}");
+    assert_eq!(
+        work_items(ws),
+        0,
+        "it runs where it was asked, when made again"
+    );
+    let (_, ran) = served.create("accept");
+    assert_eq!(ran["result"]["isError"], false, "{ran}");
     assert_eq!(work_items(ws), 1);
 }
 

@@ -1,8 +1,9 @@
 //! An approval runs its call where it was asked only. Two workspaces share one state
 //! directory (one store, one operator key); a call asked in workspace A through
 //! `call`, `session` or `serve` and approved by `holon-tools approvals approve` run on
-//! workspace B is refused and runs nowhere; approved on A, it runs in A. A copy of the
-//! state directory (store and key) does not approve it either.
+//! workspace B is refused and runs nowhere; approved on A, it runs in A when it is made
+//! again there. A copy of the state directory (store and key) does not approve it
+//! either.
 
 use std::io::Write;
 use std::path::Path;
@@ -62,8 +63,8 @@ impl Shared {
     }
 
     /// Approving `id` from B is refused, with a copy of the state directory too;
-    /// from A it runs, in A.
-    fn refused_elsewhere_and_run_where_asked(&self, id: &str) {
+    /// from A it is approved, and runs nowhere until the call is made again.
+    fn refused_elsewhere_and_approved_where_asked(&self, id: &str) {
         let from_b = self.approve(self.b.path(), self.state.path(), id);
         assert_eq!(from_b.status.code(), Some(2), "{from_b:?}");
         let stderr = String::from_utf8_lossy(&from_b.stderr);
@@ -88,7 +89,15 @@ impl Shared {
         // Still pending: the operator approves it where it was asked.
         let here = self.approve(self.a.path(), self.state.path(), id);
         assert!(here.status.success(), "{here:?}");
-        assert_eq!(json_of(&here)["status"], "success", "{here:?}");
+        assert_eq!(json_of(&here)["approval"]["approve"], true, "{here:?}");
+        assert!(
+            !self.a.path().join(MARKER).exists(),
+            "approving runs nothing"
+        );
+    }
+
+    /// The approved call, made again, ran in A and nowhere else.
+    fn ran_in_a_only(&self) {
         assert!(self.a.path().join(MARKER).exists(), "it did not run in A");
         assert!(!self.b.path().join(MARKER).exists(), "it ran in B");
     }
@@ -106,19 +115,25 @@ fn approval_id(deferral: &Value) -> String {
 #[test]
 fn an_approval_asked_through_call_runs_in_its_own_workspace_only() {
     let shared = Shared::new();
-    let asked = shared
-        .at(shared.a.path())
-        .args([
-            "call",
-            "ExecCommand",
-            &command_input().to_string(),
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let call = || {
+        shared
+            .at(shared.a.path())
+            .args([
+                "call",
+                "ExecCommand",
+                &command_input().to_string(),
+                "--json",
+            ])
+            .output()
+            .unwrap()
+    };
+    let asked = call();
     assert!(asked.status.success(), "{asked:?}");
     let id = approval_id(&json_of(&asked)["deferral"]);
-    shared.refused_elsewhere_and_run_where_asked(&id);
+    shared.refused_elsewhere_and_approved_where_asked(&id);
+    let ran = call();
+    assert_eq!(json_of(&ran)["status"], "success", "{ran:?}");
+    shared.ran_in_a_only();
 }
 
 #[test]
@@ -132,12 +147,24 @@ fn an_approval_asked_through_session_runs_in_its_own_workspace_only() {
         .spawn()
         .unwrap();
     let line = json!({ "name": "ExecCommand", "input": command_input() });
-    writeln!(child.stdin.as_mut().unwrap(), "{line}").unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let envelope: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = lines(child.stdout.take().unwrap());
+    // The closure owns stdin: dropping it ends the session.
+    let mut call = move || -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        let answer = stdout
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the session answers");
+        serde_json::from_str(&answer).unwrap()
+    };
+    let envelope = call();
     let id = approval_id(&envelope["deferral"]);
-    shared.refused_elsewhere_and_run_where_asked(&id);
+    shared.refused_elsewhere_and_approved_where_asked(&id);
+    let ran = call();
+    assert_eq!(ran["status"], "success", "{ran}");
+    shared.ran_in_a_only();
+    drop(call);
+    assert!(child.wait().unwrap().success());
 }
 
 #[test]
@@ -177,7 +204,15 @@ fn an_approval_asked_through_serve_runs_in_its_own_workspace_only() {
     );
     let deferred = answer(2);
     let id = approval_id(&deferred["result"]["_meta"]["holon/deferral"]);
-    shared.refused_elsewhere_and_run_where_asked(&id);
+    shared.refused_elsewhere_and_approved_where_asked(&id);
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "ExecCommand", "arguments": command_input()}}),
+    );
+    let ran = answer(3);
+    assert_eq!(ran["result"]["isError"], false, "{ran}");
+    shared.ran_in_a_only();
 }
 
 /// A server stopped when the test ends, however it ends.

@@ -285,8 +285,27 @@ fn a_serve_and_an_out_of_band_approval_keep_one_chain() {
         .to_string();
     let approved = holon(ws, &["--audit", "approvals", "approve", &id]);
     assert!(approved.status.success(), "{approved:?}");
-    let slept = call(
+    // The server runs the approved call when it is made again; the operator's
+    // process writes the record of a denial between the server's records.
+    let ran = call(
         3,
+        "tools/call",
+        json!({ "name": "CreateWorkItem", "arguments": arguments }),
+    );
+    assert_eq!(ran["result"]["isError"], false, "{ran}");
+    let deferred = call(
+        4,
+        "tools/call",
+        json!({ "name": "CreateWorkItem", "arguments": arguments }),
+    );
+    let id = deferred["result"]["_meta"]["holon/deferral"]["approval_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a deferral: {deferred}"))
+        .to_string();
+    let denied = holon(ws, &["--audit", "approvals", "deny", &id]);
+    assert_eq!(denied.status.code(), Some(2), "{denied:?}");
+    let slept = call(
+        5,
         "tools/call",
         json!({ "name": "Sleep", "arguments": { "duration_ms": 1 } }),
     );
@@ -296,7 +315,7 @@ fn a_serve_and_an_out_of_band_approval_keep_one_chain() {
 
     let (ok, report) = verify(ws);
     assert!(ok, "{report}");
-    assert!(report.starts_with("ok: 3 records"), "{report}");
+    assert!(report.starts_with("ok: 5 records"), "{report}");
 }
 
 /// The signed checkpoint files in the state directory.

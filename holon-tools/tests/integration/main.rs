@@ -25,6 +25,7 @@ mod apply_patch_grammar;
 mod apply_patch_vs_git;
 mod approvals;
 mod approvals_mcp;
+mod approvals_out_of_band;
 mod approvals_site;
 mod audit_cli;
 mod cancellation;

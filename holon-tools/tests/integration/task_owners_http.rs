@@ -252,3 +252,20 @@ fn an_oauth_subject_named_like_the_static_token_is_not_its_holder() {
     let stopped = holder.call("TaskStop", json!({"task_id": task_id}));
     assert_eq!(stopped["structuredContent"]["stopped"], true, "{stopped}");
 }
+
+#[test]
+fn an_oauth_subject_named_root_is_not_the_local_operator() {
+    let workspace = tempfile::tempdir().unwrap();
+    let server = OAuthServer::start(workspace.path(), None);
+    // Local `call` and `session` act as the root agent, `root`: a token of that subject
+    // would share their tasks and approvals, so it is refused outright.
+    let impostor = server.token("root", "tools:core_agent");
+    let refused = post_initialize(&server.authority, &[bearer(&impostor)]);
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    assert!(refused.contains("invalid_token"), "{refused}");
+    assert!(refused.contains("reserved"), "{refused}");
+
+    let alice = server.session(&server.token("alice", "tools:core_agent"));
+    let listed = alice.call("ListTasks", json!({}));
+    assert_eq!(listed["structuredContent"]["total_count"], 0, "{listed}");
+}
