@@ -55,6 +55,8 @@ mod postgres;
 mod progress;
 mod rounds;
 mod server;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 #[cfg(feature = "http")]
 mod session_close;
 mod shutdown;

@@ -47,6 +47,7 @@ impl SqliteKeyStore {
     /// The ring of the database at `path`, its table created if needed.
     pub(crate) fn open(path: &Path) -> Result<Self, KeyringError> {
         let connection = Connection::open(path).map_err(failed)?;
+        crate::sqlite::prepare(&connection).map_err(failed)?;
         connection.execute_batch(SCHEMA).map_err(failed)?;
         Ok(Self {
             connection: Mutex::new(connection),

@@ -59,12 +59,7 @@ impl SqliteTaskStore {
     }
 
     fn with_connection(mut connection: Connection) -> Result<Self, TaskStoreError> {
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(failed)?;
-        connection
-            .pragma_update(None, "synchronous", "FULL")
-            .map_err(failed)?;
+        crate::sqlite::prepare(&connection).map_err(failed)?;
         migrate(&mut connection)?;
         Ok(Self {
             connection: Mutex::new(connection),
