@@ -613,6 +613,7 @@ fn with_runtime(
     if cli.audit || cli.audit_file.is_some() {
         config.audit = Some(holon_runtime::audit_log::AuditConfig {
             path: cli.audit_file.clone(),
+            store: None,
             keep_arguments: cli.audit_arguments,
         });
         // Commands of the model must not rewrite the record of what they did.
