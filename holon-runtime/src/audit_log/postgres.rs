@@ -72,6 +72,19 @@ fn failed(reason: impl std::fmt::Display) -> AuditError {
     }
 }
 
+/// A pool error with its causes: its own `Display` says only "error connecting to
+/// server", not why.
+fn pool_failed(error: deadpool_postgres::PoolError) -> AuditError {
+    let mut reason = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        reason.push_str(": ");
+        reason.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    failed(reason)
+}
+
 /// A driver error, with the server's own message when it sent one (the driver's
 /// `Display` says only "db error").
 fn db_failed(error: tokio_postgres::Error) -> AuditError {
@@ -132,7 +145,7 @@ impl PostgresAuditLog {
             runtime: Some(runtime),
         };
         log.call(|pool| async move {
-            let mut client = pool.get().await.map_err(failed)?;
+            let mut client = pool.get().await.map_err(pool_failed)?;
             migrate(&mut client).await
         })?;
         Ok(log)
@@ -148,7 +161,7 @@ impl PostgresAuditLog {
     /// that holds the head's row lock: concurrent appenders take turns. Its number.
     pub fn append_record(&self, mut record: AuditRecord) -> Result<i64, AuditError> {
         self.call(|pool| async move {
-            let mut client = pool.get().await.map_err(failed)?;
+            let mut client = pool.get().await.map_err(pool_failed)?;
             let transaction = client.transaction().await.map_err(db_failed)?;
             let head = transaction
                 .query_one("SELECT seq, hash FROM holon_audit_head FOR UPDATE", &[])
@@ -204,7 +217,7 @@ impl PostgresAuditLog {
     /// The rows and the head (its number and hash), read in one snapshot.
     pub fn rows(&self) -> Result<(Vec<AuditRow>, (i64, String)), AuditError> {
         self.call(|pool| async move {
-            let mut client = pool.get().await.map_err(failed)?;
+            let mut client = pool.get().await.map_err(pool_failed)?;
             let transaction = client
                 .build_transaction()
                 .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
