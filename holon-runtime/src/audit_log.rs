@@ -14,7 +14,8 @@
 //! follows the checkpoint; `audit verify` checks the whole log against it.
 //!
 //! With the `postgres` feature, the chain may live in a PostgreSQL database instead
-//! ([`postgres`]), which every replica of a server shares; [`AuditSink`] is either.
+//! (the `postgres` module), which every replica of a server shares; [`AuditSink`] is
+//! either.
 
 // The audit log is the operator's file, not a tool's: it is opened here directly.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -128,7 +129,7 @@ pub enum AuditError {
 pub enum AuditSink {
     /// The file log ([`AuditLog`]).
     File(AuditLog),
-    /// The database chain ([`postgres::PostgresAuditLog`]).
+    /// The database chain (`postgres::PostgresAuditLog`).
     #[cfg(feature = "postgres")]
     Postgres(postgres::PostgresAuditLog),
 }
