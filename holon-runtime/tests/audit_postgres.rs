@@ -223,3 +223,25 @@ fn a_bad_url_is_a_typed_error_that_does_not_echo_its_password() {
         "{message}"
     );
 }
+
+#[test]
+fn reading_a_database_without_a_chain_says_so_and_creates_none() {
+    let database = TestPostgres::start();
+    for _ in 0..2 {
+        let reader = PostgresAuditLog::existing(database.url(), false).unwrap();
+        let error = reader.rows().unwrap_err();
+        assert!(matches!(error, AuditError::Database { .. }), "{error}");
+        assert!(error.to_string().contains("no audit chain"), "{error}");
+    }
+    // The head row deleted reads the same: no chain to verify, never an empty one.
+    let (database, _log) = five_records();
+    sql(database.url(), "DELETE FROM holon_audit_head");
+    let reader = PostgresAuditLog::existing(database.url(), false).unwrap();
+    assert!(
+        reader
+            .verify()
+            .unwrap_err()
+            .to_string()
+            .contains("no audit chain")
+    );
+}

@@ -94,6 +94,13 @@ fn db_failed(error: tokio_postgres::Error) -> AuditError {
     }
 }
 
+/// The database has no chain to read: no head table, or no head in it.
+fn no_chain() -> AuditError {
+    failed(
+        "this database has no audit chain (no head in holon_audit_head): check the URL, or let `holon-tools serve --store URL --audit` start one; if it had one, its head was deleted",
+    )
+}
+
 impl PostgresAuditLog {
     /// The chain in the database `url` names (`postgres://USER:PASSWORD@HOST:PORT/DATABASE`,
     /// or libpq's key-value form), its tables created or migrated if needed. The
@@ -106,9 +113,20 @@ impl PostgresAuditLog {
         Ok(log)
     }
 
-    /// The chain in the database `url` names, to read and verify (`audit verify`):
-    /// created when missing, not verified yet.
+    /// The chain in the database `url` names, created when missing, not verified yet.
     pub fn connect(url: &str, keep_arguments: bool) -> Result<Self, AuditError> {
+        let log = Self::existing(url, keep_arguments)?;
+        log.call(|pool| async move {
+            let mut client = pool.get().await.map_err(pool_failed)?;
+            migrate(&mut client).await
+        })?;
+        Ok(log)
+    }
+
+    /// The chain in the database `url` names, to read and verify (`audit verify`):
+    /// nothing is created, so a database without a chain reads as an error, not as
+    /// an empty chain that verifies.
+    pub fn existing(url: &str, keep_arguments: bool) -> Result<Self, AuditError> {
         // The URL is not echoed: it may hold a password.
         let mut config = tokio_postgres::Config::from_str(url).map_err(|error| {
             failed(format!(
@@ -139,16 +157,11 @@ impl PostgresAuditLog {
             .create_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(failed)?;
-        let log = Self {
+        Ok(Self {
             pool,
             keep_arguments,
             runtime: Some(runtime),
-        };
-        log.call(|pool| async move {
-            let mut client = pool.get().await.map_err(pool_failed)?;
-            migrate(&mut client).await
-        })?;
-        Ok(log)
+        })
     }
 
     /// Appends the record of `execution`, chained to the database's last record.
@@ -164,9 +177,10 @@ impl PostgresAuditLog {
             let mut client = pool.get().await.map_err(pool_failed)?;
             let transaction = client.transaction().await.map_err(db_failed)?;
             let head = transaction
-                .query_one("SELECT seq, hash FROM holon_audit_head FOR UPDATE", &[])
+                .query_opt("SELECT seq, hash FROM holon_audit_head FOR UPDATE", &[])
                 .await
-                .map_err(db_failed)?;
+                .map_err(db_failed)?
+                .ok_or_else(no_chain)?;
             let (seq, hash): (i64, String) = (head.get(0), head.get(1));
             // The head must still name the last row: a deleted or edited tail is not
             // chained to (`audit verify` says where it broke).
@@ -226,9 +240,13 @@ impl PostgresAuditLog {
                 .await
                 .map_err(db_failed)?;
             let head = transaction
-                .query_one("SELECT seq, hash FROM holon_audit_head", &[])
+                .query_opt("SELECT seq, hash FROM holon_audit_head", &[])
                 .await
-                .map_err(db_failed)?;
+                .map_err(|error| match error.code() {
+                    Some(&tokio_postgres::error::SqlState::UNDEFINED_TABLE) => no_chain(),
+                    _ => db_failed(error),
+                })?
+                .ok_or_else(no_chain)?;
             let rows = transaction
                 .query(
                     "SELECT seq, line, hash FROM holon_audit_records ORDER BY seq",
@@ -332,13 +350,17 @@ async fn migrate(client: &mut deadpool_postgres::Client) -> Result<(), AuditErro
             )
             .await
             .map_err(db_failed)?;
+        // The head starts at the genesis with the table, once: a head deleted later
+        // stays deleted (evidence), and reads as no chain.
+        if index == 0 {
+            transaction
+                .execute(
+                    "INSERT INTO holon_audit_head (seq, hash) VALUES (0, $1)",
+                    &[&GENESIS_HASH],
+                )
+                .await
+                .map_err(db_failed)?;
+        }
     }
-    transaction
-        .execute(
-            "INSERT INTO holon_audit_head (seq, hash) VALUES (0, $1) ON CONFLICT DO NOTHING",
-            &[&GENESIS_HASH],
-        )
-        .await
-        .map_err(db_failed)?;
     transaction.commit().await.map_err(db_failed)
 }

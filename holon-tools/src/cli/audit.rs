@@ -195,7 +195,7 @@ pub(crate) fn audit_store(
             return ExitCode::from(2);
         }
     };
-    let rows = PostgresAuditLog::connect(&url, false).and_then(|log| log.rows());
+    let rows = PostgresAuditLog::existing(&url, false).and_then(|log| log.rows());
     let (rows, (head_seq, head_hash)) = match rows {
         Ok(rows) => rows,
         Err(error) => {
