@@ -12,6 +12,10 @@
 //! state directory, which no command reaches: written when a runtime opens the log and
 //! every [`CHECKPOINT_EVERY`] records. A runtime that opens the log verifies only what
 //! follows the checkpoint; `audit verify` checks the whole log against it.
+//!
+//! With the `postgres` feature, the chain may live in a PostgreSQL database instead
+//! (the `postgres` module), which every replica of a server shares; [`AuditSink`] is
+//! either.
 
 // The audit log is the operator's file, not a tool's: it is opened here directly.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -25,6 +29,10 @@ use holon_core::Execution;
 use holon_policy::OperatorKey;
 use holon_policy::audit::{AuditRecord, ChainBreak, ChainHead, Checkpoint, sha256_hex};
 
+#[cfg(feature = "postgres")]
+pub mod postgres;
+pub mod rows;
+
 /// A runtime signs a new checkpoint after this many records.
 pub const CHECKPOINT_EVERY: usize = 1000;
 
@@ -36,6 +44,9 @@ pub const AUDIT_FILE_NAME: &str = "audit.jsonl";
 pub struct AuditConfig {
     /// The log file [default: `audit.jsonl` in the state directory].
     pub path: Option<PathBuf>,
+    /// The PostgreSQL database of the chain (`postgres://...`), instead of a file
+    /// (needs the `postgres` feature; naming a file too is refused).
+    pub store: Option<String>,
     /// Whether records keep the arguments' text besides their digest (they may hold
     /// secrets the model was given).
     pub keep_arguments: bool,
@@ -87,6 +98,60 @@ pub enum AuditError {
         "the audit log needs a file: this runtime keeps its state in memory, so name one with --audit-file"
     )]
     NoPath,
+    /// The chain's database cannot be reached or used.
+    #[error("the audit chain in PostgreSQL cannot be used: {reason}")]
+    Database {
+        /// What the driver or the server said.
+        reason: String,
+    },
+    /// The chain in the database does not verify: appending would hide where it broke.
+    #[error(
+        "the audit chain in PostgreSQL does not verify ({source}); run `holon-tools audit verify --store URL`, keep the database as evidence and start a new chain in another database"
+    )]
+    RowsBroken {
+        /// The first row that breaks it.
+        source: rows::RowBreak,
+    },
+    /// Both a file and a database were named for the one chain.
+    #[error(
+        "the audit chain goes to one place: a file (--audit-file) or a database (--store postgres://...), not both; drop one of them"
+    )]
+    FileAndStore,
+    /// A database was named, but this build cannot write to one.
+    #[error(
+        "the audit chain in PostgreSQL needs holon-runtime's `postgres` feature, which this build does not have"
+    )]
+    NotBuilt,
+}
+
+/// Where a runtime appends its calls' records: a file, or a PostgreSQL database.
+#[derive(Debug)]
+pub enum AuditSink {
+    /// The file log ([`AuditLog`]).
+    File(AuditLog),
+    /// The database chain (`postgres::PostgresAuditLog`).
+    #[cfg(feature = "postgres")]
+    Postgres(postgres::PostgresAuditLog),
+}
+
+impl AuditSink {
+    /// Appends the record of `execution`, chained to the last record.
+    pub fn append(&self, execution: &Execution<'_>) -> Result<(), AuditError> {
+        match self {
+            Self::File(log) => log.append(execution),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(log) => log.append(execution),
+        }
+    }
+
+    /// The file, when the chain is one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Self::File(log) => Some(log.path()),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(_) => None,
+        }
+    }
 }
 
 /// Where the signed checkpoint of the log at `log` is kept: in the state directory

@@ -250,7 +250,7 @@ pub struct Runtime {
     images: ImageConfig,
     media: MediaDir,
     net: NetGate,
-    audit: Option<audit_log::AuditLog>,
+    audit: Option<audit_log::AuditSink>,
     policy: Option<ApprovalPolicy>,
     approval_ttl: Duration,
     operator_key_file: Option<PathBuf>,
@@ -337,31 +337,7 @@ impl Runtime {
                 .map(|dir| dir.join(state_dir::OPERATOR_KEY_FILE_NAME))
         });
         let audit = match &config.audit {
-            Some(audit) => {
-                let path = match (&audit.path, &config.state_dir) {
-                    (Some(path), _) => path.clone(),
-                    (None, Some(dir)) => dir.join(audit_log::AUDIT_FILE_NAME),
-                    (None, None) => return Err(RuntimeError::Audit(audit_log::AuditError::NoPath)),
-                };
-                // Checkpoints need a key that outlives this process and a place no
-                // command reaches: the state directory's.
-                let checkpoints = match (&config.state_dir, &operator_key_file) {
-                    (Some(dir), Some(key_file)) => Some((
-                        audit_log::checkpoint_path(dir, &path),
-                        state_dir::operator_key(key_file).map_err(|source| {
-                            RuntimeError::OperatorKey {
-                                path: key_file.clone(),
-                                source,
-                            }
-                        })?,
-                    )),
-                    _ => None,
-                };
-                Some(
-                    audit_log::AuditLog::open(&path, audit.keep_arguments, checkpoints)
-                        .map_err(RuntimeError::Audit)?,
-                )
-            }
+            Some(audit) => Some(open_audit(audit, &config.state_dir, &operator_key_file)?),
             None => None,
         };
         Ok(Arc::new(Self {
@@ -438,7 +414,7 @@ impl Runtime {
     }
 
     /// The audit log calls are appended to, when the operator enabled it.
-    pub fn audit_log(&self) -> Option<&audit_log::AuditLog> {
+    pub fn audit_log(&self) -> Option<&audit_log::AuditSink> {
         self.audit.as_ref()
     }
 
@@ -605,4 +581,48 @@ impl DispatchObserver for ExecutionRecorder {
             eprintln!("holon-tools: {error}");
         }
     }
+}
+
+/// Opens the audit chain `audit` names: a PostgreSQL database, or a file (`audit.jsonl`
+/// in `state_dir` by default), signed with the operator's key when there is a state
+/// directory.
+fn open_audit(
+    audit: &audit_log::AuditConfig,
+    state_dir: &Option<PathBuf>,
+    operator_key_file: &Option<PathBuf>,
+) -> Result<audit_log::AuditSink, RuntimeError> {
+    if let Some(url) = &audit.store {
+        if audit.path.is_some() {
+            return Err(RuntimeError::Audit(audit_log::AuditError::FileAndStore));
+        }
+        #[cfg(feature = "postgres")]
+        return audit_log::postgres::PostgresAuditLog::open(url, audit.keep_arguments)
+            .map(audit_log::AuditSink::Postgres)
+            .map_err(RuntimeError::Audit);
+        #[cfg(not(feature = "postgres"))]
+        {
+            let _ = url;
+            return Err(RuntimeError::Audit(audit_log::AuditError::NotBuilt));
+        }
+    }
+    let path = match (&audit.path, state_dir) {
+        (Some(path), _) => path.clone(),
+        (None, Some(dir)) => dir.join(audit_log::AUDIT_FILE_NAME),
+        (None, None) => return Err(RuntimeError::Audit(audit_log::AuditError::NoPath)),
+    };
+    // Checkpoints need a key that outlives this process and a place no command
+    // reaches: the state directory's.
+    let checkpoints = match (state_dir, operator_key_file) {
+        (Some(dir), Some(key_file)) => Some((
+            audit_log::checkpoint_path(dir, &path),
+            state_dir::operator_key(key_file).map_err(|source| RuntimeError::OperatorKey {
+                path: key_file.clone(),
+                source,
+            })?,
+        )),
+        _ => None,
+    };
+    audit_log::AuditLog::open(&path, audit.keep_arguments, checkpoints)
+        .map(audit_log::AuditSink::File)
+        .map_err(RuntimeError::Audit)
 }

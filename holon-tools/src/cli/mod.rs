@@ -335,6 +335,12 @@ pub enum Command {
         /// Print the records as the JSON lines they are stored as.
         #[arg(long)]
         json: bool,
+        /// Read the chain in this PostgreSQL database (`postgres://USER@HOST/DATABASE`,
+        /// where `serve --store` appends it) instead of the file.
+        // A string, parsed after clap: clap's error would echo a password of the URL.
+        // Global: `audit verify --store URL` reads as `audit --store URL verify`.
+        #[arg(long, value_name = "URL", global = true)]
+        store: Option<String>,
     },
     /// Check prompt guidance (Markdown files, or folders of them) and every tool
     /// description against the tools: unknown tools and fields, enum values and
@@ -460,12 +466,16 @@ pub fn run(cli: Cli) -> ExitCode {
             tool,
             since,
             json,
+            store,
         } => {
             let filter = audit::AuditFilter {
                 tool: tool.clone(),
                 since: *since,
             };
-            audit::audit(&cli, *action, &filter, *json)
+            match store {
+                Some(store) => audit::audit_store(&cli, store, *action, &filter, *json),
+                None => audit::audit(&cli, *action, &filter, *json),
+            }
         }
         Command::Approvals { command } => with_runtime(&cli, async |runtime| {
             approvals::approvals(runtime, command).await
@@ -644,8 +654,24 @@ fn with_runtime(
         config.commands.hidden_paths.push(file.clone());
     }
     if cli.audit || cli.audit_file.is_some() {
+        // A server on a PostgreSQL store appends to the chain in its database, which
+        // every replica shares; a file named too is refused, not silently ignored.
+        let store = match &cli.command {
+            Command::Serve { store, .. } => match store.parse::<holon_mcp::StoreUrl>() {
+                Ok(holon_mcp::StoreUrl::Postgres(url)) => Some(url),
+                _ => None,
+            },
+            _ => None,
+        };
+        if store.is_some() && cli.audit_file.is_some() {
+            eprintln!(
+                "holon-tools serve: --audit-file and --store postgres://... both name where the audit chain goes: with a PostgreSQL store the chain is in its database; drop --audit-file (or HOLON_AUDIT_FILE), or use --store memory or sqlite:PATH to keep the file"
+            );
+            return ExitCode::from(2);
+        }
         config.audit = Some(holon_runtime::audit_log::AuditConfig {
             path: cli.audit_file.clone(),
+            store,
             keep_arguments: cli.audit_arguments,
         });
         // Commands of the model must not rewrite the record of what they did.

@@ -10,7 +10,11 @@
 use holon_tools as _;
 
 mod cli_support;
+// The fixture starts a PostgreSQL server of its own for a test.
 mod local_http;
+#[path = "../../../holon-mcp/tests/support/postgres.rs"]
+#[allow(dead_code)]
+mod postgres_support;
 mod support;
 mod task_support;
 mod workspace_support;
@@ -28,6 +32,7 @@ mod approvals_mcp;
 mod approvals_out_of_band;
 mod approvals_site;
 mod audit_cli;
+mod audit_store;
 mod cancellation;
 mod cli;
 mod cli_papercuts;

@@ -1,0 +1,366 @@
+//! The audit chain in PostgreSQL: one chain that every replica of a server appends
+//! to. A record is stored as the file log stores it (its exact JSON line, and its
+//! hash beside it), numbered from 1. An append is one transaction that locks the
+//! one-row head table, seals the record to the head's hash and inserts it, so
+//! appenders in any number of processes take turns and the chain never forks.
+//!
+//! Appends are synchronous (an observer's call); the driver is async. So, as
+//! holon-mcp's PostgreSQL task store does, the log runs the driver on a small runtime
+//! of its own and waits for each answer: an append works from any thread, inside a
+//! host's runtime or outside one.
+
+use std::future::Future;
+use std::str::FromStr;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use holon_core::Execution;
+use holon_policy::audit::{AuditRecord, ChainHead, GENESIS_HASH};
+use tokio_postgres::NoTls;
+
+use super::AuditError;
+use super::rows::{AuditRow, RowBreak, verify_rows};
+
+/// The schema, one migration per version (version `n` is `MIGRATIONS[n - 1]`); a
+/// released migration is never edited.
+const MIGRATIONS: &[&str] = &[
+    // 1: the records, and the chain's head: one row (its key can only be TRUE) that
+    // each append locks, and that names the last record, so that deleting the
+    // records at the end shows.
+    "CREATE TABLE holon_audit_records (
+        seq BIGINT PRIMARY KEY NOT NULL,
+        line TEXT NOT NULL,
+        hash TEXT NOT NULL
+    );
+    CREATE TABLE holon_audit_head (
+        only_row BOOLEAN PRIMARY KEY NOT NULL DEFAULT TRUE CHECK (only_row),
+        seq BIGINT NOT NULL,
+        hash TEXT NOT NULL
+    );",
+];
+
+/// The advisory lock that replicas starting together take while they migrate.
+const MIGRATION_LOCK: i64 = 0x686f_6c6f_6e5f_6175; // "holon_au"
+
+/// How long a call waits for a connection, or for the server to accept one.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// At most this many connections per log (per process): appends take turns on the
+/// head's lock anyway.
+const MAX_CONNECTIONS: usize = 4;
+
+/// An open audit chain in a PostgreSQL database.
+pub struct PostgresAuditLog {
+    pool: Pool,
+    keep_arguments: bool,
+    /// The driver's runtime; `None` only while the log is dropped.
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl std::fmt::Debug for PostgresAuditLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresAuditLog")
+            .field("keep_arguments", &self.keep_arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+fn failed(reason: impl std::fmt::Display) -> AuditError {
+    AuditError::Database {
+        reason: reason.to_string(),
+    }
+}
+
+/// A pool error with its causes: its own `Display` says only "error connecting to
+/// server", not why.
+fn pool_failed(error: deadpool_postgres::PoolError) -> AuditError {
+    let mut reason = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        reason.push_str(": ");
+        reason.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    failed(reason)
+}
+
+/// A driver error, with the server's own message when it sent one (the driver's
+/// `Display` says only "db error").
+fn db_failed(error: tokio_postgres::Error) -> AuditError {
+    match error.as_db_error() {
+        Some(db) => failed(db),
+        None => failed(error),
+    }
+}
+
+/// The database has no chain to read: no head table, or no head in it.
+fn no_chain() -> AuditError {
+    failed(
+        "this database has no audit chain (no head in holon_audit_head): check the URL, or let `holon-tools serve --store URL --audit` start one; if it had one, its head was deleted",
+    )
+}
+
+impl PostgresAuditLog {
+    /// The chain in the database `url` names (`postgres://USER:PASSWORD@HOST:PORT/DATABASE`,
+    /// or libpq's key-value form), its tables created or migrated if needed. The
+    /// existing chain must verify: appending to a broken one would hide where it
+    /// broke. Fails when the database cannot be reached within 10 seconds.
+    pub fn open(url: &str, keep_arguments: bool) -> Result<Self, AuditError> {
+        let log = Self::connect(url, keep_arguments)?;
+        log.verify()?
+            .map_err(|source| AuditError::RowsBroken { source })?;
+        Ok(log)
+    }
+
+    /// The chain in the database `url` names, created when missing, not verified yet.
+    pub fn connect(url: &str, keep_arguments: bool) -> Result<Self, AuditError> {
+        let log = Self::existing(url, keep_arguments)?;
+        log.call(|pool| async move {
+            let mut client = pool.get().await.map_err(pool_failed)?;
+            migrate(&mut client).await
+        })?;
+        Ok(log)
+    }
+
+    /// The chain in the database `url` names, to read and verify (`audit verify`):
+    /// nothing is created, so a database without a chain reads as an error, not as
+    /// an empty chain that verifies.
+    pub fn existing(url: &str, keep_arguments: bool) -> Result<Self, AuditError> {
+        // The URL is not echoed: it may hold a password.
+        let mut config = tokio_postgres::Config::from_str(url).map_err(|error| {
+            failed(format!(
+                "the URL is not a connection URL ({error}); write postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+            ))
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("holon-audit-postgres")
+            .enable_all()
+            .build()
+            .map_err(failed)?;
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                // A broken connection fails its statement and the pool drops it.
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(MAX_CONNECTIONS)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .wait_timeout(Some(CONNECT_TIMEOUT))
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .build()
+            .map_err(failed)?;
+        Ok(Self {
+            pool,
+            keep_arguments,
+            runtime: Some(runtime),
+        })
+    }
+
+    /// Appends the record of `execution`, chained to the database's last record.
+    pub fn append(&self, execution: &Execution<'_>) -> Result<(), AuditError> {
+        self.append_record(AuditRecord::of_execution(execution, self.keep_arguments))
+            .map(|_seq| ())
+    }
+
+    /// Seals `record` to the chain's last record and appends it, in one transaction
+    /// that holds the head's row lock: concurrent appenders take turns. Its number.
+    pub fn append_record(&self, mut record: AuditRecord) -> Result<i64, AuditError> {
+        self.call(|pool| async move {
+            let mut client = pool.get().await.map_err(pool_failed)?;
+            let transaction = client.transaction().await.map_err(db_failed)?;
+            let head = transaction
+                .query_opt("SELECT seq, hash FROM holon_audit_head FOR UPDATE", &[])
+                .await
+                .map_err(db_failed)?
+                .ok_or_else(no_chain)?;
+            let (seq, hash): (i64, String) = (head.get(0), head.get(1));
+            // The head must still name the last row: a deleted or edited tail is not
+            // chained to (`audit verify` says where it broke).
+            let last = transaction
+                .query_opt(
+                    "SELECT seq, hash FROM holon_audit_records ORDER BY seq DESC LIMIT 1",
+                    &[],
+                )
+                .await
+                .map_err(db_failed)?
+                .map(|row| (row.get::<_, i64>(0), row.get::<_, String>(1)));
+            let tail_matches = match &last {
+                Some((last_seq, last_hash)) => *last_seq == seq && *last_hash == hash,
+                None => seq == 0 && hash == GENESIS_HASH,
+            };
+            if !tail_matches {
+                let rows = last.map_or(0, |(last_seq, _)| last_seq);
+                let source = if rows < seq {
+                    RowBreak::Truncated { rows, head: seq }
+                } else {
+                    RowBreak::Head { rows, head: seq }
+                };
+                return Err(AuditError::RowsBroken { source });
+            }
+            record.seal(&hash);
+            // A struct of strings, numbers and unit enums always serializes.
+            let line = serde_json::to_string(&record).unwrap_or_default();
+            let next = seq + 1;
+            transaction
+                .execute(
+                    "INSERT INTO holon_audit_records (seq, line, hash) VALUES ($1, $2, $3)",
+                    &[&next, &line, &record.hash],
+                )
+                .await
+                .map_err(db_failed)?;
+            transaction
+                .execute(
+                    "UPDATE holon_audit_head SET seq = $1, hash = $2",
+                    &[&next, &record.hash],
+                )
+                .await
+                .map_err(db_failed)?;
+            transaction.commit().await.map_err(db_failed)?;
+            Ok(next)
+        })
+    }
+
+    /// The rows and the head (its number and hash), read in one snapshot.
+    pub fn rows(&self) -> Result<(Vec<AuditRow>, (i64, String)), AuditError> {
+        self.call(|pool| async move {
+            let mut client = pool.get().await.map_err(pool_failed)?;
+            let transaction = client
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await
+                .map_err(db_failed)?;
+            let head = transaction
+                .query_opt("SELECT seq, hash FROM holon_audit_head", &[])
+                .await
+                .map_err(|error| match error.code() {
+                    Some(&tokio_postgres::error::SqlState::UNDEFINED_TABLE) => no_chain(),
+                    _ => db_failed(error),
+                })?
+                .ok_or_else(no_chain)?;
+            let rows = transaction
+                .query(
+                    "SELECT seq, line, hash FROM holon_audit_records ORDER BY seq",
+                    &[],
+                )
+                .await
+                .map_err(db_failed)?
+                .into_iter()
+                .map(|row| AuditRow {
+                    seq: row.get(0),
+                    line: row.get(1),
+                    hash: row.get(2),
+                })
+                .collect();
+            transaction.commit().await.map_err(db_failed)?;
+            Ok((rows, (head.get(0), head.get(1))))
+        })
+    }
+
+    /// Verifies the whole chain from the genesis with the file chain's verifier, and
+    /// that the head names its last row: its head, or the first row that breaks it.
+    pub fn verify(&self) -> Result<Result<ChainHead, RowBreak>, AuditError> {
+        let (rows, (seq, hash)) = self.rows()?;
+        Ok(verify_rows(&rows, (seq, &hash)))
+    }
+
+    /// Runs `work` on the log's runtime and waits for its end.
+    fn call<T, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, AuditError>
+    where
+        T: Send + 'static,
+        F: Future<Output = Result<T, AuditError>> + Send + 'static,
+    {
+        let runtime = self
+            .runtime
+            .as_ref()
+            .ok_or_else(|| failed("the log is closed"))?;
+        let (answer, answered) = mpsc::sync_channel(1);
+        let work = work(self.pool.clone());
+        runtime.spawn(async move {
+            // The caller waits on the other end until it gets the answer.
+            let _ = answer.send(work.await);
+        });
+        answered
+            .recv()
+            .map_err(|_| failed("the log's runtime stopped"))?
+    }
+}
+
+impl Drop for PostgresAuditLog {
+    fn drop(&mut self) {
+        // Dropping a runtime waits for its threads, which a host's async context
+        // must not do: they are left to stop on their own.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// Brings the schema to the last version, in one transaction under the migration
+/// lock, and makes the head (at the genesis) when there is none.
+async fn migrate(client: &mut deadpool_postgres::Client) -> Result<(), AuditError> {
+    let transaction = client.transaction().await.map_err(db_failed)?;
+    transaction
+        .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(db_failed)?;
+    transaction
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS holon_audit_schema_version (
+                version INTEGER PRIMARY KEY NOT NULL,
+                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )",
+        )
+        .await
+        .map_err(db_failed)?;
+    let current: i32 = transaction
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0) FROM holon_audit_schema_version",
+            &[],
+        )
+        .await
+        .map_err(db_failed)?
+        .get(0);
+    let known = MIGRATIONS.len();
+    let current = usize::try_from(current).unwrap_or(0);
+    if current > known {
+        return Err(failed(format!(
+            "the database's audit schema is version {current}, newer than this program's {known}: upgrade it"
+        )));
+    }
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(current) {
+        let version = i32::try_from(index + 1).map_err(failed)?;
+        transaction
+            .batch_execute(migration)
+            .await
+            .map_err(db_failed)?;
+        transaction
+            .execute(
+                "INSERT INTO holon_audit_schema_version (version) VALUES ($1)",
+                &[&version],
+            )
+            .await
+            .map_err(db_failed)?;
+        // The head starts at the genesis with the table, once: a head deleted later
+        // stays deleted (evidence), and reads as no chain.
+        if index == 0 {
+            transaction
+                .execute(
+                    "INSERT INTO holon_audit_head (seq, hash) VALUES (0, $1)",
+                    &[&GENESIS_HASH],
+                )
+                .await
+                .map_err(db_failed)?;
+        }
+    }
+    transaction.commit().await.map_err(db_failed)
+}
