@@ -140,6 +140,17 @@ mod tests {
     }
 
     #[test]
+    fn a_last_line_matched_as_a_prefix_is_written_as_the_patch_says() {
+        // The hunk's last context line has no newline; the file's line has trailing
+        // spaces. `git apply` matches the hunk's bytes as a prefix and writes the
+        // patch's line: the spaces go, and with them the newline, joining the next
+        // line (checked with git 2.47).
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n }\n\\ No newline at end of file\n";
+        assert_eq!(apply(patch, "a\nb\n}  ").unwrap(), b"a\nB\n}");
+        assert_eq!(apply(patch, "a\nb\n}  \nmore\n").unwrap(), b"a\nB\n}more\n");
+    }
+
+    #[test]
     fn a_git_diff_without_context_is_placed_by_its_line_numbers() {
         // `git apply --unidiff-zero`: an insertion at line 0 of a file with lines.
         let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n";
