@@ -140,6 +140,52 @@ mod tests {
     }
 
     #[test]
+    fn a_last_line_matched_as_a_prefix_is_written_as_the_patch_says() {
+        // The hunk's last context line has no newline; the file's line has trailing
+        // spaces. `git apply` matches the hunk's bytes as a prefix and writes the
+        // patch's line: the spaces go, and with them the newline, joining the next
+        // line (checked with git 2.47).
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n }\n\\ No newline at end of file\n";
+        assert_eq!(apply(patch, "a\nb\n}  ").unwrap(), b"a\nB\n}");
+        assert_eq!(apply(patch, "a\nb\n}  \nmore\n").unwrap(), b"a\nB\n}more\n");
+    }
+
+    fn plan_files(patch: &str, files: &[(&str, &str)]) -> Result<Vec<(PathBuf, String)>, String> {
+        let patch = parse(patch).map_err(|error| error.to_string())?;
+        let files = files
+            .iter()
+            .map(|(path, bytes)| (PathBuf::from(path), bytes.as_bytes().to_vec()));
+        let plan = plan(&patch, &mut Memory(files.collect())).map_err(|e| format!("{e:?}"))?;
+        Ok(plan
+            .files
+            .into_iter()
+            .filter_map(|(path, (_, after))| Some((path, String::from_utf8(after?.bytes).unwrap())))
+            .collect())
+    }
+
+    #[test]
+    fn a_no_prefix_patch_has_one_strip_level_for_all_its_sections() {
+        // `git diff --no-prefix`: `zzz.txt zzz.txt` proves the patch has no prefixes,
+        // so the next section moves `a/x y.txt` to `b/x y.txt` (`git apply -p0`); it
+        // is no edit of `x y.txt`.
+        let patch = "diff --git zzz.txt zzz.txt\n--- zzz.txt\n+++ zzz.txt\n@@ -1 +1 @@\n-z\n+Z\n\
+                     diff --git a/x y.txt b/x y.txt\n--- a/x y.txt\t\n+++ b/x y.txt\t\n@@ -1 +1 @@\n-l\n+L\n";
+        let refused = plan_files(patch, &[("zzz.txt", "z\n"), ("x y.txt", "l\n")]);
+        assert!(
+            refused.as_ref().is_err_and(|e| e.contains("a/x y.txt")),
+            "git apply -p0 refuses: a/x y.txt does not exist; got {refused:?}"
+        );
+        let moved = plan_files(patch, &[("zzz.txt", "z\n"), ("a/x y.txt", "l\n")]).unwrap();
+        assert_eq!(
+            moved,
+            [
+                (PathBuf::from("b/x y.txt"), "L\n".to_string()),
+                (PathBuf::from("zzz.txt"), "Z\n".to_string())
+            ]
+        );
+    }
+
+    #[test]
     fn a_git_diff_without_context_is_placed_by_its_line_numbers() {
         // `git apply --unidiff-zero`: an insertion at line 0 of a file with lines.
         let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n";

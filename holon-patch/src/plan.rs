@@ -342,7 +342,7 @@ fn apply_chunks<E>(
             match op {
                 Op::Context => {
                     let line = lines[in_old];
-                    emit(&mut out, line);
+                    emit(&mut out, exact_context(surface, pass, line, text));
                     preview.push(|| format!(" {}", shown(line)));
                     in_old += 1;
                     out_lines += 1;
@@ -378,6 +378,18 @@ fn apply_chunks<E>(
     applied.preview = preview.lines;
     applied.preview_total = preview.total;
     Ok(applied)
+}
+
+/// The bytes a matched context line leaves in the file. `git apply` writes the
+/// patch's own line: the same bytes on an exact match, except a last line without
+/// newline matched as a prefix (`}` against `}  `), which then loses what followed
+/// it. A loose match keeps the file's line.
+fn exact_context<'a>(surface: Surface, pass: usize, line: &'a [u8], text: &'a [u8]) -> &'a [u8] {
+    if surface == Surface::Unified && pass == 0 {
+        text
+    } else {
+        line
+    }
 }
 
 /// `git apply`'s own placement, for a unified diff on a stale file: the file is an
@@ -486,7 +498,7 @@ fn apply_in_image<E>(
                 Op::Context => {
                     let line = lines[in_old];
                     preview.push(|| format!(" {}", shown(line)));
-                    replacement.push((line, true));
+                    replacement.push((exact_context(Surface::Unified, pass, line, text), true));
                     in_old += 1;
                 }
                 Op::Remove => {

@@ -225,30 +225,106 @@ fn no_newline(chunk: &mut Chunk, line: usize) -> Result<()> {
     }
 }
 
-/// The two names of a `diff --git` line, as written (prefixes kept).
-fn git_names(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
-    let rest = trim_newline(rest);
+/// The two names of a `diff --git` line when the first is quoted or the second is
+/// (`"a/caf\303\251" "b/caf\303\251"`), as written (prefixes kept).
+fn quoted_names(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
     if let Some((first, tail)) = unquote(rest) {
         let tail = tail.strip_prefix(b" ")?;
         let second = unquote(tail).map_or_else(|| tail.to_vec(), |(name, _)| name);
         return Some((first, second));
     }
-    // Unquoted: the names may hold spaces; git splits where both halves name the
-    // same file (`a/x y b/x y`), which is the middle for an unchanged name.
-    if let Some(at) = rest.iter().position(|b| *b == b'"') {
-        let first = rest[..at].strip_suffix(b" ")?;
-        let (second, _) = unquote(&rest[at..])?;
-        return Some((first.to_vec(), second));
+    let at = rest.iter().position(|b| *b == b'"')?;
+    let first = rest[..at].strip_suffix(b" ")?;
+    let (second, _) = unquote(&rest[at..])?;
+    Some((first.to_vec(), second))
+}
+
+/// The file a `diff --git` line names, with `p` components stripped, read as `git
+/// apply` reads it: unquoted names may hold spaces, so the line is split at the first
+/// space where both halves name the same file (`a/x y b/x y`). `None` when the two
+/// names differ (a rename, whose names are on its own lines).
+fn git_name(rest: &[u8], p: usize) -> Option<Vec<u8>> {
+    let rest = trim_newline(rest);
+    if let Some((first, second)) = quoted_names(rest) {
+        let name = strip(&first, p)?;
+        return (strip(&second, p)? == name).then_some(name);
     }
-    if rest.len() % 2 == 1 {
-        let middle = rest.len() / 2;
-        let (first, second) = (&rest[..middle], &rest[middle + 1..]);
-        if rest[middle] == b' ' && strip(first, 1) == strip(second, 1) {
-            return Some((first.to_vec(), second.to_vec()));
+    rest.iter()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, b' ' | b'\t'))
+        .find_map(|(at, _)| {
+            let name = strip(&rest[..at], p)?;
+            (strip(&rest[at + 1..], p)? == name).then_some(name)
+        })
+}
+
+/// What one `diff --git` section proves of the patch's strip level (`git apply
+/// -p`): a rename or copy source written after `a/` or without it, or two equal
+/// names (`diff --git x y x y`, `--no-prefix` or `diff.noprefix`: with prefixes the
+/// names differ in `a/` and `b/`). `None` when the section does not say.
+fn section_strip(rest: &[u8], from: Option<&[u8]>) -> Option<usize> {
+    let rest = trim_newline(rest);
+    let first = match quoted_names(rest) {
+        Some((first, second)) => {
+            if from.is_none() {
+                return (first == second).then_some(0);
+            }
+            Some(first)
         }
+        None => None,
+    };
+    let Some(from) = from else {
+        let middle = rest.len() / 2;
+        let equal =
+            rest.len() % 2 == 1 && rest[middle] == b' ' && rest[..middle] == rest[middle + 1..];
+        return equal.then_some(0);
+    };
+    let prefixed = [b"a/", from].concat();
+    let starts = |name: &[u8]| match &first {
+        Some(first) => first == name,
+        None => rest.starts_with(&[name, b" "].concat()),
+    };
+    if starts(&prefixed) {
+        Some(1)
+    } else if starts(from) {
+        Some(0)
+    } else {
+        None
     }
-    let space = rest.iter().position(|b| *b == b' ')?;
-    Some((rest[..space].to_vec(), rest[space + 1..].to_vec()))
+}
+
+/// The header lines a `diff --git` line may be followed by.
+const GIT_HEADER_LINES: &[&[u8]] = &[
+    b"old mode ",
+    b"new mode ",
+    b"deleted file mode ",
+    b"new file mode ",
+    b"rename from ",
+    b"rename to ",
+    b"copy from ",
+    b"copy to ",
+    b"index ",
+    b"similarity index ",
+    b"dissimilarity index ",
+];
+
+/// The strip level of the patch's `diff --git` sections: `git apply` takes one `-p`
+/// for the whole patch, so the first section that proves it decides for all (a
+/// `--no-prefix` section `diff --git a/x y b/x y` is then the rename of `a/x y`, as
+/// `git apply -p0` reads it, not an edit of `x y`). `None` when no section proves it.
+fn git_strip(lines: &[&[u8]]) -> Option<usize> {
+    lines.iter().enumerate().find_map(|(at, line)| {
+        let rest = line.strip_prefix(b"diff --git ")?;
+        let from = lines[at + 1..]
+            .iter()
+            .take_while(|l| GIT_HEADER_LINES.iter().any(|p| l.starts_with(p)))
+            .find_map(|l| {
+                l.strip_prefix(b"rename from ")
+                    .or_else(|| l.strip_prefix(b"copy from "))
+            })
+            .map(plain_name);
+        section_strip(rest, from.as_deref())
+    })
 }
 
 fn mode_exec(text: &[u8], line: usize) -> Result<bool> {
@@ -280,12 +356,9 @@ struct GitHeader {
     index: Option<(String, String)>,
 }
 
-fn parse_git(reader: &mut Reader<'_>) -> Result<FileChange> {
+fn parse_git(reader: &mut Reader<'_>, p_known: Option<usize>) -> Result<FileChange> {
     let start = reader.line_number();
-    let line = reader.peek().unwrap_or_default();
-    let Some((first, second)) = git_names(&line[b"diff --git ".len()..]) else {
-        return error(start, "a `diff --git` line needs two names");
-    };
+    let names = &reader.peek().unwrap_or_default()[b"diff --git ".len()..];
     reader.next += 1;
     let mut header = GitHeader::default();
     while let Some(line) = reader.peek() {
@@ -322,14 +395,14 @@ fn parse_git(reader: &mut Reader<'_>) -> Result<FileChange> {
         }
         reader.next += 1;
     }
-    // `--no-prefix` patches name files without `a/` and `b/`.
-    let prefixed = match header.rename_from.as_ref().or(header.copy_from.as_ref()) {
-        Some(from) => first == [b"a/", from.as_slice()].concat(),
-        None => first.starts_with(b"a/") && second.starts_with(b"b/"),
-    };
-    let p = usize::from(prefixed);
-    let mut old_name = strip(&first, p);
-    let mut new_name = strip(&second, p);
+    // `--no-prefix` patches name files without `a/` and `b/`; a section that does
+    // not say is read with prefixes when its line starts with one.
+    let from = header.rename_from.as_ref().or(header.copy_from.as_ref());
+    let p = p_known
+        .or_else(|| section_strip(names, from.map(Vec::as_slice)))
+        .unwrap_or_else(|| usize::from(names.starts_with(b"a/") || names.starts_with(b"\"a/")));
+    let mut old_name = git_name(names, p);
+    let mut new_name = old_name.clone();
     let mut body = Body::Chunks(Vec::new());
     let mut old_exists = !header.new_file;
     let mut new_exists = !header.deleted;
@@ -365,7 +438,12 @@ fn parse_git(reader: &mut Reader<'_>) -> Result<FileChange> {
             _ => (old_name, new_name),
         },
     };
-    let missing = || SyntaxError::new(start, "the `diff --git` section names no file");
+    let missing = || {
+        SyntaxError::new(
+            start,
+            "the `diff --git` section names no file: its two names differ (or need more `a/` and `b/` prefixes than the patch's other sections have) and no `---`/`+++` or `rename from`/`rename to` lines say which is which",
+        )
+    };
     let exec_change = header
         .new_exec
         .filter(|new| header.old_exec != Some(*new) || header.new_file);
@@ -558,10 +636,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FileChange>> {
     };
     let mut changes = Vec::new();
     let mut p_known = None;
+    let git_p = git_strip(&reader.lines);
     let mut git_sections = Vec::new();
     while let Some(line) = reader.peek() {
         if line.starts_with(b"diff --git ") {
-            changes.push(parse_git(&mut reader)?);
+            changes.push(parse_git(&mut reader, git_p)?);
             git_sections.push(true);
         } else if line.starts_with(b"--- ")
             && reader.peek_at(1).is_some_and(|l| l.starts_with(b"+++ "))
@@ -644,6 +723,12 @@ mod tests {
             (copy.action, copy.target.as_deref()),
             (Action::Copy, Some(std::path::Path::new("y")))
         );
+        let no_prefix_space =
+            only("diff --git dir one/x y.txt dir one/x y.txt\nold mode 100644\nnew mode 100755\n");
+        assert_eq!(
+            no_prefix_space.path,
+            std::path::Path::new("dir one/x y.txt")
+        );
         let rename = only(
             "diff --git a/old.rs b/new.rs\nsimilarity index 100%\nrename from old.rs\nrename to new.rs\n",
         );
@@ -683,5 +768,10 @@ mod tests {
         assert_eq!(binary.kind, "binary_without_data");
         let symlink = parse("diff --git a/l b/l\nnew file mode 120000\n").unwrap_err();
         assert_eq!(symlink.kind, "unsupported_patch");
+        // Two different names and nothing to say which is the file: `git apply`
+        // refuses ("git diff header lacks filename information").
+        let unnamed = parse("diff --git a/x b/y\nnew file mode 100644\nindex 0000000..e69de29\n")
+            .unwrap_err();
+        assert!(unnamed.message.contains("names no file"), "{unnamed}");
     }
 }

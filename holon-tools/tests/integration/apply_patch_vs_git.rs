@@ -363,6 +363,8 @@ fn generate(seed: u64, id: usize) -> Case {
         kinds.insert(path, kind);
     }
     let mut new = old.clone();
+    // The rename source and the last section of a `no_prefix_rename_space` case.
+    let mut renamed_space: Option<(Vec<u8>, Vec<u8>)> = None;
     for (path, kind) in kinds.clone() {
         let Some(Entry::File { bytes, exec }) = old.get(&path).cloned() else {
             continue;
@@ -462,32 +464,57 @@ fn generate(seed: u64, id: usize) -> Case {
             kinds.insert(path, Kind::Empty);
         }
         (Format::NoPrefix, Stale::Edited) => {
-            // A rename to a name with a space, in a patch whose last section will
-            // not apply (the stale edit goes to the last changed file).
+            // A rename with an edit between paths with spaces (trailing, leading, a
+            // tab git quotes), and a file whose section comes last; the stale edit
+            // below goes to that last section, the rename's hunk or its source.
             tags.push("no_prefix_rename_space".into());
-            let path = name(&mut rng, &new, &mut tags);
+            let n = rng.below(100);
+            let (from, to) = match rng.below(4) {
+                0 => (
+                    format!("dir one/old name{n}.txt"),
+                    format!("dir one/new name{n}.txt"),
+                ),
+                1 => (
+                    format!("dir one/old name{n}.txt "),
+                    format!("dir one/new {n} "),
+                ),
+                2 => (
+                    format!("dir one/old\tname{n}"),
+                    format!("dir\ttwo/new name{n}"),
+                ),
+                _ => (
+                    format!(" old name{n}.txt"),
+                    format!("dir one/ new name{n}.txt"),
+                ),
+            };
+            let (from, to) = (from.into_bytes(), to.into_bytes());
             let bytes: Vec<u8> = (0..8 + rng.below(8))
                 .flat_map(|n| format!("renamed line {n}\n").into_bytes())
                 .collect();
-            old.insert(
-                path.clone(),
-                Entry::File {
-                    bytes: bytes.clone(),
-                    exec: false,
-                },
-            );
-            let target = format!("with space r{}.txt", rng.below(100)).into_bytes();
-            let mut edited = bytes;
-            edited.extend_from_slice(b"one more line\n");
-            if !new.contains_key(&target) {
-                new.remove(&path);
-                new.insert(
-                    target,
-                    Entry::File {
-                        bytes: edited,
-                        exec: false,
-                    },
-                );
+            let mut edited = bytes.clone();
+            edited.splice(0..0, b"one more line\n".iter().copied());
+            let last = format!("zz last {n}.txt").into_bytes();
+            let last_bytes: Vec<u8> = (0..6)
+                .flat_map(|n| format!("last {n}\n").into_bytes())
+                .collect();
+            let mut last_edited = last_bytes.clone();
+            last_edited.extend_from_slice(b"last 6\n");
+            let free = |path: &[u8]| {
+                [&old, &new].iter().all(|tree| {
+                    tree.keys().all(|taken| {
+                        taken.as_slice() != path
+                            && !taken.starts_with(&[path, b"/"].concat())
+                            && !path.starts_with(&[taken.as_slice(), b"/"].concat())
+                    })
+                })
+            };
+            if free(&from) && free(&to) && free(&last) {
+                let file = |bytes: Vec<u8>| Entry::File { bytes, exec: false };
+                old.insert(from.clone(), file(bytes));
+                new.insert(to.clone(), file(edited));
+                old.insert(last.clone(), file(last_bytes));
+                new.insert(last.clone(), file(last_edited));
+                renamed_space = Some((from, last));
             }
         }
         (_, Stale::LostFinalNewline) => {
@@ -543,14 +570,29 @@ fn generate(seed: u64, id: usize) -> Case {
             }
         }
     }
-    if stale == Stale::Edited && !changed.is_empty() {
-        // The last changed file in the patch's order, when the patch must fail
-        // at its end; any, otherwise.
-        let path = if tags.iter().any(|t| t == "no_prefix_rename_space") {
-            changed.last().unwrap().clone()
-        } else {
-            rng.pick(&changed).clone()
-        };
+    if let Some((from, last)) = renamed_space.filter(|_| stale == Stale::Edited) {
+        // The patch fails at its last section, at the rename's hunk, or for a
+        // missing rename source; git refuses all of it, and so must ApplyPatch.
+        match rng.below(3) {
+            0 => {
+                tags.push("stale_last_section".into());
+                if let Some(Entry::File { bytes, .. }) = target.get_mut(&last) {
+                    replace_line(bytes, b"last 5\n", b"changed meanwhile\n");
+                }
+            }
+            1 => {
+                tags.push("stale_rename_hunk".into());
+                if let Some(Entry::File { bytes, .. }) = target.get_mut(&from) {
+                    replace_line(bytes, b"renamed line 0\n", b"changed meanwhile\n");
+                }
+            }
+            _ => {
+                tags.push("missing_rename_source".into());
+                target.remove(&from);
+            }
+        }
+    } else if stale == Stale::Edited && !changed.is_empty() {
+        let path = rng.pick(&changed).clone();
         if let Some(Entry::File { bytes, .. }) = target.get_mut(&path) {
             let mut lines: Vec<Vec<u8>> = bytes
                 .split_inclusive(|b| *b == b'\n')
@@ -584,6 +626,17 @@ fn generate(seed: u64, id: usize) -> Case {
         stale,
         tags,
     }
+}
+
+/// Replaces the line `line` (with its newline) of `bytes` by `with`.
+fn replace_line(bytes: &mut Vec<u8>, line: &[u8], with: &[u8]) {
+    let mut lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
+    for each in &mut lines {
+        if *each == line {
+            *each = with;
+        }
+    }
+    *bytes = lines.concat();
 }
 
 fn write_tree(root: &Path, tree: &Tree) {
