@@ -55,11 +55,11 @@ mod postgres;
 mod progress;
 mod rounds;
 mod server;
-#[cfg(feature = "sqlite")]
-mod sqlite;
 #[cfg(feature = "http")]
 mod session_close;
 mod shutdown;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 mod stdio;
 mod stdio_lines;
 mod stdio_pipes;

@@ -18,8 +18,7 @@ pub(crate) fn prepare(connection: &Connection) -> rusqlite::Result<()> {
     loop {
         match connection.pragma_update(None, "journal_mode", "WAL") {
             Err(rusqlite::Error::SqliteFailure(error, _))
-                if error.code == rusqlite::ErrorCode::DatabaseBusy
-                    && Instant::now() < deadline =>
+                if error.code == rusqlite::ErrorCode::DatabaseBusy && Instant::now() < deadline =>
             {
                 std::thread::sleep(Duration::from_millis(5));
             }
