@@ -538,6 +538,53 @@ async fn deeply_nested_html_is_flattened_and_rendered() {
 }
 
 #[tokio::test]
+async fn nesting_hidden_from_the_pre_scan_stops_the_parse_near_its_bound() {
+    // Three ways to hide 30,000 nested tags from the linear pre-scan that flattens
+    // nesting; each ran html5ever's tree builder, whose time grows with depth times
+    // size, past the rendering deadline (100,000 levels: over a minute of CPU).
+    let bound = "<b>".repeat(70);
+    let levels = 30_000;
+    for (shape, body) in [
+        // A quote outside any attribute value: the scan reads the rest as quoted.
+        (
+            "stray quote",
+            format!("<div a\">{}", "<div>".repeat(levels)),
+        ),
+        // Tags the scan drops, deeper than its bound, join a `<` and a `div>`.
+        (
+            "joined halves",
+            format!("{bound}{}", "<<b>div>".repeat(levels)),
+        ),
+        // A raw-text element deeper than the bound loses its tags, and its text
+        // becomes markup.
+        (
+            "raw text",
+            format!("{bound}<script>{}</script>", "<div>".repeat(levels)),
+        ),
+    ] {
+        let page = format!("<html><body><p>kept before</p>{body}</body></html>");
+        let server = serve(move |_, _| Reply::html(&page)).await;
+        let (_dir, runtime) = runtime(allowing_private());
+        let envelope = fetch(&runtime, json!({ "url": server.url("/hidden") })).await;
+        assert_eq!(envelope["status"], "success", "{shape}: {envelope}");
+        let page = &envelope["structured"];
+        assert_eq!(page["extracted_as"], "text", "{shape}: {envelope}");
+        assert!(
+            page["content"].as_str().unwrap().contains("kept before"),
+            "{shape}: {envelope}"
+        );
+        let notes = page["extraction_notes"].as_array().unwrap();
+        assert!(
+            notes.iter().any(|note| note
+                .as_str()
+                .unwrap()
+                .contains("only the text before it was rendered")),
+            "{shape}: {notes:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn large_html_is_rendered_from_a_bounded_prefix() {
     // 4 MiB of paragraphs (5 MiB took 1.47 GB and 43 s to render before): only the
     // first 512 KiB reach the renderer, and the result says so.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 use tokio::sync::Semaphore;
 
-use super::nesting;
+use super::{bounded_parse, nesting};
 
 /// Bytes of HTML given to the renderer at most. Its memory grows with them: 1 MiB
 /// of dense paragraphs peaked at 251 MiB (benches/web_extract_bounds.rs).
@@ -17,6 +17,10 @@ pub const MAX_RENDER_BYTES: usize = 512 << 10;
 /// Elements nested deeper than this are flattened before rendering (the renderer's
 /// time grows with depth times size).
 pub const MAX_RENDER_DEPTH: usize = 64;
+
+/// How deep the parser may build the tree before it stops reading: four times the
+/// pre-scan's bound, so only HTML that hid its tags from the pre-scan gets there.
+pub const MAX_PARSE_DEPTH: usize = 4 * MAX_RENDER_DEPTH;
 
 /// The time a rendering may take; past it the markup is returned as it is.
 pub const RENDER_DEADLINE: Duration = Duration::from_secs(10);
@@ -267,7 +271,15 @@ pub async fn render_bounded(html: &str) -> Rendering {
     })
     .await;
     let text = match rendered {
-        Ok(text) => text,
+        Ok(Some((text, cut_at))) => {
+            if let Some(cut_at) = cut_at {
+                notes.push(format!(
+                    "the HTML nests deeper than {MAX_PARSE_DEPTH} levels near byte {cut_at}; only the text before it was rendered"
+                ));
+            }
+            Some(text)
+        }
+        Ok(None) => None,
         Err(_) => {
             notes.push(format!(
                 "rendering the HTML took longer than {} s; the markup is returned as it is",
@@ -279,12 +291,14 @@ pub async fn render_bounded(html: &str) -> Rendering {
     Rendering { text, notes }
 }
 
-/// HTML as readable text; `None` when the renderer fails.
-pub fn html_to_text(html: &str) -> Option<String> {
-    html2text::config::plain()
-        .string_from_read(html.as_bytes(), TEXT_WIDTH)
-        .ok()
-        .map(|text| collapse_blank_lines(&text))
+/// HTML as readable text, and where the parse stopped reading it when it nested
+/// deeper than [`MAX_PARSE_DEPTH`]; `None` when the renderer fails.
+pub fn html_to_text(html: &str) -> Option<(String, Option<usize>)> {
+    let parsed = bounded_parse::parse(html, MAX_PARSE_DEPTH);
+    let config = html2text::config::plain();
+    let tree = config.dom_to_render_tree(&parsed.dom).ok()?;
+    let text = config.render_to_string(tree, TEXT_WIDTH).ok()?;
+    Some((collapse_blank_lines(&text), parsed.cut_at))
 }
 
 fn collapse_blank_lines(text: &str) -> String {
@@ -385,7 +399,8 @@ mod tests {
         let html = "<html><head><title> A &amp; B </title><style>p{color:red}</style>\
                     <script>alert(1)</script></head><body><h1>Heading</h1>\
                     <p>First <b>para</b>.</p><ul><li>one</li><li>two</li></ul></body></html>";
-        let text = html_to_text(html).unwrap();
+        let (text, cut_at) = html_to_text(html).unwrap();
+        assert_eq!(cut_at, None);
         assert!(text.contains("Heading"), "{text}");
         assert!(
             text.contains("# Heading") && text.contains("First **para**."),

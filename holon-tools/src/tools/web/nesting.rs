@@ -4,6 +4,9 @@
 //! knows what changes depth in practice: comments and declarations, quoted
 //! attributes, raw-text elements (`<script>`, `<style>`, ...), void and self-closed
 //! elements, and the elements whose end tag is optional (`<p>`, `<li>`, `<td>`, ...).
+//! It is not a tokenizer, and tags hidden from it get past it: the parse that follows
+//! bounds depth by itself ([`super::bounded_parse`]); this scan keeps the text of
+//! ordinary deep pages, which that bound would cut.
 
 /// Elements that never have content.
 const VOID: &[&str] = &[
