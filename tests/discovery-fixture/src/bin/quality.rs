@@ -2,16 +2,18 @@
 //! reciprocal rank of the query set (data/queries.txt) over the built-in tools
 //! (holon-tools' registry) and over the catalog (data/catalog.txt), and of the
 //! user-angle set (data/queries-user.txt) over the built-in tools, its tuning half
-//! (`user_tuning`) and its held-out half (`user_held_out`) apart.
+//! (`user_tuning`) and its held-out half (`user_held_out`) apart, and of the blind set
+//! (data/queries-blind.txt, `blind`).
 //!
 //! `discovery-quality [--misses] [--dump-tools FILE]`: `--misses` lists the queries
-//! whose tool is not first, except those of the held-out half, which are only counted;
+//! whose tool is not first, except those of the held-out half and the blind set, which
+//! are only counted;
 //! `--dump-tools` writes both tool sets in MCP `tools/list` form (what
 //! scripts/discovery-quality-fastmcp.py indexes with FastMCP), and a JSON summary of
 //! the figures goes to stdout's last line.
 
 use holon_core::{FamilyPolicy, Registry};
-use holon_discovery_fixture::{Half, Query, queries, user_queries};
+use holon_discovery_fixture::{Half, Query, blind_queries, queries, user_queries};
 use holon_export::search::{SearchIndex, SearchScope};
 use holon_export::{ExportOptions, Provider, export};
 use serde_json::json;
@@ -72,9 +74,10 @@ fn main() {
         Registry::of_module("holon_discovery_fixture::catalog").expect("the catalog's tools");
     let all = queries();
     let user = user_queries();
+    let blind = blind_queries();
     let in_set = |set: &'static str| move |q: &&Query| q.set == set;
     let in_half = |half: Half| move |q: &&Query| Half::of(&q.text) == half;
-    let sets: [(&str, &Registry, Vec<&Query>, bool); 4] = [
+    let sets: [(&str, &Registry, Vec<&Query>, bool); 5] = [
         (
             "builtin",
             &builtin,
@@ -100,6 +103,9 @@ fn main() {
             user.iter().filter(in_half(Half::HeldOut)).collect(),
             false,
         ),
+        // Never shown either: written by someone who saw neither the ranker nor the
+        // keywords.
+        ("blind", &builtin, blind.iter().collect(), false),
     ];
     let mut summary = serde_json::Map::new();
     for (set, registry, set_queries, show_misses) in sets {
