@@ -3,8 +3,9 @@
 //! (`holon-discovery/tests/sdk_oracle/check_deferred.py`, run by `.ci/provider-sdks`).
 
 use holon_core::prelude::*;
-use holon_export::deferred::AnthropicSearch;
-use holon_export::{DeferOptions, ExportOptions, Namespaces, Provider, export_deferred, rules};
+use holon_discovery::deferred::AnthropicSearch;
+use holon_discovery::{DeferOptions, Namespaces, export_deferred};
+use holon_export::{ExportOptions, Provider, rules};
 use serde_json::{Map, Value};
 
 /// Arguments of the file tools.

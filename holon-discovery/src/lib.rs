@@ -15,7 +15,8 @@
 //! ```
 //! use std::sync::Arc;
 //! use holon_core::{FamilyPolicy, ToolCall, ToolContext};
-//! use holon_export::{Provider, discovery::Discovery};
+//! use holon_export::Provider;
+//! use holon_discovery::Discovery;
 //!
 //! // Every linked tool plus the meta-tools (here: only the meta-tools are linked).
 //! let registry = Arc::new(holon_discovery::registry(|_| true).unwrap());
@@ -28,10 +29,14 @@
 //! # });
 //! ```
 
+pub mod deferred;
+mod discovery;
+pub mod search;
 mod tools;
 
+pub use deferred::{DeferOptions, DeferredExport, Namespaces, export_deferred};
+pub use discovery::{DESCRIBE_TOOL, Discovery, META_TOOLS, SEARCH_TOOLS};
 use holon_core::{Registry, RegistryError, ToolMeta};
-pub use holon_export::discovery::{DESCRIBE_TOOL, Discovery, META_TOOLS, SEARCH_TOOLS};
 pub use tools::{
     DescribeToolArgs, DescribedTool, FoundTool, SearchToolsArgs, SearchToolsResult, describe_tool,
     search_tools,

@@ -1,7 +1,7 @@
 //! The two meta-tools.
 
+use crate::Discovery;
 use holon_core::prelude::*;
-use holon_export::discovery::Discovery;
 use serde_json::Value;
 
 /// The most tools one search returns.

@@ -7,8 +7,9 @@ mod common;
 use common::registry;
 use holon_core::prelude::*;
 use holon_core::{FamilyPolicy, Registry};
-use holon_export::deferred::AnthropicSearch;
-use holon_export::{DeferOptions, ExportOptions, Namespaces, Provider, export_deferred, rules};
+use holon_discovery::deferred::AnthropicSearch;
+use holon_discovery::{DeferOptions, Namespaces, export_deferred};
+use holon_export::{ExportOptions, Provider, rules};
 use serde_json::{Value, json};
 
 /// Arguments of the file tools.
@@ -51,7 +52,7 @@ fn names(entries: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn deferred(provider: Provider, defer: &DeferOptions) -> holon_export::DeferredExport {
+fn deferred(provider: Provider, defer: &DeferOptions) -> holon_discovery::DeferredExport {
     let export = export_deferred(&registry(), provider, ExportOptions::default(), defer).unwrap();
     let problems = rules::check_deferred(provider, &export.entries);
     assert!(problems.is_empty(), "{provider}: {problems:#?}");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use holon_core::prelude::*;
 use holon_core::{FamilyPolicy, Registry, ToolCall, ToolCapabilityFamily, ToolResult};
-use holon_export::discovery::Discovery;
+use holon_discovery::Discovery;
 use holon_export::{ExportOptions, Provider, export_tool};
 use serde_json::{Value, json};
 

@@ -30,10 +30,6 @@
 //! ```
 
 mod anthropic;
-#[cfg(feature = "search")]
-pub mod deferred;
-#[cfg(feature = "search")]
-pub mod discovery;
 mod fallback;
 mod gemini;
 mod lower_error;
@@ -42,8 +38,6 @@ mod openai;
 pub mod portable;
 mod restore;
 pub mod rules;
-#[cfg(feature = "search")]
-pub mod search;
 pub mod strict;
 mod subset;
 pub mod testing;
@@ -59,8 +53,6 @@ use holon_core::FamilyPolicy;
 use holon_core::Registry;
 use holon_core::ToolDefinition;
 
-#[cfg(feature = "search")]
-pub use deferred::{DeferOptions, DeferredExport, Namespaces, export_deferred};
 pub use fallback::{InputSurface, input_surface};
 
 /// A model API (or MCP) that tools are exported to.

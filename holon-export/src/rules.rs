@@ -117,7 +117,7 @@ pub const MCP_ANNOTATIONS: &[&str] = &[
 ];
 
 /// A warning when an export has more tools than the provider documents.
-pub(super) fn count_warning(provider: Provider, count: usize) -> Option<ExportWarning> {
+pub fn count_warning(provider: Provider, count: usize) -> Option<ExportWarning> {
     (provider == Provider::OpenAiChat && count > OPENAI_CHAT_MAX_TOOLS).then(|| ExportWarning {
         tool: None,
         keyword: None,
@@ -242,7 +242,7 @@ pub const ANTHROPIC_TOOL_SEARCH: &[(&str, &str)] = &[
 ];
 
 /// Every way the `tools` entries of a deferred export (see
-/// [`export_deferred`](crate::export_deferred)) break `provider`'s documented rules:
+/// holon-discovery's `export_deferred`) break `provider`'s documented rules:
 /// each tool's own rules, `defer_loading` only where the provider has it and only a
 /// boolean, a search tool whenever a tool is deferred and never deferred itself,
 /// OpenAI namespaces well formed (`defer_loading` on the

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use holon_core::prelude::*;
 use holon_core::{FamilyPolicy, ToolContext};
+use holon_discovery::Discovery;
 use holon_export::Provider;
-use holon_export::discovery::Discovery;
 use holon_mcp::{McpServer, ServerInfo};
 use rmcp::ServiceExt;
 use serde_json::{Value, json};

@@ -15,6 +15,7 @@ use syn::visit::Visit;
 /// The crates that must stay acyclic.
 const CRATES: &[&str] = &[
     "holon-core",
+    "holon-discovery",
     "holon-export",
     "holon-lint",
     "holon-patch",

@@ -39,6 +39,7 @@ use holon_runtime::{Runtime, RuntimeConfig};
 pub use approvals::{Always, ApprovalsCommand};
 pub use export::ExportFormat;
 pub use keys::KeysCommand;
+pub use serve_discovery::DiscoveryState;
 pub use services::ServiceOptions;
 
 /// Exit code of a tool call that returned an error.
@@ -267,7 +268,7 @@ pub enum Command {
         allow_origins: Vec<String>,
         /// Also answer requests whose Host header is NAME (host, or host:port for that
         /// port only); repeatable. A loopback bind answers to localhost, 127.0.0.1 and
-        /// [::1]; another bind to any Host until one is named, then to the named ones
+        /// `[::1]`; another bind to any Host until one is named, then to the named ones
         /// only. Requests with another Host are refused with 403 (DNS rebinding). Behind
         /// a balancer, name the host clients reach it by.
         #[arg(long = "allowed-host", value_name = "NAME", requires = "http", value_parser = holon_mcp::http_guard::parse_allowed_host)]
@@ -379,7 +380,16 @@ fn parse_families(list: &str) -> Result<FamilyPolicy, String> {
     FamilyPolicy::parse_list(list).map_err(|error| error.to_string())
 }
 
-/// Runs the CLI with the process arguments.
+/// Runs the CLI with the process arguments, `serve --discovery` serving the
+/// meta-tools of the binary's holon-discovery with the state `state` puts in each call's
+/// context (as an MCP client takes a tool's definition).
+pub fn main_with_discovery(state: DiscoveryState) -> ExitCode {
+    let _ = serve_discovery::STATE.set(state);
+    main()
+}
+
+/// Runs the CLI with the process arguments (`serve --discovery` refuses to start:
+/// see [`main_with_discovery`]).
 pub fn main() -> ExitCode {
     match Cli::try_parse() {
         Ok(cli) => run(cli),

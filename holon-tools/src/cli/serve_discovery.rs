@@ -2,10 +2,21 @@
 //! DescribeTool, which the binary links from holon-discovery) and the `--pin` tools;
 //! every built-in tool stays callable by name, and the model finds the rest with
 //! SearchTools.
+//!
+//! The library uses nothing of holon-discovery, not even a constant: that would link
+//! its meta-tools, and so register them, into every program that links this library.
+//! The binary links them and hands the library what puts their state in a call's
+//! context ([`super::main_with_discovery`]).
+
+use std::sync::OnceLock;
 
 use holon_core::{Registry, ToolContext, closest};
-use holon_export::Provider;
-use holon_export::discovery::{Discovery, META_TOOLS};
+
+/// What puts the meta-tools' state (the registry they search) in a call's context.
+pub type DiscoveryState = fn(ToolContext, &'static Registry) -> ToolContext;
+
+/// Set by the binary, which links the meta-tools.
+pub(super) static STATE: OnceLock<DiscoveryState> = OnceLock::new();
 
 /// The crate that declares the meta-tools (the module path they are declared in).
 const META_TOOLS_CRATE: &str = "holon_discovery";
@@ -18,13 +29,17 @@ pub(super) fn is_meta_tool(module: &str) -> bool {
 /// The tools `serve --discovery` lists: the meta-tools and the pinned ones.
 #[derive(Debug, Clone)]
 pub(super) struct Listed {
+    meta_tools: Vec<String>,
     pinned: Vec<String>,
 }
 
 impl Listed {
     /// Whether tools/list shows the tool `name`.
     pub(super) fn shows(&self, name: &str) -> bool {
-        META_TOOLS.contains(&name) || self.pinned.iter().any(|pinned| pinned == name)
+        self.meta_tools
+            .iter()
+            .chain(&self.pinned)
+            .any(|listed| listed == name)
     }
 }
 
@@ -35,7 +50,12 @@ pub(super) fn discovery(
     pinned: &[String],
 ) -> Result<(&'static Registry, Listed), String> {
     let served = Registry::try_global().map_err(|error| error.to_string())?;
-    if !META_TOOLS.iter().all(|name| served.get(name).is_some()) {
+    let meta_tools: Vec<String> = served
+        .definitions()
+        .filter(|definition| is_meta_tool(definition.defined_at.module))
+        .map(|definition| definition.spec.name.to_string())
+        .collect();
+    if STATE.get().is_none() || meta_tools.is_empty() {
         return Err("this holon-tools was built without the discovery meta-tools".to_string());
     }
     let mut names = Vec::with_capacity(pinned.len());
@@ -50,11 +70,19 @@ pub(super) fn discovery(
         };
         names.push(definition.spec.name.to_string());
     }
-    Ok((served, Listed { pinned: names }))
+    Ok((
+        served,
+        Listed {
+            meta_tools,
+            pinned: names,
+        },
+    ))
 }
 
-/// `context` with what the meta-tools search and describe: the served registry, as
-/// an MCP client takes a tool's definition.
+/// `context` with what the meta-tools search and describe: the served registry.
 pub(super) fn context(context: ToolContext, served: &'static Registry) -> ToolContext {
-    context.with_state(Discovery::new_static(served, Provider::Mcp))
+    match STATE.get() {
+        Some(state) => state(context, served),
+        None => context,
+    }
 }

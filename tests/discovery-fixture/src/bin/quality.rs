@@ -13,8 +13,8 @@
 //! the figures goes to stdout's last line.
 
 use holon_core::{FamilyPolicy, Registry};
+use holon_discovery::search::{SearchIndex, SearchScope};
 use holon_discovery_fixture::{Half, Query, blind_queries, queries, user_queries};
-use holon_export::search::{SearchIndex, SearchScope};
 use holon_export::{ExportOptions, Provider, export};
 use serde_json::json;
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use holon_core::prelude::*;
 use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily};
-use holon_export::search::{SearchIndex, SearchScope};
+use holon_discovery::search::{SearchIndex, SearchScope};
 
 /// Units of a forecast.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, ClosedInput)]

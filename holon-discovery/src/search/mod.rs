@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use holon_core::{FamilyPolicy, Registry};
-//! use holon_export::search::{SearchIndex, SearchScope};
+//! use holon_discovery::search::{SearchIndex, SearchScope};
 //!
 //! let index = SearchIndex::of(Registry::global());
 //! let hits = index.search("run a shell command", 5, SearchScope::model(FamilyPolicy::all()));

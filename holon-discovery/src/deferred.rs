@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use holon_core::{Registry, ToolCapabilityFamily, ToolDefinition, closest};
 
 use crate::discovery::{META_TOOLS, is_meta_tool};
-use crate::{ExportOptions, ExportWarning, ExportedTool, Provider, export_tool};
+use holon_export::{ExportOptions, ExportWarning, ExportedTool, Provider, export_tool};
 
 /// How OpenAI Responses groups deferred tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -132,7 +132,7 @@ pub struct DeferredExport {
 }
 
 impl DeferredExport {
-    /// What the provider's API takes, as [`Export::payload`](crate::Export::payload).
+    /// What the provider's API takes, as [`Export::payload`](holon_export::Export::payload).
     pub fn payload(&self) -> Value {
         let entries = Value::Array(self.entries.clone());
         match self.provider {
@@ -221,7 +221,7 @@ pub fn export_deferred(
             namespace,
         });
     }
-    warnings.extend(crate::rules::count_warning(provider, tools.len()));
+    warnings.extend(holon_export::rules::count_warning(provider, tools.len()));
     let entries = entries(provider, &tools, defer);
     Ok(DeferredExport {
         provider,

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use holon_core::{Registry, ToolContext, ToolDefinition, ToolError, ToolErrorKind, closest};
 
 use crate::search::{SearchHit, SearchIndex, SearchScope};
-use crate::{ExportOptions, ExportedTool, Provider, export_tool};
+use holon_export::{ExportOptions, ExportedTool, Provider, export_tool};
 
 /// The name of the meta-tool that searches the tools.
 pub const SEARCH_TOOLS: &str = "SearchTools";
