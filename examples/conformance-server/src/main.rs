@@ -613,7 +613,7 @@ struct Cli {
     // Parsed after clap, so that a refused URL is never echoed with its password.
     #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, default_value = "memory")]
     store: String,
-    /// Also serve browser pages of this origin (scheme://host[:port]); repeatable.
+    /// Also serve browser pages of this origin (`scheme://host[:port]`); repeatable.
     /// Behind a balancer: the balancer's origin, which differs from the replica's own.
     #[arg(long = "allow-origin", value_name = "ORIGIN", conflicts_with = "stdio", value_parser = holon_mcp::http_guard::parse_origin)]
     allow_origins: Vec<String>,
