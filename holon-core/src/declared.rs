@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use schemars::{Schema, SchemaGenerator};
 
-use crate::arguments::{empty_arguments_schema, parse_no_arguments};
-use crate::context::ToolContext;
-use crate::error::ToolError;
+use crate::host::context::ToolContext;
 use crate::input::ToolInput;
+use crate::input::arguments::{empty_arguments_schema, parse_no_arguments};
 use crate::meta::ToolMeta;
 use crate::params::ArgumentsInfo;
+use crate::result::error::ToolError;
 use crate::tool::{CallFuture, Tool};
 
 /// A tool declared with `#[holon_tool]`.

@@ -13,23 +13,23 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::asked::{AskedCalls, DecisionFuture};
-use crate::cancel::Cancellation;
-use crate::context::{
+use crate::host::asked::{AskedCalls, DecisionFuture};
+use crate::host::cancel::Cancellation;
+use crate::host::context::{
     CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
 };
-use crate::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
-use crate::error::{ToolError, ToolErrorKind};
-use crate::hints::closest;
+use crate::input::depth::{MAX_INPUT_DEPTH, dispose, exceeds_depth};
+use crate::input::hints::closest;
+use crate::input::json_kind::json_kind;
+use crate::input::json_text;
+use crate::input::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
+use crate::input::schema_problems::report;
 use crate::input::{JsonArguments, ToolInput};
-use crate::json_kind::json_kind;
-use crate::json_text;
-use crate::output::ToolOutput;
-use crate::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
 use crate::registry::{Entry, Registry, visible_to};
+use crate::result::error::{ToolError, ToolErrorKind};
+use crate::result::output::ToolOutput;
+use crate::result::result_check::check_result;
 use crate::result::{ApprovalRequired, Deferral, ToolResult};
-use crate::result_check::check_result;
-use crate::schema_problems::report;
 use crate::tool::CallFuture;
 
 /// The arguments of a call as the caller has them. A `Value` is boxed: the
@@ -203,11 +203,11 @@ impl Registry {
         gate: Gate,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
         use tracing::Instrument as _;
-        let span = crate::telemetry::call_span(&name, call_id.as_deref());
+        let span = crate::host::telemetry::call_span(&name, call_id.as_deref());
         let finished = span.clone();
         async move {
             let result = self.run(context, name, arguments, call_id, gate).await;
-            crate::telemetry::record_outcome(&finished, &result);
+            crate::host::telemetry::record_outcome(&finished, &result);
             result
         }
         .instrument(span)

@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::json_text;
-use crate::problems::join_path;
-use crate::text_path::{locate, message_of};
+use crate::input::json_text;
+use crate::input::problems::join_path;
+use crate::input::text_path::{locate, message_of};
 
 /// Bytes as JSON text, read by the duplicate-key reader and by serde_json: both accept
 /// the same texts; without a repeated key both build the same value; the reader's own

@@ -79,18 +79,9 @@
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeQuickstart;
 
-mod arguments;
-mod asked;
 mod build;
-mod cancel;
-mod client;
-mod closed;
-mod context;
 mod declared;
-mod depth;
 mod dispatch;
-mod envelope;
-mod error;
 mod examples;
 mod expected_crates;
 mod family;
@@ -98,69 +89,49 @@ mod family;
 #[doc(hidden)]
 pub mod fuzz;
 mod grammar;
-mod hints;
+mod host;
 mod input;
-#[cfg(any(test, not(feature = "validate")))]
-mod integer_bounds;
-mod json_kind;
-mod json_text;
 mod meta;
-mod output;
 mod params;
-mod problems;
-mod progress;
-mod receipt;
 mod registry;
-mod request;
 mod result;
-mod result_check;
 pub mod schema;
-mod schema_problems;
-#[cfg(feature = "validate")]
-mod schema_violations;
 mod spec;
-mod states;
-mod structured;
-#[cfg(feature = "tracing")]
-mod telemetry;
-mod text_path;
 mod tool;
-#[cfg(feature = "validate")]
-mod type_hints;
 
-pub use asked::{AskedCalls, DecisionFuture};
-pub use cancel::Cancellation;
-pub use client::{
+pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
+pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
+pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
+pub use host::asked::{AskedCalls, DecisionFuture};
+pub use host::cancel::Cancellation;
+pub use host::client::{
     ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,
     ElicitationResponse, LogLevel, LogMessage, Role, Root, Roots, RootsRequest, Sampling,
     SamplingMessage, SamplingRequest, SamplingResponse, TaskEscalation,
 };
-pub use closed::ClosedInput;
-pub use context::{
+pub use host::context::{
     CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
 };
-pub use depth::MAX_INPUT_DEPTH;
-pub use error::{ToolError, ToolErrorKind, error_chain};
-pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
-pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
-pub use hints::closest;
-pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
+pub use host::progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
+pub use host::request::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId};
+pub use input::closed::ClosedInput;
+pub use input::depth::MAX_INPUT_DEPTH;
+pub use input::hints::closest;
+pub use input::json_kind::json_kind;
 pub use input::{JsonArguments, ToolInput};
-pub use json_kind::json_kind;
 pub use meta::{
     DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, TaskSupport, ToolAnnotations,
     ToolMeta, Visibility,
 };
-pub use output::{IntoToolOutput, ToolOutput};
 pub use params::FromToolContext;
-pub use progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use registry::{Registry, RegistryError};
-pub use request::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId};
+pub use result::error::{ToolError, ToolErrorKind, error_chain};
+pub use result::output::{IntoToolOutput, ToolOutput};
+pub use result::structured::Structured;
 pub use result::{
     ApprovalRequired, Artifact, ContentBlock, Deferral, ResultExtras, ToolResult, ToolStatus,
 };
 pub use spec::{FreeformGrammar, ToolDefinition, ToolSpec};
-pub use structured::Structured;
 /// The token behind a [`Cancellation`], re-exported so that a host needs no
 /// `tokio-util` dependency of its own.
 pub use tokio_util::sync::CancellationToken;
@@ -248,13 +219,13 @@ pub mod __private {
 
     impl<T: serde::Serialize> ToolResultSerialize<Checked> for T {
         fn output(self) -> Result<ToolOutput, ToolError> {
-            crate::output::plain_output(&self)
+            crate::result::output::plain_output(&self)
         }
     }
 
     impl<T: serde::Serialize> ToolResultSerialize<Wrapped> for ToolOutput<T> {
         fn output(self) -> Result<ToolOutput, ToolError> {
-            crate::output::wrapped_output(self)
+            crate::result::output::wrapped_output(self)
         }
     }
 
@@ -271,13 +242,13 @@ pub mod __private {
 
     impl<T: schemars::JsonSchema> ToolResultSchema<Checked> for T {
         fn schema(generator: &mut SchemaGenerator) -> Schema {
-            crate::output::result_schema::<T>(generator)
+            crate::result::output::result_schema::<T>(generator)
         }
     }
 
     impl<T: schemars::JsonSchema> ToolResultSchema<Wrapped> for ToolOutput<T> {
         fn schema(generator: &mut SchemaGenerator) -> Schema {
-            crate::output::result_schema::<T>(generator)
+            crate::result::output::result_schema::<T>(generator)
         }
     }
 

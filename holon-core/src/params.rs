@@ -25,13 +25,13 @@ use std::marker::PhantomData;
 
 use schemars::{Schema, SchemaGenerator};
 
-use crate::arguments::{arguments_schema, json_arguments, parse_freeform_arguments};
-use crate::cancel::Cancellation;
-use crate::context::ToolContext;
-use crate::error::{ToolError, ToolErrorKind};
+use crate::host::cancel::Cancellation;
+use crate::host::context::ToolContext;
+use crate::host::progress::Progress;
 use crate::input::JsonArguments;
 use crate::input::ToolInput;
-use crate::progress::Progress;
+use crate::input::arguments::{arguments_schema, json_arguments, parse_freeform_arguments};
+use crate::result::error::{ToolError, ToolErrorKind};
 use crate::tool::{FromFreeform, ToolArgs};
 
 /// A handler parameter taken out of the call's context rather than from the model's
@@ -485,6 +485,6 @@ pub fn at_most_one_arguments<T: AtMostOneArguments>(
     if T::TAKES_ARGUMENTS {
         Ok((tags, Some(input)))
     } else {
-        crate::arguments::parse_no_arguments(input).map(|()| (tags, None))
+        crate::input::arguments::parse_no_arguments(input).map(|()| (tags, None))
     }
 }

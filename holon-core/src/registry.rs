@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
-use crate::error::{ToolError, ToolErrorKind};
 use crate::family::FamilyPolicy;
 use crate::grammar;
 use crate::meta::{ToolMeta, Visibility};
+use crate::result::error::{ToolError, ToolErrorKind};
 use crate::schema;
 use crate::spec::{FreeformGrammar, ToolDefinition, ToolSpec};
 use crate::tool::Tool;
@@ -188,7 +188,7 @@ impl Registry {
         let problems: Vec<String> = names
             .iter()
             .filter(|name| !linked.contains(name))
-            .map(|name| match crate::hints::closest(name, linked.iter().copied()) {
+            .map(|name| match crate::input::hints::closest(name, linked.iter().copied()) {
                 Some(best) => format!("no linked tool is named `{name}`; did you mean `{best}`?"),
                 None => format!(
                     "no linked tool is named `{name}`: is the crate that declares it linked (`use the_crate as _;`)?"
@@ -372,7 +372,7 @@ pub(crate) use jsonschema::Validator;
 /// 64-bit integers: a schema with other constraints serde does not check makes the
 /// registry refuse the tool.
 #[cfg(not(feature = "validate"))]
-pub(crate) use crate::integer_bounds::Validator;
+pub(crate) use crate::input::integer_bounds::Validator;
 
 /// Compiles `schema`; the error completes "its input schema ...".
 #[cfg(feature = "validate")]

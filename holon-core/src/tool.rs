@@ -7,12 +7,12 @@ use std::task::{Context, Poll};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 
-use crate::closed::ClosedInput;
-use crate::context::ToolContext;
-use crate::error::ToolError;
+use crate::host::context::ToolContext;
 use crate::input::ToolInput;
+use crate::input::closed::ClosedInput;
 use crate::meta::ToolMeta;
-use crate::output::ToolOutput;
+use crate::result::error::ToolError;
+use crate::result::output::ToolOutput;
 
 /// A tool's argument type: a closed JSON object. Derive it with `#[derive(ToolArgs)]`,
 /// which checks `#[serde(deny_unknown_fields)]`, refuses borrowed fields and

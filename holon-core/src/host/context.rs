@@ -8,13 +8,13 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cancel::Cancellation;
-use crate::error::{ToolError, ToolErrorKind};
 use crate::family::{FamilyPolicy, ToolCapabilityFamily};
+use crate::host::cancel::Cancellation;
+use crate::host::progress::{Progress, ProgressSink};
+use crate::host::states::States;
 use crate::meta::ToolAnnotations;
-use crate::progress::{Progress, ProgressSink};
 use crate::result::ToolResult;
-use crate::states::States;
+use crate::result::error::{ToolError, ToolErrorKind};
 
 /// Sees every dispatch that goes through a context, after it finished, whatever the
 /// outcome: a host uses it to record tool executions.

@@ -4,8 +4,8 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
 
-use crate::error::ToolError;
 use crate::input::ToolInput;
+use crate::result::error::ToolError;
 use crate::tool::{FromFreeform, ToolArgs};
 
 /// The JSON arguments of an input (not generic: its code is compiled once).

@@ -7,12 +7,14 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use serde_json::{Value, json};
 
-use crate::error::ToolError;
-use crate::hints::closest;
-use crate::problems::{Category, Problem, Problems, join_path, missing_field, unknown_field};
+use crate::input::hints::closest;
+use crate::input::problems::{
+    Category, Problem, Problems, join_path, missing_field, unknown_field,
+};
+use crate::input::type_hints::wrong_type_hint;
 use crate::registry::Entry;
+use crate::result::error::ToolError;
 use crate::schema::property_names;
-use crate::type_hints::wrong_type_hint;
 
 /// Every schema violation of `value` (which is no deeper than [`MAX_INPUT_DEPTH`]).
 pub(crate) fn collect(entry: &Entry, value: &Value, out: &mut Problems) {

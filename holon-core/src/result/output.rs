@@ -1,8 +1,8 @@
 //! What a handler returns, and how it becomes the envelope's parts.
 
-use crate::error::{ToolError, ToolErrorKind};
+use crate::result::error::{ToolError, ToolErrorKind};
+use crate::result::structured::Structured;
 use crate::result::{Artifact, ContentBlock, ResultExtras};
-use crate::structured::Structured;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 

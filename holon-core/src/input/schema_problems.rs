@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use crate::error::{ToolError, ToolErrorKind};
 use crate::input::InputReport;
-use crate::problems::{Category, Problem, Problems, combine};
+use crate::input::problems::{Category, Problem, Problems, combine};
 use crate::registry::Entry;
+use crate::result::error::{ToolError, ToolErrorKind};
 
 impl InputReport for Entry {
     fn report(&self, value: &Value, found: Problems, serde: Option<Problem>) -> ToolError {
@@ -27,7 +27,7 @@ pub(crate) fn report(
 ) -> ToolError {
     let mut found = found.into();
     #[cfg(feature = "validate")]
-    crate::schema_violations::collect(entry, value, &mut found);
+    crate::input::schema_violations::collect(entry, value, &mut found);
     #[cfg(not(feature = "validate"))]
     if let Some(validator) = entry.full_validator() {
         validator.collect(value, &mut found);

@@ -3,8 +3,8 @@
 //! is the only unknown field of an object that lacks exactly one required field, that
 //! field is almost surely the one meant.
 
-use crate::error::ToolErrorKind;
-use crate::problems::{Category, Problem};
+use crate::input::problems::{Category, Problem};
+use crate::result::error::ToolErrorKind;
 
 /// Gives an unknown field without a close name the hint of the one missing field at
 /// the same level, when there is exactly one of each there.
@@ -65,7 +65,7 @@ fn leaf(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problems::{missing_field, unknown_field};
+    use crate::input::problems::{missing_field, unknown_field};
 
     fn unknown(field: &str, parent: &str, expected: &[&str]) -> Problem {
         Problem::new(

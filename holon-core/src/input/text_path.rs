@@ -8,7 +8,7 @@
 //! `fuzz.rs` (its fuzz target and a generated set) hold it to `serde_path_to_error`'s
 //! paths.
 
-use crate::problems::join_path;
+use crate::input::problems::join_path;
 
 /// A problem of a typed parse, located: the path of the value it is about, and
 /// serde's message.

@@ -5,9 +5,9 @@ use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::error::ToolError;
+use crate::result::error::ToolError;
+use crate::result::structured::Structured;
 use crate::result::{Artifact, ContentBlock, Deferral, ToolResult, ToolStatus};
-use crate::structured::Structured;
 
 impl ToolResult {
     /// JSON Schema of the envelope this type serializes to.

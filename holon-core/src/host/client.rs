@@ -38,10 +38,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::context::ToolContext;
-use crate::error::{ToolError, ToolErrorKind};
+use crate::host::context::ToolContext;
 use crate::params::FromToolContext;
 use crate::result::ContentBlock;
+use crate::result::error::{ToolError, ToolErrorKind};
 
 /// The future a [`ClientPeer`] method returns.
 pub type ClientFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, ToolError>> + Send + 'a>>;

@@ -13,8 +13,8 @@
 
 use serde_json::Value;
 
-use crate::error::ToolError;
-use crate::problems::{Category, Problem, Problems, join_path};
+use crate::input::problems::{Category, Problem, Problems, join_path};
+use crate::result::error::ToolError;
 use crate::schema::resolve_local_ref;
 
 /// The most subschema visits one check makes: a hostile input nested in a recursive

@@ -1,13 +1,20 @@
 //! The canonical result envelope of a tool call.
 
+pub(crate) mod envelope;
+pub(crate) mod error;
+pub(crate) mod output;
+pub(crate) mod receipt;
+pub(crate) mod result_check;
+pub(crate) mod structured;
+
 use std::borrow::Cow;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ToolError;
-use crate::structured::Structured;
+use crate::result::error::ToolError;
+use crate::result::structured::Structured;
 
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

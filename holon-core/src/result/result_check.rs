@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 
-use crate::error::{ToolError, ToolErrorKind};
 use crate::registry::Entry;
-use crate::structured::Structured;
+use crate::result::error::{ToolError, ToolErrorKind};
+use crate::result::structured::Structured;
 
 /// `Ok` when `value` fits the result schema of `entry`'s tool, or the checks are off
 /// (a release build). The validator is compiled on the tool's first result.

@@ -6,7 +6,7 @@
 
 use tracing::field::Empty;
 
-use crate::problems::shorten;
+use crate::input::problems::shorten;
 use crate::result::{ToolResult, ToolStatus};
 
 /// The span of a call of `name` (cut short when huge: it is the caller's text).

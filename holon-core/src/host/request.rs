@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::context::ToolContext;
-use crate::error::{ToolError, ToolErrorKind};
+use crate::host::context::ToolContext;
 use crate::params::FromToolContext;
+use crate::result::error::{ToolError, ToolErrorKind};
 
 /// The `_meta` object of the request that called the tool (MCP's `params._meta`),
 /// trace context included.

@@ -4,19 +4,34 @@
 //! (`serde_json::from_str`). That is the one parser compiled for each argument type:
 //! a `Value` a transport parsed is written back as text first, and a failed input is
 //! parsed from text again, where serde_json's error position says where it failed
-//! ([`crate::text_path`]). Only then is the input looked at again, to report all that
+//! ([`crate::input::text_path`]). Only then is the input looked at again, to report all that
 //! is wrong with it, each with its path.
+
+pub(crate) mod arguments;
+pub(crate) mod closed;
+pub(crate) mod depth;
+pub(crate) mod hints;
+#[cfg(any(test, not(feature = "validate")))]
+pub(crate) mod integer_bounds;
+pub(crate) mod json_kind;
+pub(crate) mod json_text;
+pub(crate) mod problems;
+pub(crate) mod schema_problems;
+#[cfg(feature = "validate")]
+pub(crate) mod schema_violations;
+pub(crate) mod text_path;
+#[cfg(feature = "validate")]
+pub(crate) mod type_hints;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::depth::{MAX_INPUT_DEPTH, exceeds_depth};
-use crate::error::ToolError;
-use crate::json_text;
-use crate::problems::{
+use crate::input::depth::{MAX_INPUT_DEPTH, exceeds_depth};
+use crate::input::problems::{
     Category, Problem, Problems, classify, combine, not_json, repeated_keys, too_deep,
 };
-use crate::text_path::locate;
+use crate::input::text_path::locate;
+use crate::result::error::ToolError;
 
 /// The input handed to a tool after the dispatcher checked its shape. It borrows
 /// the caller's input: a tool parses it before its handler starts.

@@ -6,9 +6,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::context::ToolContext;
-use crate::error::ToolError;
+use crate::host::context::ToolContext;
 use crate::registry::Registry;
+use crate::result::error::ToolError;
 use crate::result::{ApprovalRequired, ToolResult};
 
 /// The future of [`AskedCalls::decide_once`].

@@ -284,8 +284,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::error::ToolError;
     use crate::result::Artifact;
+    use crate::result::error::ToolError;
 
     fn success(structured: Value) -> ToolResult {
         let mut result = ToolResult::from_error("Demo", ToolError::invalid_input("x"));

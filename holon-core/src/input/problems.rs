@@ -14,9 +14,9 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use crate::depth::MAX_INPUT_DEPTH;
-use crate::error::{ToolError, ToolErrorKind, cut_bytes};
-use crate::hints::closest;
+use crate::input::depth::MAX_INPUT_DEPTH;
+use crate::input::hints::closest;
+use crate::result::error::{ToolError, ToolErrorKind, cut_bytes};
 
 mod misnamed;
 
