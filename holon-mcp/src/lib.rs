@@ -40,29 +40,19 @@ mod error;
 mod extras;
 #[cfg(feature = "http")]
 mod http;
-#[cfg(feature = "http")]
-pub mod http_guard;
-#[cfg(feature = "http")]
-mod http_limits;
 mod info;
 pub mod keyring;
 mod listing;
-#[cfg(feature = "http")]
-mod listing_sessions;
 mod param_headers;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod progress;
 mod rounds;
 mod server;
-#[cfg(feature = "http")]
-mod session_close;
 mod shutdown;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod stdio;
-mod stdio_lines;
-mod stdio_pipes;
 mod stores;
 pub mod tasks;
 mod telemetry;
@@ -75,16 +65,20 @@ pub use auth::{KeySource, OAuthConfig};
 pub use error::AccessError;
 pub use error::{AllowedHostError, CatalogError, ConfigError, OriginError, ServeError};
 #[cfg(feature = "http")]
-pub use http::{DEFAULT_SSE_KEEP_ALIVE, HTTP_PATH, HttpOptions, HttpServer};
+/// Who may talk to the HTTP server: the bearer token, allowed origins and hosts.
 #[cfg(feature = "http")]
-pub use http_limits::HttpLimits;
+pub use http::guard as http_guard;
+#[cfg(feature = "http")]
+pub use http::limits::HttpLimits;
+#[cfg(feature = "http")]
+pub use http::{DEFAULT_SSE_KEEP_ALIVE, HTTP_PATH, HttpOptions, HttpServer};
 pub use info::ServerInfo;
 pub use keyring::{Keyring, KeyringError};
 pub use rmcp;
 pub use server::{ListCaching, McpServer, ServedRegistry};
 pub use shutdown::{ServeFuture, WithGracefulShutdown, shutdown_signal};
+pub use stdio::lines::DEFAULT_MAX_LINE_BYTES;
 pub use stdio::{StdioServer, run_stdio};
-pub use stdio_lines::DEFAULT_MAX_LINE_BYTES;
 pub use stores::{STORE_URL_ENV, StoreUrl, StoreUrlError, Stores, StoresError};
 
 /// The environment variable [`HttpServer`] takes the bearer token from when no token

@@ -117,16 +117,19 @@ const ALLOWED: &[(&str, &str)] = &[
         "the CLI reads the inventory file the operator names",
     ),
     (
-        "holon-mcp/src/http_guard.rs",
+        "holon-mcp/src/http/guard.rs",
         "the MCP server reads its bearer-token file",
     ),
     (
         "holon-tools/src/cli/lint.rs",
         "the CLI reads the guidance files the operator names",
     ),
-    ("holon-mcp/src/http.rs", "the MCP server's listening socket"),
     (
-        "holon-mcp/src/stdio_pipes.rs",
+        "holon-mcp/src/http/server.rs",
+        "the MCP server's listening socket",
+    ),
+    (
+        "holon-mcp/src/stdio/pipes.rs",
         "the MCP server's stdin and stdout, when its client hands it Unix sockets",
     ),
     (

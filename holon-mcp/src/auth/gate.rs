@@ -10,7 +10,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 
 use crate::http::HttpOptions;
-use crate::http_guard::Access;
+use crate::http::guard::Access;
 use crate::server::McpServer;
 use crate::{AccessError, TOKEN_ENV};
 

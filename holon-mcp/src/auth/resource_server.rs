@@ -21,7 +21,7 @@ use super::grant::GrantedFamilies;
 use super::keys::KeyStore;
 use super::scopes::ScopeMap;
 use super::token::TokenVerifier;
-use crate::http_guard::{STATIC_TOKEN_PRINCIPAL, presented_token};
+use crate::http::guard::{STATIC_TOKEN_PRINCIPAL, presented_token};
 
 /// A request the gate admitted: its body as it came, or read whole to look at.
 pub(crate) use super::gate::GateBody;

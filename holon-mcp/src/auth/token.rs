@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::config::OAuthConfig;
 use super::keys::{KeyStore, NoKey};
-use crate::http_guard::STATIC_TOKEN_PRINCIPAL;
+use crate::http::guard::STATIC_TOKEN_PRINCIPAL;
 
 /// What a valid token says.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -24,10 +24,10 @@ pub(crate) struct Streams {
 }
 
 #[cfg(unix)]
-pub(crate) use pipes::RestoreBlocking;
+pub(crate) use blocking::RestoreBlocking;
 
 #[cfg(unix)]
-mod pipes {
+mod blocking {
     use std::io;
     use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
     use std::os::unix::net::UnixStream;
@@ -138,7 +138,7 @@ mod pipes {
 
 #[cfg(all(test, unix))]
 mod tests {
-    use super::pipes::RestoreBlocking;
+    use super::blocking::RestoreBlocking;
 
     #[test]
     fn dropped_outside_a_runtime_it_leaves_a_pipe_as_it_is_without_a_panic() {

@@ -1,6 +1,9 @@
 //! MCP on a pair of byte streams: the process's stdin and stdout, or any the host
 //! hands over.
 
+pub(crate) mod lines;
+pub(crate) mod pipes;
+
 use std::future::Future;
 
 use rmcp::ServiceExt;
@@ -11,8 +14,8 @@ use crate::ServeError;
 use crate::listing::ListingTransport;
 use crate::server::McpServer;
 use crate::shutdown::{ServeFuture, WithGracefulShutdown, shutdown_signal};
-use crate::stdio_lines::{BoundedLines, DEFAULT_MAX_LINE_BYTES, LineLimit, rmcp_line_limit};
-use crate::stdio_pipes::Streams;
+use crate::stdio::lines::{BoundedLines, DEFAULT_MAX_LINE_BYTES, LineLimit, rmcp_line_limit};
+use crate::stdio::pipes::Streams;
 
 /// The input the server reads.
 type Input = Box<dyn AsyncRead + Send + Unpin>;

@@ -1,5 +1,5 @@
-//! MCP over streamable HTTP, served by hyper: every request needs the bearer token
-//! and may not come from a foreign browser origin (see [`http_guard`]).
+//! The HTTP server: hyper on the listener its host bound, each connection through the
+//! guard and the limits to rmcp's streamable-HTTP service.
 
 // The MCP server's own I/O: the listening socket its host bound.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -24,13 +24,13 @@ use crate::ServeError;
 use crate::auth::Gate;
 #[cfg(feature = "oauth")]
 use crate::auth::OAuthConfig;
-use crate::http_guard;
-use crate::http_limits::{
+use crate::http::guard;
+use crate::http::limits::{
     self, AcceptBackoff, HttpLimits, PendingConnection, UnauthenticatedPeers,
 };
-use crate::listing_sessions::ListingSessions;
+use crate::http::listing_sessions::ListingSessions;
+use crate::http::session_close::{self, Closings};
 use crate::server::McpServer;
-use crate::session_close::{self, Closings};
 use crate::shutdown::{ServeFuture, WithGracefulShutdown};
 
 /// The path the streamable HTTP endpoint is served at.
@@ -49,9 +49,9 @@ pub struct HttpOptions {
     /// The bearer token's file (else [`TOKEN_ENV`](crate::TOKEN_ENV), else one generated at start).
     pub token_file: Option<PathBuf>,
     /// Browser origins allowed besides the server's own (see
-    /// [`http_guard::parse_origin`]).
+    /// [`guard::parse_origin`]).
     pub allow_origins: Vec<String>,
-    /// `Host` names the server answers to (see [`http_guard::parse_allowed_host`]):
+    /// `Host` names the server answers to (see [`guard::parse_allowed_host`]):
     /// besides the loopback names on a loopback bind; on another bind, only these
     /// once one is named (none: any `Host`, the token guarding the server). The name
     /// clients reach the server by, such as a balancer's, when it is public.
@@ -98,7 +98,7 @@ impl HttpOptions {
 }
 
 /// MCP over streamable HTTP at `http://ADDR/mcp` on a listener the host bound, to
-/// requests with the bearer token (see [`http_guard`]) from no foreign origin.
+/// requests with the bearer token (see [`guard`](super::guard)) from no foreign origin.
 ///
 /// [`HttpServer::new`] settles who may connect (a token is read or generated, an
 /// OAuth key set fetched), so the host can show the address and the token
@@ -147,18 +147,18 @@ impl HttpServer {
         let named_hosts = options
             .allowed_hosts
             .iter()
-            .map(|name| http_guard::parse_allowed_host(name))
+            .map(|name| guard::parse_allowed_host(name))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| ServeError::Setting(format!("allowed_hosts: {error}")))?;
         let max_body = StreamableHttpServerConfig::default().max_request_body_bytes;
         let gate = Gate::resolve(local, &options, &server, max_body).await?;
-        let origins = http_guard::allowed_origins(local, &options.allow_origins);
-        let hosts = http_guard::allowed_hosts(local, &named_hosts);
+        let origins = guard::allowed_origins(local, &options.allow_origins);
+        let hosts = guard::allowed_hosts(local, &named_hosts);
         let sessions = Arc::new(LocalSessionManager::default());
         let service = StreamableHttpService::new(
             move || Ok(server.session()),
             Arc::new(ListingSessions::new(sessions.clone(), executions)),
-            http_guard::transport_config(local, &options.allow_origins, &named_hosts)
+            guard::transport_config(local, &options.allow_origins, &named_hosts)
                 .with_sse_keep_alive(options.sse_keep_alive),
         );
         let endpoint = Arc::new(Endpoint {
@@ -407,11 +407,10 @@ impl Endpoint {
         if request.uri().path() != HTTP_PATH {
             return not_found();
         }
-        if let Err(refused) = http_guard::check_host(&self.hosts, request.uri(), request.headers())
-        {
+        if let Err(refused) = guard::check_host(&self.hosts, request.uri(), request.headers()) {
             return refused;
         }
-        if let Err(refused) = http_guard::check_origin(&self.origins, request.headers()) {
+        if let Err(refused) = guard::check_origin(&self.origins, request.headers()) {
             return refused;
         }
         // The transport hands the request's extensions (the principal, the families a
@@ -422,7 +421,7 @@ impl Endpoint {
         };
         pending.authenticated();
         if let Err(refused) =
-            http_limits::check_sessions(&request, &self.sessions, self.max_sessions).await
+            limits::check_sessions(&request, &self.sessions, self.max_sessions).await
         {
             return refused;
         }
