@@ -242,6 +242,29 @@ impl holon_mcp::tasks::TaskStore for Counting {
         self.count("fail_abandoned");
         self.inner.fail_abandoned(state, now_ms)
     }
+    fn ask(
+        &self,
+        id: &str,
+        key: &str,
+        request: &Value,
+        now_ms: u64,
+    ) -> Result<bool, TaskStoreError> {
+        self.count("ask");
+        self.inner.ask(id, key, request, now_ms)
+    }
+    fn answer(
+        &self,
+        id: &str,
+        responses: &serde_json::Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, TaskStoreError> {
+        self.count("answer");
+        self.inner.answer(id, responses, now_ms)
+    }
+    fn take_answers(&self, id: &str) -> Result<serde_json::Map<String, Value>, TaskStoreError> {
+        self.count("take_answers");
+        self.inner.take_answers(id)
+    }
 }
 
 static QUICK_RELEASE: Notify = Notify::const_new();
