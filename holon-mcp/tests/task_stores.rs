@@ -443,6 +443,58 @@ fn first_answer_wins(backend: &dyn Backend) {
     );
 }
 
+/// A PostgreSQL database of the schema before the answers (version 3, a task in
+/// it) gains them when a server of this version opens it: its tasks are kept, and
+/// ask and answer work on them.
+#[test]
+fn postgres_a_database_of_the_schema_before_the_answers_gains_them() {
+    let database = TestPostgres::start();
+    drop(PostgresTaskStore::open(database.url()).unwrap());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(database.url(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let connection = tokio::spawn(connection);
+        // Back to version 3, as a server of before left it.
+        client
+            .batch_execute(
+                "ALTER TABLE holon_mcp_tasks DROP COLUMN answers;
+                 DELETE FROM holon_mcp_schema_version WHERE version > 3;
+                 INSERT INTO holon_mcp_tasks
+                 (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
+                  expires_at_ms, lease_until_ms)
+                 VALUES ('old', 'anonymous', 'Tool', 'working', NULL, 1000, 1000, NULL, NULL,
+                         9000)",
+            )
+            .await
+            .unwrap();
+        drop(client);
+        connection.await.unwrap().unwrap();
+    });
+    let store = PostgresTaskStore::open(database.url()).unwrap();
+    let request = json!({ "method": "elicitation/create", "params": { "message": "Still?" } });
+    assert!(store.ask("old", "input-1", &request, 2_000).unwrap());
+    let answer = json!({ "action": "accept", "content": {} });
+    assert_eq!(
+        store
+            .answer("old", &payload(json!({ "input-1": answer })), 2_100)
+            .unwrap(),
+        ["input-1"]
+    );
+    assert_eq!(
+        store.take_answers("old").unwrap(),
+        payload(json!({ "input-1": answer }))
+    );
+    drop(store);
+    // Opened again: the migration is not applied twice.
+    let store = PostgresTaskStore::open(database.url()).unwrap();
+    assert_eq!(store.get("old").unwrap().unwrap().state, TaskState::Working);
+}
+
 /// Instantiates every test of the suite for one backend, in a module of its name.
 macro_rules! parity_suite {
     ($module:ident, $backend:expr) => {

@@ -373,8 +373,17 @@ mod tests {
         assert_eq!(task.lease_until_ms, 0);
         assert!(task.is_abandoned(1_001), "its server is gone");
         drop(store);
-        // Opened again: the migration is not applied twice.
+        // Opened again: the migrations are not applied twice.
         let store = SqliteTaskStore::open(&path).unwrap();
         assert!(store.renew("old", 5_000).unwrap());
+        // The answers' column is there too.
+        let request = json!({ "method": "elicitation/create", "params": {} });
+        assert!(store.ask("old", "input-1", &request, 5_000).unwrap());
+        let answers = json!({ "input-1": { "action": "decline" } });
+        let Value::Object(answers) = answers else {
+            unreachable!("an object literal")
+        };
+        assert_eq!(store.answer("old", &answers, 5_001).unwrap(), ["input-1"]);
+        assert_eq!(store.take_answers("old").unwrap(), answers);
     }
 }
