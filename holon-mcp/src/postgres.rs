@@ -50,6 +50,10 @@ const MIGRATIONS: &[&str] = &[
         secret BYTEA NOT NULL,
         created_at_ms BIGINT NOT NULL
     );",
+    // 4: the client's answers to a task's requests (a JSON object by request key),
+    // recorded by `tasks/update` through any replica until the replica running the
+    // task takes them.
+    "ALTER TABLE holon_mcp_tasks ADD COLUMN answers TEXT;",
 ];
 
 /// The advisory lock replicas that start together take while they migrate, so

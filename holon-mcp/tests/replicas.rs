@@ -1,7 +1,8 @@
 //! Two replicas of one server (two `McpServer`s, each on its own HTTP listener and
 //! its own connection pool) on one PostgreSQL database: a task created through one
 //! is read and cancelled through the other, and a task whose replica stopped
-//! mid-run reads as failed, never as working for ever.
+//! mid-run reads as failed, never as working for ever; a task that asks the client
+//! is answered through either.
 
 // The PostgreSQL fixture starts its server with `initdb` and `pg_ctl`.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -12,8 +13,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use holon_core::Registry;
 use holon_core::prelude::*;
+use holon_core::{Elicitation, ElicitationResponse, Registry};
 use holon_mcp::tasks::{PostgresTaskStore, TaskRecord, TaskState, TaskStoreError};
 use holon_mcp::{HttpOptions, HttpServer, McpServer, StoreUrl, Stores};
 use hyper::{Method, StatusCode};
@@ -69,6 +70,7 @@ async fn request(addr: SocketAddr, method: &str, mut params: Value) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {},
             "extensions": { "io.modelcontextprotocol/tasks": {} }
         },
         "io.modelcontextprotocol/clientInfo": { "name": "replicas-test", "version": "1" }
@@ -151,6 +153,75 @@ async fn a_task_created_through_one_replica_is_read_and_cancelled_through_the_ot
     for replica in [a, b] {
         assert_eq!(task(replica, &id).await["status"], "cancelled");
     }
+}
+
+/// Asks the client who answers, and says so.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn asking_job(elicitation: Elicitation) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": { "name": { "type": "string" } },
+        "required": ["name"]
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("an object literal")
+    };
+    Ok(match elicitation.ask("Who answers?", schema).await? {
+        ElicitationResponse::Accept(content) => format!("answered by {}", content["name"]),
+        other => format!("not answered: {other:?}"),
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_started_through_one_replica_is_answered_through_the_other() {
+    let database = TestPostgres::start();
+    let (a, _serving_a) = replica(database.url(), Duration::from_secs(30)).await;
+    let (b, _serving_b) = replica(database.url(), Duration::from_secs(30)).await;
+    let created = request(
+        a,
+        "tools/call",
+        json!({ "name": "AskingJob", "arguments": {} }),
+    )
+    .await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    // B shows the request the tool on A waits on, as A does.
+    let parked = poll_until(b, &id, |task| task["status"] == "input_required").await;
+    let requests = parked["inputRequests"].as_object().expect("input requests");
+    assert_eq!(requests.len(), 1, "{parked}");
+    let (key, asked) = requests.iter().next().unwrap();
+    assert_eq!(asked["method"], "elicitation/create", "{parked}");
+    assert_eq!(asked["params"]["message"], "Who answers?", "{parked}");
+    let on_a = task(a, &id).await;
+    assert_eq!(
+        (&on_a["status"], &on_a["inputRequests"]),
+        (&parked["status"], &parked["inputRequests"]),
+        "A and B read the task alike"
+    );
+    // Answered through B: the tool on A goes on with the answer.
+    let answer = |name: &str| {
+        let mut responses = serde_json::Map::new();
+        responses.insert(
+            key.clone(),
+            json!({ "action": "accept", "content": { "name": name } }),
+        );
+        json!({ "taskId": id, "inputResponses": responses })
+    };
+    let ack = request(b, "tasks/update", answer("B")).await;
+    assert_eq!(ack["result"], json!({ "resultType": "complete" }), "{ack}");
+    // A second answer to the same request, through A, is too late: ignored.
+    let late = request(a, "tasks/update", answer("A")).await;
+    assert_eq!(
+        late["result"],
+        json!({ "resultType": "complete" }),
+        "{late}"
+    );
+    let done = poll_until(a, &id, |task| task["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["structuredContent"]["result"], r#"answered by "B""#,
+        "{done}"
+    );
+    assert_eq!(task(b, &id).await["result"], done["result"]);
 }
 
 fn renewed_lease(store: &PostgresTaskStore, id: &str) -> u64 {
@@ -241,6 +312,29 @@ impl holon_mcp::tasks::TaskStore for Counting {
     fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError> {
         self.count("fail_abandoned");
         self.inner.fail_abandoned(state, now_ms)
+    }
+    fn ask(
+        &self,
+        id: &str,
+        key: &str,
+        request: &Value,
+        now_ms: u64,
+    ) -> Result<bool, TaskStoreError> {
+        self.count("ask");
+        self.inner.ask(id, key, request, now_ms)
+    }
+    fn answer(
+        &self,
+        id: &str,
+        responses: &serde_json::Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, TaskStoreError> {
+        self.count("answer");
+        self.inner.answer(id, responses, now_ms)
+    }
+    fn take_answers(&self, id: &str) -> Result<serde_json::Map<String, Value>, TaskStoreError> {
+        self.count("take_answers");
+        self.inner.take_answers(id)
     }
 }
 

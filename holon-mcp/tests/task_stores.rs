@@ -16,7 +16,7 @@ use holon_mcp::tasks::{
     MemoryTaskStore, PostgresTaskStore, SqliteTaskStore, TaskOwner, TaskRecord, TaskState,
     TaskStore,
 };
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 use support::postgres::TestPostgres;
 
 /// A store of one backend, and a way to reach the same tasks again (as another
@@ -287,6 +287,214 @@ fn abandoned_tasks_are_failed(backend: &dyn Backend) {
     );
 }
 
+/// A task's requests to the client and the client's answers go through the store:
+/// what one handle asks, another reads; an answer recorded through one is taken
+/// (once) through another; a second answer to a request, or one to a request never
+/// asked, is ignored.
+fn input_requests_and_answers_go_through_the_store(backend: &dyn Backend) {
+    let runner = backend.store();
+    let other = backend.reopen();
+    runner
+        .create(&record("ask", TaskOwner::anonymous(), 1_000, None))
+        .unwrap();
+    let first = json!({ "method": "elicitation/create", "params": { "message": "One?" } });
+    let second = json!({ "method": "elicitation/create", "params": { "message": "Two?" } });
+    assert!(runner.ask("ask", "input-1", &first, 1_100).unwrap());
+    let read = other.get("ask").unwrap().expect("the task");
+    assert_eq!(
+        (read.state, read.updated_at_ms),
+        (
+            TaskState::InputRequired(payload(json!({ "input-1": first }))),
+            1_100
+        )
+    );
+    assert!(runner.ask("ask", "input-2", &second, 1_200).unwrap());
+    assert_eq!(
+        other.get("ask").unwrap().unwrap().state,
+        TaskState::InputRequired(payload(json!({ "input-1": first, "input-2": second })))
+    );
+    assert_eq!(runner.take_answers("ask").unwrap(), Map::new(), "none yet");
+    // Through the other handle: the answer to a waiting request is recorded, the
+    // one to a request never asked is not.
+    let answer = json!({ "action": "accept", "content": { "n": 1 } });
+    let recorded = other
+        .answer(
+            "ask",
+            &payload(json!({ "input-1": answer, "input-9": { "action": "decline" } })),
+            1_300,
+        )
+        .unwrap();
+    assert_eq!(recorded, ["input-1"]);
+    let read = runner.get("ask").unwrap().unwrap();
+    assert_eq!(
+        (read.state, read.updated_at_ms),
+        (
+            TaskState::InputRequired(payload(json!({ "input-2": second }))),
+            1_300
+        ),
+        "the answered request no longer waits"
+    );
+    // A second answer to it, before or after the runner took the first, is stale.
+    let stale = payload(json!({ "input-1": { "action": "decline" } }));
+    assert!(runner.answer("ask", &stale, 1_400).unwrap().is_empty());
+    assert_eq!(
+        runner.take_answers("ask").unwrap(),
+        payload(json!({ "input-1": answer }))
+    );
+    assert_eq!(other.take_answers("ask").unwrap(), Map::new(), "taken once");
+    assert!(other.answer("ask", &stale, 1_500).unwrap().is_empty());
+    // The last answer: the task is working again.
+    let last = json!({ "action": "decline" });
+    assert_eq!(
+        other
+            .answer("ask", &payload(json!({ "input-2": last })), 1_600)
+            .unwrap(),
+        ["input-2"]
+    );
+    assert_eq!(
+        runner.get("ask").unwrap().unwrap().state,
+        TaskState::Working
+    );
+    assert_eq!(
+        runner.take_answers("ask").unwrap(),
+        payload(json!({ "input-2": last }))
+    );
+    // A working task waits on nothing: answers change nothing.
+    assert!(
+        other
+            .answer("ask", &payload(json!({ "input-2": last })), 1_700)
+            .unwrap()
+            .is_empty()
+    );
+    // An ended task asks nothing and takes no answer; nor does an unknown one.
+    assert!(runner.ask("ask", "input-3", &first, 1_800).unwrap());
+    assert!(runner.advance("ask", &TaskState::Cancelled, 1_900).unwrap());
+    assert!(!runner.ask("ask", "input-4", &first, 2_000).unwrap());
+    assert!(
+        other
+            .answer("ask", &payload(json!({ "input-3": last })), 2_100)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        runner.get("ask").unwrap().unwrap().state,
+        TaskState::Cancelled
+    );
+    assert!(!runner.ask("nope", "input-1", &first, 2_200).unwrap());
+    assert!(
+        runner
+            .answer("nope", &payload(json!({ "input-1": last })), 2_200)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(runner.take_answers("nope").unwrap(), Map::new());
+}
+
+/// Of 16 answers to one request racing on their own handles, exactly one is
+/// recorded, and it is the one the running server takes.
+fn first_answer_wins(backend: &dyn Backend) {
+    let store = backend.store();
+    store
+        .create(&record("answer-race", TaskOwner::anonymous(), 1_000, None))
+        .unwrap();
+    let request = json!({ "method": "elicitation/create", "params": { "message": "Who?" } });
+    assert!(
+        store
+            .ask("answer-race", "input-1", &request, 1_100)
+            .unwrap()
+    );
+    let racers = 16;
+    let start = Arc::new(Barrier::new(racers));
+    let outcomes: Vec<(Vec<String>, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..racers)
+            .map(|racer| {
+                let store = if racer % 2 == 0 {
+                    backend.reopen()
+                } else {
+                    backend.store()
+                };
+                let start = start.clone();
+                scope.spawn(move || {
+                    let answer = json!({ "action": "accept", "content": { "racer": racer } });
+                    let responses = payload(json!({ "input-1": answer }));
+                    start.wait();
+                    let recorded = store
+                        .answer("answer-race", &responses, 2_000 + racer as u64)
+                        .unwrap();
+                    (recorded, answer)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let winners: Vec<&Value> = outcomes
+        .iter()
+        .filter(|(recorded, _)| !recorded.is_empty())
+        .map(|(_, answer)| answer)
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one answer wins: {outcomes:?}");
+    assert_eq!(
+        store.get("answer-race").unwrap().unwrap().state,
+        TaskState::Working
+    );
+    assert_eq!(
+        backend.reopen().take_answers("answer-race").unwrap(),
+        payload(json!({ "input-1": winners[0] }))
+    );
+}
+
+/// A PostgreSQL database of the schema before the answers (version 3, a task in
+/// it) gains them when a server of this version opens it: its tasks are kept, and
+/// ask and answer work on them.
+#[test]
+fn postgres_a_database_of_the_schema_before_the_answers_gains_them() {
+    let database = TestPostgres::start();
+    drop(PostgresTaskStore::open(database.url()).unwrap());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(database.url(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let connection = tokio::spawn(connection);
+        // Back to version 3, as a server of before left it.
+        client
+            .batch_execute(
+                "ALTER TABLE holon_mcp_tasks DROP COLUMN answers;
+                 DELETE FROM holon_mcp_schema_version WHERE version > 3;
+                 INSERT INTO holon_mcp_tasks
+                 (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
+                  expires_at_ms, lease_until_ms)
+                 VALUES ('old', 'anonymous', 'Tool', 'working', NULL, 1000, 1000, NULL, NULL,
+                         9000)",
+            )
+            .await
+            .unwrap();
+        drop(client);
+        connection.await.unwrap().unwrap();
+    });
+    let store = PostgresTaskStore::open(database.url()).unwrap();
+    let request = json!({ "method": "elicitation/create", "params": { "message": "Still?" } });
+    assert!(store.ask("old", "input-1", &request, 2_000).unwrap());
+    let answer = json!({ "action": "accept", "content": {} });
+    assert_eq!(
+        store
+            .answer("old", &payload(json!({ "input-1": answer })), 2_100)
+            .unwrap(),
+        ["input-1"]
+    );
+    assert_eq!(
+        store.take_answers("old").unwrap(),
+        payload(json!({ "input-1": answer }))
+    );
+    drop(store);
+    // Opened again: the migration is not applied twice.
+    let store = PostgresTaskStore::open(database.url()).unwrap();
+    assert_eq!(store.get("old").unwrap().unwrap().state, TaskState::Working);
+}
+
 /// Instantiates every test of the suite for one backend, in a module of its name.
 macro_rules! parity_suite {
     ($module:ident, $backend:expr) => {
@@ -321,6 +529,16 @@ macro_rules! parity_suite {
             #[test]
             fn states_and_payloads_round_trip() {
                 super::states_and_payloads_round_trip(&$backend);
+            }
+
+            #[test]
+            fn input_requests_and_answers_go_through_the_store() {
+                super::input_requests_and_answers_go_through_the_store(&$backend);
+            }
+
+            #[test]
+            fn first_answer_wins() {
+                super::first_answer_wins(&$backend);
             }
         }
     };

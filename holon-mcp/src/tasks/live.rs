@@ -4,13 +4,24 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use serde_json::{Map, Value};
+use std::time::Duration;
+
+use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
 use super::record::TaskState;
 use super::store::{TaskStore, TaskStoreError};
+
+/// How often a task that waits on the client reads the store for the answers
+/// `tasks/update` recorded through another server (one primary-key lookup, and no
+/// write while there is none). Well under the clients' poll interval
+/// ([`super::DEFAULT_POLL_INTERVAL_MS`], 250 ms): a client that answers through
+/// another server sees the tool go on by its next poll or the one after, at 10
+/// lookups a second per waiting task. An answer received by this server reaches
+/// the tool at once, without waiting for the poll.
+pub(crate) const ANSWER_POLL: Duration = Duration::from_millis(100);
 
 /// One running task.
 pub(crate) struct LiveTask {
@@ -24,28 +35,7 @@ pub(crate) struct LiveTask {
 #[derive(Default)]
 struct Inputs {
     minted: u64,
-    waiting: BTreeMap<String, Waiting>,
-}
-
-struct Waiting {
-    request: Value,
-    answer: oneshot::Sender<Value>,
-}
-
-impl Inputs {
-    /// The task's state while these requests wait: `input_required` with them all,
-    /// or `working` when none is left.
-    fn state(&self) -> TaskState {
-        if self.waiting.is_empty() {
-            return TaskState::Working;
-        }
-        let requests: Map<String, Value> = self
-            .waiting
-            .iter()
-            .map(|(key, waiting)| (key.clone(), waiting.request.clone()))
-            .collect();
-        TaskState::InputRequired(requests)
-    }
+    waiting: BTreeMap<String, oneshot::Sender<Value>>,
 }
 
 impl LiveTask {
@@ -69,40 +59,52 @@ impl LiveTask {
     }
 
     /// Parks the task on `request` (`{method, params}`) until the client answers
-    /// it through `tasks/update`; `None` when the task is cancelled first.
+    /// it through `tasks/update`, to this server or another one on the store;
+    /// `None` when the task is cancelled first.
     pub(crate) async fn ask(&self, request: Value) -> Result<Option<Value>, TaskStoreError> {
         let (answer, answered) = oneshot::channel();
-        {
+        let key = {
             let mut inputs = self.inputs();
             inputs.minted += 1;
             let key = format!("input-{}", inputs.minted);
-            inputs.waiting.insert(key, Waiting { request, answer });
-            // Written under the lock: `tasks/update` writes its state under it too,
-            // so the store always has the latest set of waiting requests.
-            self.store.advance(&self.id, &inputs.state(), now_ms())?;
+            inputs.waiting.insert(key.clone(), answer);
+            key
+        };
+        // Waiting here before the store says so: an answer recorded as soon as
+        // the store has the request finds its receiver.
+        if let Err(error) = self.store.ask(&self.id, &key, &request, now_ms()) {
+            self.inputs().waiting.remove(&key);
+            return Err(error);
         }
+        let poll = async {
+            loop {
+                tokio::time::sleep(ANSWER_POLL).await;
+                // A store that fails is read again at the next tick; one out for a
+                // whole lease lets the task fail, as a stopped server's.
+                let _ = self.collect();
+            }
+        };
         tokio::select! {
             biased;
             () = self.cancel.cancelled() => Ok(None),
             answer = answered => Ok(answer.ok()),
+            never = poll => match never {},
         }
     }
 
-    /// Hands the client's answers to the requests waiting under their keys
-    /// (other keys are ignored: answered already, or never asked), and records the
-    /// requests still waiting.
-    pub(crate) fn answer(&self, responses: BTreeMap<String, Value>) -> Result<(), TaskStoreError> {
+    /// Hands the answers the store recorded (`tasks/update` through any server) to
+    /// the requests waiting under their keys.
+    pub(crate) fn collect(&self) -> Result<(), TaskStoreError> {
         let mut inputs = self.inputs();
-        let mut answered = false;
-        for (key, response) in responses {
+        if inputs.waiting.is_empty() {
+            return Ok(());
+        }
+        // Taken under the lock: of concurrent collects, one hands each answer.
+        for (key, answer) in self.store.take_answers(&self.id)? {
             if let Some(waiting) = inputs.waiting.remove(&key) {
                 // A tool that stopped waiting (cancelled) drops its receiver.
-                let _ = waiting.answer.send(response);
-                answered = true;
+                let _ = waiting.send(answer);
             }
-        }
-        if answered {
-            self.store.advance(&self.id, &inputs.state(), now_ms())?;
         }
         Ok(())
     }

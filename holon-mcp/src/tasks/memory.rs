@@ -3,13 +3,18 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use super::record::{TaskRecord, TaskState};
+use serde_json::{Map, Value};
+
+use super::record::{TaskRecord, TaskState, answering, asking};
 use super::store::{TaskStore, TaskStoreError};
 
 /// A [`TaskStore`] in the server's memory: tasks live as long as the process.
 #[derive(Debug, Default)]
 pub struct MemoryTaskStore {
     tasks: Mutex<HashMap<String, TaskRecord>>,
+    /// The answers recorded for each task and not taken yet; written under the
+    /// lock of `tasks` (taken first), so a task and its answers change together.
+    answers: Mutex<HashMap<String, Map<String, Value>>>,
 }
 
 impl MemoryTaskStore {
@@ -22,6 +27,10 @@ impl MemoryTaskStore {
         // A panic elsewhere cannot leave a record half-written: every write is one
         // insert or one assignment.
         self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn answers(&self) -> MutexGuard<'_, HashMap<String, Map<String, Value>>> {
+        self.answers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -58,6 +67,7 @@ impl TaskStore for MemoryTaskStore {
         let mut tasks = self.tasks();
         let before = tasks.len();
         tasks.retain(|_, record| !record.is_expired(now_ms));
+        self.answers().retain(|id, _| tasks.contains_key(id));
         Ok(before - tasks.len())
     }
 
@@ -81,6 +91,55 @@ impl TaskStore for MemoryTaskStore {
             }
         }
         Ok(failed)
+    }
+
+    fn ask(
+        &self,
+        id: &str,
+        key: &str,
+        request: &Value,
+        now_ms: u64,
+    ) -> Result<bool, TaskStoreError> {
+        let mut tasks = self.tasks();
+        let Some(record) = tasks.get_mut(id) else {
+            return Ok(false);
+        };
+        match asking(&record.state, key, request) {
+            Some(state) => {
+                record.state = state;
+                record.updated_at_ms = now_ms;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn answer(
+        &self,
+        id: &str,
+        responses: &Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, TaskStoreError> {
+        let mut tasks = self.tasks();
+        let Some(record) = tasks.get_mut(id) else {
+            return Ok(Vec::new());
+        };
+        let mut answers = self.answers();
+        let recorded = answers.get(id).cloned().unwrap_or_default();
+        match answering(&record.state, &recorded, responses) {
+            Some((state, recorded, keys)) => {
+                record.state = state;
+                record.updated_at_ms = now_ms;
+                answers.insert(id.to_string(), recorded);
+                Ok(keys)
+            }
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn take_answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
+        let _tasks = self.tasks();
+        Ok(self.answers().remove(id).unwrap_or_default())
     }
 }
 

@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
-use super::record::{TaskRecord, TaskState};
-use super::sql::{TaskRow, payload_text, to_sql};
+use serde_json::{Map, Value};
+
+use super::record::{TaskRecord, TaskState, answering, asking};
+use super::sql::{TaskRow, object_of, object_text, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
 use crate::postgres::{Database, db_failed, failed};
 
@@ -203,4 +205,143 @@ impl TaskStore for PostgresTaskStore {
             Ok(usize::try_from(failed_tasks).unwrap_or(usize::MAX))
         })
     }
+
+    fn ask(
+        &self,
+        id: &str,
+        key: &str,
+        request: &Value,
+        now_ms: u64,
+    ) -> Result<bool, TaskStoreError> {
+        let id = id.to_string();
+        let key = key.to_string();
+        let request = request.clone();
+        self.call(|pool| async move {
+            let mut client = pool.get().await.map_err(failed)?;
+            // The row locked from the read to the commit: a concurrent `ask` or
+            // `answer` of the task waits, then reads what this one wrote.
+            let transaction = client.transaction().await.map_err(db_failed)?;
+            let Some((state, _)) = locked(&transaction, &id).await? else {
+                return Ok(false);
+            };
+            let Some(state) = asking(&state, &key, &request) else {
+                return Ok(false);
+            };
+            let payload = payload_text(&state).map_err(|error| error.to_string())?;
+            let statement = transaction
+                .prepare_cached(
+                    "UPDATE holon_mcp_tasks SET status = $2, payload = $3, updated_at_ms = $4
+                     WHERE id = $1",
+                )
+                .await
+                .map_err(db_failed)?;
+            transaction
+                .execute(
+                    &statement,
+                    &[&id, &state.status(), &payload, &to_sql(now_ms)],
+                )
+                .await
+                .map_err(db_failed)?;
+            transaction.commit().await.map_err(db_failed)?;
+            Ok(true)
+        })
+    }
+
+    fn answer(
+        &self,
+        id: &str,
+        responses: &Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, TaskStoreError> {
+        let id = id.to_string();
+        let responses = responses.clone();
+        self.call(|pool| async move {
+            let mut client = pool.get().await.map_err(failed)?;
+            // Of racing answers, the row lock orders them: each reads the requests
+            // the one before left waiting, so the first answer to a request wins.
+            let transaction = client.transaction().await.map_err(db_failed)?;
+            let Some((state, recorded)) = locked(&transaction, &id).await? else {
+                return Ok(Vec::new());
+            };
+            let Some((state, answers, keys)) = answering(&state, &recorded, &responses) else {
+                return Ok(Vec::new());
+            };
+            let payload = payload_text(&state).map_err(|error| error.to_string())?;
+            let answers = object_text(&answers).map_err(|error| error.to_string())?;
+            let statement = transaction
+                .prepare_cached(
+                    "UPDATE holon_mcp_tasks
+                     SET status = $2, payload = $3, answers = $4, updated_at_ms = $5
+                     WHERE id = $1",
+                )
+                .await
+                .map_err(db_failed)?;
+            transaction
+                .execute(
+                    &statement,
+                    &[&id, &state.status(), &payload, &answers, &to_sql(now_ms)],
+                )
+                .await
+                .map_err(db_failed)?;
+            transaction.commit().await.map_err(db_failed)?;
+            Ok(keys)
+        })
+    }
+
+    fn take_answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
+        let id = id.to_string();
+        let taken: Option<String> = self.call(|pool| async move {
+            let client = pool.get().await.map_err(failed)?;
+            // One statement, the row locked by its subquery: an answer recorded
+            // meanwhile waits and is taken by the next call. A task with no
+            // answer is one index lookup and no write (the running server polls).
+            let statement = client
+                .prepare_cached(
+                    "UPDATE holon_mcp_tasks AS task SET answers = NULL
+                     FROM (SELECT id, answers FROM holon_mcp_tasks
+                           WHERE id = $1 AND answers IS NOT NULL FOR UPDATE) AS taken
+                     WHERE task.id = taken.id
+                     RETURNING taken.answers",
+                )
+                .await
+                .map_err(db_failed)?;
+            let row = client
+                .query_opt(&statement, &[&id])
+                .await
+                .map_err(db_failed)?;
+            Ok(row.and_then(|row| row.get(0)))
+        })?;
+        object_of(taken, |error| TaskStoreError::new(failed(error)))
+    }
+}
+
+/// The state and the answers not yet taken of task `id`, its row locked until
+/// `transaction` ends; `None` when there is none.
+async fn locked(
+    transaction: &deadpool_postgres::Transaction<'_>,
+    id: &str,
+) -> Result<Option<(TaskState, Map<String, Value>)>, String> {
+    let statement = transaction
+        .prepare_cached(
+            "SELECT status, payload, answers FROM holon_mcp_tasks WHERE id = $1 FOR UPDATE",
+        )
+        .await
+        .map_err(db_failed)?;
+    let Some(row) = transaction
+        .query_opt(&statement, &[&id])
+        .await
+        .map_err(db_failed)?
+    else {
+        return Ok(None);
+    };
+    let status: String = row.get(0);
+    let payload: Option<String> = row.get(1);
+    let answers: Option<String> = row.get(2);
+    let payload = payload
+        .map(|text| serde_json::from_str::<Value>(&text).map_err(failed))
+        .transpose()?;
+    let state = TaskState::from_parts(&status, payload).map_err(|error| error.to_string())?;
+    let answers = object_of(answers, |error| TaskStoreError::new(failed(error)))
+        .map_err(|error| error.to_string())?;
+    Ok(Some((state, answers)))
 }

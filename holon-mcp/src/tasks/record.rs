@@ -165,3 +165,49 @@ impl TaskState {
         })
     }
 }
+
+/// The state of a task once it also waits on `request` under `key`: `None` when the
+/// task has ended (it waits on nothing any more).
+pub(crate) fn asking(state: &TaskState, key: &str, request: &Value) -> Option<TaskState> {
+    let mut requests = match state {
+        TaskState::Working => Map::new(),
+        TaskState::InputRequired(requests) => requests.clone(),
+        _ => return None,
+    };
+    requests.insert(key.to_string(), request.clone());
+    Some(TaskState::InputRequired(requests))
+}
+
+/// What the client's `responses` do to a task in `state` whose answers not yet
+/// taken by its server are `recorded`: each response to a request the task still
+/// waits on is recorded, and that request stops waiting (`working` once none is
+/// left); the others (answered already, never asked) are ignored. `None` when no
+/// response was recorded (nothing to write); else the new state, the answers and
+/// the keys recorded.
+pub(crate) fn answering(
+    state: &TaskState,
+    recorded: &Map<String, Value>,
+    responses: &Map<String, Value>,
+) -> Option<(TaskState, Map<String, Value>, Vec<String>)> {
+    let TaskState::InputRequired(waiting) = state else {
+        return None;
+    };
+    let mut waiting = waiting.clone();
+    let mut answers = recorded.clone();
+    let mut keys = Vec::new();
+    for (key, response) in responses {
+        if waiting.remove(key).is_some() && !answers.contains_key(key) {
+            answers.insert(key.clone(), response.clone());
+            keys.push(key.clone());
+        }
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    let state = if waiting.is_empty() {
+        TaskState::Working
+    } else {
+        TaskState::InputRequired(waiting)
+    };
+    Some((state, answers, keys))
+}

@@ -220,7 +220,10 @@ impl Tasks {
         })
     }
 
-    /// `tasks/update`: hands the client's answers to the task's waiting requests.
+    /// `tasks/update`: records the client's answers to the task's waiting requests
+    /// in the store (the first answer to a request wins; others are ignored, as
+    /// are answers to a task that waits on nothing), from where they reach the
+    /// tool: at once when it runs here, else at its server's next poll.
     pub(crate) fn update(
         &self,
         owner: &TaskOwner,
@@ -229,18 +232,18 @@ impl Tasks {
     ) -> Result<(), ErrorData> {
         let record = self.owned(owner, id)?;
         let live = self.live().get(id).cloned();
+        // An ended task waits on nothing, nor does one whose server stopped: the
+        // answers change nothing.
+        if record.state.is_terminal() || (live.is_none() && record.is_abandoned(now_ms())) {
+            return Ok(());
+        }
+        let responses: Map<String, Value> = responses.into_iter().collect();
+        self.store
+            .answer(id, &responses, now_ms())
+            .map_err(store_failed)?;
         match live {
-            Some(live) => live.answer(responses).map_err(store_failed),
-            // An ended task waits on nothing, nor does one whose server stopped:
-            // the answers change nothing.
-            None if record.state.is_terminal() || record.is_abandoned(now_ms()) => Ok(()),
-            // The tool waits in the memory of the server that runs it.
-            None => Err(ErrorData::invalid_request(
-                format!(
-                    "task `{id}` runs on another server of this service, which holds its requests: send tasks/update to that server (route a client's requests to one server); answers through another server are not supported yet"
-                ),
-                Some(json!({ "kind": "task_on_another_server", "taskId": id })),
-            )),
+            Some(live) => live.collect().map_err(store_failed),
+            None => Ok(()),
         }
     }
 

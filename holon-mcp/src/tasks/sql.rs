@@ -1,7 +1,7 @@
 //! What the SQL task stores share: a task's payload as text, and milliseconds as
 //! the signed integers SQL databases keep.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::record::{TaskOwner, TaskRecord, TaskState};
 use super::store::TaskStoreError;
@@ -63,4 +63,22 @@ pub(crate) fn to_sql(ms: u64) -> i64 {
 /// Milliseconds as stored (never negative: they were written by [`to_sql`]).
 pub(crate) fn from_sql(ms: i64) -> u64 {
     u64::try_from(ms).unwrap_or(0)
+}
+
+/// A JSON object stored as text (`None`: the empty object); `failed` words text
+/// that is not one as the store words its errors.
+pub(crate) fn object_of(
+    text: Option<String>,
+    failed: fn(serde_json::Error) -> TaskStoreError,
+) -> Result<Map<String, Value>, TaskStoreError> {
+    match text {
+        None => Ok(Map::new()),
+        Some(text) => serde_json::from_str(&text).map_err(failed),
+    }
+}
+
+/// A JSON object as the text a store keeps.
+pub(crate) fn object_text(object: &Map<String, Value>) -> Result<String, TaskStoreError> {
+    serde_json::to_string(object)
+        .map_err(|error| TaskStoreError::new(format!("a task's answers are not JSON: {error}")))
 }

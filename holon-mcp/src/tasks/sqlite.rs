@@ -9,8 +9,10 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::record::{TaskRecord, TaskState};
-use super::sql::{TaskRow, payload_text, to_sql};
+use serde_json::{Map, Value};
+
+use super::record::{TaskRecord, TaskState, answering, asking};
+use super::sql::{TaskRow, object_of, object_text, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
 
 const SCHEMA: &str = "
@@ -34,6 +36,9 @@ const MIGRATIONS: &[&str] = &[
     // 1: the lease of the server that runs a task (0 in a task of before: its
     // server is gone, so it reads as abandoned).
     "ALTER TABLE holon_mcp_tasks ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;",
+    // 2: the client's answers to a task's requests (a JSON object by request key),
+    // recorded by `tasks/update` until the server running the task takes them.
+    "ALTER TABLE holon_mcp_tasks ADD COLUMN answers TEXT;",
 ];
 
 /// A [`TaskStore`] in a SQLite database file: a task is on disk (committed, with
@@ -195,6 +200,124 @@ impl TaskStore for SqliteTaskStore {
             )
             .map_err(failed)
     }
+
+    fn ask(
+        &self,
+        id: &str,
+        key: &str,
+        request: &Value,
+        now_ms: u64,
+    ) -> Result<bool, TaskStoreError> {
+        let mut connection = self.connection();
+        // Read and written under the database's write lock: another process's
+        // `answer` cannot come between.
+        let transaction = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(failed)?;
+        let Some(state) = state_of(&transaction, id)? else {
+            return Ok(false);
+        };
+        let Some(state) = asking(&state, key, request) else {
+            return Ok(false);
+        };
+        transaction
+            .execute(
+                "UPDATE holon_mcp_tasks SET status = ?2, payload = ?3, updated_at_ms = ?4
+                 WHERE id = ?1",
+                params![id, state.status(), payload_text(&state)?, to_sql(now_ms)],
+            )
+            .map_err(failed)?;
+        transaction.commit().map_err(failed)?;
+        Ok(true)
+    }
+
+    fn answer(
+        &self,
+        id: &str,
+        responses: &Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, TaskStoreError> {
+        let mut connection = self.connection();
+        let transaction = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(failed)?;
+        let Some(state) = state_of(&transaction, id)? else {
+            return Ok(Vec::new());
+        };
+        let recorded: Option<String> = transaction
+            .query_row(
+                "SELECT answers FROM holon_mcp_tasks WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
+            .map_err(failed)?;
+        let recorded = object_of(recorded, failed)?;
+        let Some((state, answers, keys)) = answering(&state, &recorded, responses) else {
+            return Ok(Vec::new());
+        };
+        transaction
+            .execute(
+                "UPDATE holon_mcp_tasks
+                 SET status = ?2, payload = ?3, answers = ?4, updated_at_ms = ?5
+                 WHERE id = ?1",
+                params![
+                    id,
+                    state.status(),
+                    payload_text(&state)?,
+                    object_text(&answers)?,
+                    to_sql(now_ms)
+                ],
+            )
+            .map_err(failed)?;
+        transaction.commit().map_err(failed)?;
+        Ok(keys)
+    }
+
+    fn take_answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
+        let mut connection = self.connection();
+        let transaction = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(failed)?;
+        let recorded: Option<String> = transaction
+            .query_row(
+                "SELECT answers FROM holon_mcp_tasks WHERE id = ?1 AND answers IS NOT NULL",
+                params![id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(failed)?
+            .flatten();
+        if recorded.is_none() {
+            return Ok(Map::new());
+        }
+        transaction
+            .execute(
+                "UPDATE holon_mcp_tasks SET answers = NULL WHERE id = ?1",
+                params![id],
+            )
+            .map_err(failed)?;
+        transaction.commit().map_err(failed)?;
+        object_of(recorded, failed)
+    }
+}
+
+/// The state of task `id` as `connection` reads it; `None` when there is none.
+fn state_of(connection: &Connection, id: &str) -> Result<Option<TaskState>, TaskStoreError> {
+    let row: Option<(String, Option<String>)> = connection
+        .query_row(
+            "SELECT status, payload FROM holon_mcp_tasks WHERE id = ?1",
+            params![id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()
+        .map_err(failed)?;
+    let Some((status, payload)) = row else {
+        return Ok(None);
+    };
+    let payload = payload
+        .map(|text| serde_json::from_str::<Value>(&text).map_err(failed))
+        .transpose()?;
+    TaskState::from_parts(&status, payload).map(Some)
 }
 
 #[cfg(test)]
@@ -250,8 +373,17 @@ mod tests {
         assert_eq!(task.lease_until_ms, 0);
         assert!(task.is_abandoned(1_001), "its server is gone");
         drop(store);
-        // Opened again: the migration is not applied twice.
+        // Opened again: the migrations are not applied twice.
         let store = SqliteTaskStore::open(&path).unwrap();
         assert!(store.renew("old", 5_000).unwrap());
+        // The answers' column is there too.
+        let request = json!({ "method": "elicitation/create", "params": {} });
+        assert!(store.ask("old", "input-1", &request, 5_000).unwrap());
+        let answers = json!({ "input-1": { "action": "decline" } });
+        let Value::Object(answers) = answers else {
+            unreachable!("an object literal")
+        };
+        assert_eq!(store.answer("old", &answers, 5_001).unwrap(), ["input-1"]);
+        assert_eq!(store.take_answers("old").unwrap(), answers);
     }
 }

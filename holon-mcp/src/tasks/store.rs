@@ -1,5 +1,7 @@
 //! Where tasks are kept: the [`TaskStore`] trait.
 
+use serde_json::{Map, Value};
+
 use super::record::{TaskRecord, TaskState};
 
 /// Keeps tasks. A task is created before its `tools/call` is answered, so a
@@ -32,6 +34,36 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Moves every task abandoned at `now_ms` (unfinished, its lease run out, see
     /// [`TaskRecord::is_abandoned`]) to `state`; how many.
     fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError>;
+
+    /// Adds `request` (`{method, params}`) under `key` to the requests an
+    /// unfinished task waits on, at `now_ms`: the task reads `input_required` with
+    /// them all, through every server on the store. `false` (and no change) when
+    /// the task is unknown or has ended.
+    fn ask(
+        &self,
+        id: &str,
+        key: &str,
+        request: &Value,
+        now_ms: u64,
+    ) -> Result<bool, TaskStoreError>;
+
+    /// Records the client's `responses` (`tasks/update`, received by any server)
+    /// to the requests the task waits on, in one atomic step at `now_ms`: a
+    /// response to a request still waiting is recorded and the request stops
+    /// waiting (the task reads `working` once none is left); a response to any
+    /// other key (answered already, by this call or a concurrent one; never asked;
+    /// a task that waits on nothing) is ignored. So of racing answers to one
+    /// request, the first wins. The keys recorded.
+    fn answer(
+        &self,
+        id: &str,
+        responses: &Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, TaskStoreError>;
+
+    /// Takes the answers recorded for the task and not taken yet (each is taken
+    /// once): the server running the task hands them to its tool.
+    fn take_answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError>;
 }
 
 /// A store that could not do what was asked (the disk, the database).
