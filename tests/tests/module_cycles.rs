@@ -21,6 +21,7 @@ const CRATES: &[&str] = &[
     "holon-policy",
     "holon-runtime",
     "holon-tool-macros",
+    "holon-web-text",
 ];
 
 type ModulePath = Vec<String>;
