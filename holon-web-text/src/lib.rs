@@ -23,8 +23,11 @@
 //! deeper than [`MAX_RENDER_DEPTH`], and renders on a blocking thread under a deadline.
 
 mod bounded_parse;
-// The pre-scan of `render_bounded`.
-#[cfg(any(feature = "render", test))]
+#[cfg(any(test, feature = "fuzz"))]
+#[doc(hidden)]
+pub mod fuzz;
+// The pre-scan of `render_bounded` (and of the fuzz target).
+#[cfg(any(feature = "render", feature = "fuzz", test))]
 mod nesting;
 
 #[cfg(feature = "render")]
