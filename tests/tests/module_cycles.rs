@@ -22,6 +22,7 @@ const CRATES: &[&str] = &[
     "holon-policy",
     "holon-runtime",
     "holon-tool-macros",
+    "holon-web-text",
 ];
 
 type ModulePath = Vec<String>;

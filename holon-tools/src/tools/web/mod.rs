@@ -1,9 +1,6 @@
 //! The web plane: fetch a page (WebFetch), search the web (WebSearch) and posts on X
 //! (XSearch). What comes back is external content, wrapped in markers that say so.
 
-mod bounded_parse;
-mod extract;
-mod nesting;
 mod web_fetch;
 mod web_search;
 mod x_search;

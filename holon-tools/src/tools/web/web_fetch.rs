@@ -1,9 +1,9 @@
 //! `WebFetch`: fetch one web page and return it as text, marked as untrusted.
 
 use holon_core::prelude::*;
+use holon_web_text::BodyKind;
 use reqwest::header;
 
-use super::extract::{self, BodyKind};
 use super::wrap_untrusted;
 use holon_runtime::Runtime;
 use holon_runtime::net::{HttpClient, HttpRequest};
@@ -119,7 +119,7 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         return Err(status_error(response.status, &requested, final_url));
     }
     let content_type = response.content_type.clone();
-    let kind = extract::classify(content_type.as_deref(), &response.body);
+    let kind = holon_web_text::classify(content_type.as_deref(), &response.body);
     if kind == BodyKind::Binary {
         // The Content-Type and the final URL are the server's words: inside the markers.
         let declared = content_type
@@ -136,9 +136,9 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         .with_field("url")
         .with_hint("to look at an image, save it into the workspace with a command (such as curl -o) and use ViewImage"));
     }
-    let decoded = extract::decode(content_type.as_deref(), &response.body, kind);
+    let decoded = holon_web_text::decode(content_type.as_deref(), &response.body, kind);
     let title = (kind == BodyKind::Html)
-        .then(|| extract::title(&decoded))
+        .then(|| holon_web_text::title(&decoded))
         .flatten();
     let render = match args.extract_mode {
         ExtractMode::Auto => kind == BodyKind::Html,
@@ -148,7 +148,7 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
     let mut extraction_notes = Vec::new();
     let rendered = match render {
         true => {
-            let rendering = extract::render_bounded(&decoded).await;
+            let rendering = holon_web_text::render_bounded(&decoded).await;
             extraction_notes = rendering.notes;
             rendering.text
         }
@@ -163,7 +163,7 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         usize::try_from(n).unwrap_or(usize::MAX)
     });
     let total_chars = text.chars().count();
-    let (mut cut, truncated) = extract::truncate_chars(&text, max_chars);
+    let (mut cut, truncated) = holon_web_text::truncate_chars(&text, max_chars);
     if truncated {
         cut.push_str(&format!(
             "\n[... cut at {max_chars} of {total_chars} characters; raise max_chars for more]"
@@ -197,7 +197,7 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         redirects: response.redirects,
         status_code: response.status,
         // The raw header is the server's text: only its media type is kept.
-        content_type: content_type.as_deref().and_then(extract::media_type),
+        content_type: content_type.as_deref().and_then(holon_web_text::media_type),
         extracted_as: extracted_as.to_string(),
         content,
         extraction_notes,

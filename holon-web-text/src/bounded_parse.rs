@@ -18,9 +18,11 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::TreeBuilderOpts;
 use html5ever::{Attribute, ParseOpts, QualName};
 
-/// Bytes fed to the parser between two looks at the depth: a chunk adds at most
-/// about a fifth of its bytes in levels (`<b>` is the shortest open tag).
-const CHUNK_BYTES: usize = 1024;
+/// Bytes fed to the parser between two looks at the depth: a chunk's own start tags
+/// add at most a third of its bytes in levels (`<b>` is the shortest), and the
+/// formatting elements it reopens (`<b>`, `<i>`, ... closed with an element around
+/// them) at most as many as were open at once before.
+pub(crate) const CHUNK_BYTES: usize = 1024;
 
 /// The parse of a page.
 pub struct Parsed {
@@ -229,22 +231,31 @@ impl TreeSink for DepthSink {
     }
 }
 
+/// The depth of the deepest node under `node` (`node` is depth 0), without recursion.
+/// A template's contents count as deep as the template, as the sink places them.
+#[cfg(any(test, feature = "fuzz"))]
+pub(crate) fn deepest(node: &Handle) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(node.clone(), 0)];
+    while let Some((node, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        for child in node.children.borrow().iter() {
+            stack.push((child.clone(), depth + 1));
+        }
+        if let html2text::Element {
+            template_contents, ..
+        } = &node.data
+            && let Some(contents) = template_contents.borrow().as_ref()
+        {
+            stack.push((contents.clone(), depth));
+        }
+    }
+    deepest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The depth of the deepest node under `node`, without recursion.
-    fn deepest(node: &Handle) -> usize {
-        let mut deepest = 0;
-        let mut stack = vec![(node.clone(), 0)];
-        while let Some((node, depth)) = stack.pop() {
-            deepest = deepest.max(depth);
-            for child in node.children.borrow().iter() {
-                stack.push((child.clone(), depth + 1));
-            }
-        }
-        deepest
-    }
 
     #[test]
     fn a_shallow_page_is_read_whole_and_its_tree_is_html2texts() {

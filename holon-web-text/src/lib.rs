@@ -1,17 +1,44 @@
-//! From response bytes to text: what kind of content it is, its character set, and
-//! HTML to readable, Markdown-like text (html2text: headings, emphasis, lists, tables
-//! and links kept). Rendering is bounded (input bytes, nesting depth, time, and how
-//! many run at once) and runs on a blocking thread, never on the async runtime.
+//! Fetched web pages as text a model can read: what kind of content a response body
+//! is, its character set, and HTML rendered to readable, Markdown-like text
+//! (html2text: headings, emphasis, lists, tables and links kept) within bounds on
+//! its size, how deep it nests, and (with the default `render` feature) how long it
+//! takes and how many renderings run at once. This is the text extraction of
+//! holon-tools' WebFetch, without the fetch: no I/O.
+//!
+//! ```
+//! use holon_web_text::{BodyKind, classify, decode, html_to_text, title};
+//!
+//! let body = b"<html><title>Hi</title><h1>Heading</h1><p>A <b>bold</b> word.</p></html>";
+//! let kind = classify(Some("text/html; charset=utf-8"), body);
+//! assert_eq!(kind, BodyKind::Html);
+//! let html = decode(Some("text/html; charset=utf-8"), body, kind);
+//! assert_eq!(title(&html).as_deref(), Some("Hi"));
+//! let (text, cut_at) = html_to_text(&html).unwrap();
+//! assert!(text.contains("# Heading") && text.contains("A **bold** word."));
+//! assert_eq!(cut_at, None);
+//! ```
+//!
+//! Rendering a page whose size or depth is unknown goes through `render_bounded`
+//! (feature `render`): it cuts the input to [`MAX_RENDER_BYTES`], flattens nesting
+//! deeper than [`MAX_RENDER_DEPTH`], and renders on a blocking thread under a deadline.
 
+mod bounded_parse;
+#[cfg(any(test, feature = "fuzz"))]
+#[doc(hidden)]
+pub mod fuzz;
+// The pre-scan of `render_bounded` (and of the fuzz target).
+#[cfg(any(feature = "render", feature = "fuzz", test))]
+mod nesting;
+
+#[cfg(feature = "render")]
 use std::time::Duration;
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+#[cfg(feature = "render")]
 use tokio::sync::Semaphore;
 
-use super::{bounded_parse, nesting};
-
 /// Bytes of HTML given to the renderer at most. Its memory grows with them: 1 MiB
-/// of dense paragraphs peaked at 251 MiB (benches/web_extract_bounds.rs).
+/// of dense paragraphs peaked at 251 MiB (holon-tools' benches/web_extract_bounds.rs).
 pub const MAX_RENDER_BYTES: usize = 512 << 10;
 
 /// Elements nested deeper than this are flattened before rendering (the renderer's
@@ -23,12 +50,14 @@ pub const MAX_RENDER_DEPTH: usize = 64;
 pub const MAX_PARSE_DEPTH: usize = 4 * MAX_RENDER_DEPTH;
 
 /// The time a rendering may take; past it the markup is returned as it is.
+#[cfg(feature = "render")]
 pub const RENDER_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Characters of a page title kept.
 const MAX_TITLE_CHARS: usize = 300;
 
 /// Renderings at once, process-wide: a bound on the memory they hold together.
+#[cfg(feature = "render")]
 static RENDERING: Semaphore = Semaphore::const_new(2);
 
 /// The column width HTML is laid out to.
@@ -228,6 +257,7 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
 }
 
 /// What rendering HTML gave.
+#[cfg(feature = "render")]
 #[derive(Debug)]
 pub struct Rendering {
     /// The text; `None` when the renderer failed or ran out of time.
@@ -236,7 +266,11 @@ pub struct Rendering {
     pub notes: Vec<String>,
 }
 
-/// Renders `html` within the bounds, on a blocking thread.
+/// Renders `html` within the bounds, on a blocking thread of the tokio runtime it is
+/// awaited on: the first [`MAX_RENDER_BYTES`], with nesting deeper than
+/// [`MAX_RENDER_DEPTH`] flattened, parsed no deeper than [`MAX_PARSE_DEPTH`], in at
+/// most [`RENDER_DEADLINE`], two renderings at once process-wide.
+#[cfg(feature = "render")]
 pub async fn render_bounded(html: &str) -> Rendering {
     let mut notes = Vec::new();
     let mut input = html;
@@ -292,7 +326,10 @@ pub async fn render_bounded(html: &str) -> Rendering {
 }
 
 /// HTML as readable text, and where the parse stopped reading it when it nested
-/// deeper than [`MAX_PARSE_DEPTH`]; `None` when the renderer fails.
+/// deeper than [`MAX_PARSE_DEPTH`]; `None` when the renderer fails. It renders on the
+/// calling thread, with no bound on the input's size or time and without flattening
+/// deep nesting first: the bounds of `render_bounded` (feature `render`) are the
+/// caller's.
 pub fn html_to_text(html: &str) -> Option<(String, Option<usize>)> {
     let parsed = bounded_parse::parse(html, MAX_PARSE_DEPTH);
     let config = html2text::config::plain();
