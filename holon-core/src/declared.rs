@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use schemars::{Schema, SchemaGenerator};
 
+use crate::arguments::{empty_arguments_schema, parse_no_arguments};
 use crate::host::context::ToolContext;
 use crate::input::ToolInput;
-use crate::input::arguments::{empty_arguments_schema, parse_no_arguments};
 use crate::meta::ToolMeta;
 use crate::params::ArgumentsInfo;
 use crate::result::error::ToolError;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::host::asked::{AskedCalls, DecisionFuture};
+use crate::asked::{AskedCalls, DecisionFuture};
 use crate::host::cancel::Cancellation;
 use crate::host::context::{
     CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
@@ -23,13 +23,13 @@ use crate::input::hints::closest;
 use crate::input::json_kind::json_kind;
 use crate::input::json_text;
 use crate::input::problems::{self, Category, Problem, combine, not_json, repeated_keys, shorten};
-use crate::input::schema_problems::report;
 use crate::input::{JsonArguments, ToolInput};
 use crate::registry::{Entry, Registry, visible_to};
 use crate::result::error::{ToolError, ToolErrorKind};
 use crate::result::output::ToolOutput;
-use crate::result::result_check::check_result;
 use crate::result::{ApprovalRequired, Deferral, ToolResult};
+use crate::result_check::check_result;
+use crate::schema_problems::report;
 use crate::tool::CallFuture;
 
 /// The arguments of a call as the caller has them. A `Value` is boxed: the

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crate::dispatch::check_prepared_input;
 use crate::input::problems::every_problem;
-use crate::input::schema_problems::report;
 use crate::registry::Entry;
 use crate::result::error::ToolError;
+use crate::schema_problems::report;
 
 /// The examples of `entry`'s tool, in the order given, or one problem sentence per
 /// failing example.

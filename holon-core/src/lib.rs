@@ -79,6 +79,8 @@
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeQuickstart;
 
+mod arguments;
+mod asked;
 mod build;
 mod declared;
 mod dispatch;
@@ -95,14 +97,18 @@ mod meta;
 mod params;
 mod registry;
 mod result;
+mod result_check;
 pub mod schema;
+mod schema_problems;
+#[cfg(feature = "validate")]
+mod schema_violations;
 mod spec;
 mod tool;
 
+pub use asked::{AskedCalls, DecisionFuture};
 pub use expected_crates::{ExpectedToolCrate, expected_tool_crates};
 pub use family::{FamilyPolicy, ToolCapabilityFamily, UnknownFamily};
 pub use holon_tool_macros::{ClosedInput, ToolArgs, holon_tool};
-pub use host::asked::{AskedCalls, DecisionFuture};
 pub use host::cancel::Cancellation;
 pub use host::client::{
     ClientCapability, ClientFuture, ClientLog, ClientPeer, Elicitation, ElicitationRequest,
@@ -112,6 +118,7 @@ pub use host::client::{
 pub use host::context::{
     CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
 };
+pub use host::extract::FromToolContext;
 pub use host::progress::{Progress, ProgressLog, ProgressReport, ProgressSink};
 pub use host::request::{Headers, Principal, ProtocolVersion, RequestMeta, SessionId};
 pub use input::closed::ClosedInput;
@@ -123,7 +130,6 @@ pub use meta::{
     DefinedAt, FreeformGrammarDecl, GrammarSyntax, Stability, TaskSupport, ToolAnnotations,
     ToolMeta, Visibility,
 };
-pub use params::FromToolContext;
 pub use registry::{Registry, RegistryError};
 pub use result::error::{ToolError, ToolErrorKind, error_chain};
 pub use result::output::{IntoToolOutput, ToolOutput};

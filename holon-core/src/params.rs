@@ -25,57 +25,13 @@ use std::marker::PhantomData;
 
 use schemars::{Schema, SchemaGenerator};
 
-use crate::host::cancel::Cancellation;
+use crate::arguments::{arguments_schema, json_arguments, parse_freeform_arguments};
 use crate::host::context::ToolContext;
-use crate::host::progress::Progress;
+pub use crate::host::extract::FromToolContext;
 use crate::input::JsonArguments;
 use crate::input::ToolInput;
-use crate::input::arguments::{arguments_schema, json_arguments, parse_freeform_arguments};
 use crate::result::error::{ToolError, ToolErrorKind};
 use crate::tool::{FromFreeform, ToolArgs};
-
-/// A handler parameter taken out of the call's context rather than from the model's
-/// input: `&ToolContext`, and `&T` for any state `T` the host put into the context
-/// with [`ToolContext::with_state`]. Implement it for a handle of your own (as axum's
-/// `FromRequestParts`) to take that handle as a parameter.
-pub trait FromToolContext<'a>: Sized {
-    /// Takes the parameter out of `context`; an error ends the call before the
-    /// handler runs.
-    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError>;
-}
-
-/// `&ToolContext` (whatever name it is imported under) is the context itself,
-/// `&Cancellation` and `&Progress` are the call's handles; any other `&T` is the state
-/// of type `T`, or a `missing_context` error naming it.
-impl<'a, T: Send + Sync + 'static> FromToolContext<'a> for &'a T {
-    fn from_context(context: &'a ToolContext) -> Result<Self, ToolError> {
-        use std::any::Any;
-        if let Some(context) = (context as &dyn Any).downcast_ref::<T>() {
-            return Ok(context);
-        }
-        if let Some(cancellation) = (context.cancellation() as &dyn Any).downcast_ref::<T>() {
-            return Ok(cancellation);
-        }
-        if let Some(progress) = (context.progress() as &dyn Any).downcast_ref::<T>() {
-            return Ok(progress);
-        }
-        context.state::<T>()
-    }
-}
-
-/// The call's cancellation handle, by value.
-impl FromToolContext<'_> for Cancellation {
-    fn from_context(context: &ToolContext) -> Result<Self, ToolError> {
-        Ok(context.cancellation().clone())
-    }
-}
-
-/// The call's progress handle, by value.
-impl FromToolContext<'_> for Progress {
-    fn from_context(context: &ToolContext) -> Result<Self, ToolError> {
-        Ok(context.progress().clone())
-    }
-}
 
 /// What a tool needs of its argument type, with the type erased.
 #[derive(Clone, Copy)]
@@ -485,6 +441,6 @@ pub fn at_most_one_arguments<T: AtMostOneArguments>(
     if T::TAKES_ARGUMENTS {
         Ok((tags, Some(input)))
     } else {
-        crate::input::arguments::parse_no_arguments(input).map(|()| (tags, None))
+        crate::arguments::parse_no_arguments(input).map(|()| (tags, None))
     }
 }

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::host::context::ToolContext;
-use crate::params::FromToolContext;
+use crate::host::extract::FromToolContext;
 use crate::result::ContentBlock;
 use crate::result::error::{ToolError, ToolErrorKind};
 

@@ -1,11 +1,11 @@
-//! What a call gets from its host: the context it runs in and the call itself, the
-//! request's facts, the client's handles, progress, cancellation and the host's
-//! decisions on asked calls.
+//! What a call gets from its host: the context it runs in and the call itself, what a
+//! handler parameter may take out of it, the request's facts, the client's handles,
+//! progress and cancellation.
 
-pub(crate) mod asked;
 pub(crate) mod cancel;
 pub(crate) mod client;
 pub(crate) mod context;
+pub(crate) mod extract;
 pub(crate) mod progress;
 pub(crate) mod request;
 pub(crate) mod states;

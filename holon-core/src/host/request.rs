@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::host::context::ToolContext;
-use crate::params::FromToolContext;
+use crate::host::extract::FromToolContext;
 use crate::result::error::{ToolError, ToolErrorKind};
 
 /// The `_meta` object of the request that called the tool (MCP's `params._meta`),

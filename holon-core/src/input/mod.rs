@@ -7,7 +7,6 @@
 //! ([`crate::input::text_path`]). Only then is the input looked at again, to report all that
 //! is wrong with it, each with its path.
 
-pub(crate) mod arguments;
 pub(crate) mod closed;
 pub(crate) mod depth;
 pub(crate) mod hints;
@@ -16,9 +15,6 @@ pub(crate) mod integer_bounds;
 pub(crate) mod json_kind;
 pub(crate) mod json_text;
 pub(crate) mod problems;
-pub(crate) mod schema_problems;
-#[cfg(feature = "validate")]
-pub(crate) mod schema_violations;
 pub(crate) mod text_path;
 #[cfg(feature = "validate")]
 pub(crate) mod type_hints;

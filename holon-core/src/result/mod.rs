@@ -4,7 +4,6 @@ pub(crate) mod envelope;
 pub(crate) mod error;
 pub(crate) mod output;
 pub(crate) mod receipt;
-pub(crate) mod result_check;
 pub(crate) mod structured;
 
 use std::borrow::Cow;

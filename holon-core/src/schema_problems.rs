@@ -27,7 +27,7 @@ pub(crate) fn report(
 ) -> ToolError {
     let mut found = found.into();
     #[cfg(feature = "validate")]
-    crate::input::schema_violations::collect(entry, value, &mut found);
+    crate::schema_violations::collect(entry, value, &mut found);
     #[cfg(not(feature = "validate"))]
     if let Some(validator) = entry.full_validator() {
         validator.collect(value, &mut found);
