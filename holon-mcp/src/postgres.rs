@@ -78,13 +78,59 @@ pub(crate) fn failed(error: impl std::fmt::Display) -> String {
     format!("PostgreSQL: {error}")
 }
 
+/// How the message of a call that could not reach the database begins (see
+/// [`unavailable`]); the stores turn it into their "unavailable" errors.
+pub(crate) const UNAVAILABLE: &str = "PostgreSQL is unavailable: ";
+
+/// `error`, which kept a call from reaching the database (no connection could be
+/// had, or the one it had was closed), as a store's message: [`UNAVAILABLE`], then
+/// the error and its causes.
+pub(crate) fn unavailable(error: impl std::error::Error) -> String {
+    let mut message = format!("{UNAVAILABLE}{error}");
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        let text = error.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = error.source();
+    }
+    message
+}
+
 /// A driver error, with the server's own message when it sent one (the driver's
-/// `Display` says only "db error").
+/// `Display` says only "db error"); a connection closed or refused, or a server
+/// shutting down, is [`unavailable`].
 pub(crate) fn db_failed(error: tokio_postgres::Error) -> String {
+    use tokio_postgres::error::SqlState;
     match error.as_db_error() {
+        Some(db)
+            if [
+                SqlState::ADMIN_SHUTDOWN,
+                SqlState::CRASH_SHUTDOWN,
+                SqlState::CANNOT_CONNECT_NOW,
+            ]
+            .contains(db.code()) =>
+        {
+            format!("{UNAVAILABLE}{db}")
+        }
         Some(db) => failed(db),
+        None if error.is_closed() || io_error(&error) => unavailable(error),
         None => failed(error),
     }
+}
+
+/// Whether `error` came from the connection's socket.
+fn io_error(error: &tokio_postgres::Error) -> bool {
+    let mut cause = std::error::Error::source(error);
+    while let Some(error) = cause {
+        if error.is::<std::io::Error>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 impl Database {

@@ -1,5 +1,6 @@
 //! What clients of replicas on one PostgreSQL see when something fails: a replica
-//! killed (SIGKILL) in the middle of a task.
+//! killed (SIGKILL) in the middle of a task, and the database stopped under load
+//! and started again.
 
 // The PostgreSQL fixture runs `initdb` and `pg_ctl`; the killed replica is a process.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -41,6 +42,12 @@ async fn endless_job() -> String {
 async fn brief_job() -> String {
     tokio::time::sleep(Duration::from_millis(50)).await;
     "done".to_string()
+}
+
+/// Answers at once, never as a task: a call that needs no store.
+#[holon_tool(family = CoreAgent)]
+async fn ping() -> String {
+    "pong".to_string()
 }
 
 /// A replica: a server of this file's tools on the database of `url`, with tasks
@@ -226,4 +233,47 @@ async fn a_replica_killed_mid_task_leaves_it_failed_and_the_other_serving() {
     let next = task_id(&call(b.addr, "BriefJob").await);
     let done = poll_until(b.addr, &next, |task| task["status"] == "completed").await;
     assert_eq!(done["result"]["structuredContent"]["result"], "done");
+}
+
+/// Asserts that `answer` is the JSON-RPC error of a task store that cannot be
+/// reached.
+fn assert_store_unavailable(answer: &Value) {
+    let error = &answer["error"];
+    assert_eq!(error["code"], -32603, "{answer}");
+    assert_eq!(error["data"]["kind"], "task_store_unavailable", "{answer}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("unavailable"), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_answer_store_unavailable_while_the_database_is_stopped_and_recover_after_it() {
+    let database = TestPostgres::start_own();
+    let lease = Duration::from_secs(30);
+    let (a, _serving_a) = replica(database.url(), lease).await;
+    let (b, _serving_b) = replica(database.url(), lease).await;
+    let before = task_id(&call(a, "BriefJob").await);
+    poll_until(b, &before, |task| task["status"] == "completed").await;
+
+    database.stop();
+    for _ in 0..3 {
+        for replica in [a, b] {
+            assert_store_unavailable(&call(replica, "BriefJob").await);
+            assert_store_unavailable(&task(replica, &before).await);
+            let pong = call(replica, "Ping").await;
+            assert_eq!(
+                pong["result"]["structuredContent"]["result"], "pong",
+                "{pong}"
+            );
+        }
+    }
+
+    database.start_again();
+    // The replicas were not restarted: their pools connect again.
+    for replica in [a, b] {
+        let next = task_id(&call(replica, "BriefJob").await);
+        let done = poll_until(replica, &next, |task| task["status"] == "completed").await;
+        assert_eq!(done["result"]["structuredContent"]["result"], "done");
+        let kept = task(replica, &before).await;
+        assert_eq!(kept["result"]["status"], "completed", "{kept}");
+    }
 }

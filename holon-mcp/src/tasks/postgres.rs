@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::record::{TaskRecord, TaskState, answering, asking};
 use super::sql::{TaskRow, object_of, object_text, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
-use crate::postgres::{Database, db_failed, failed};
+use crate::postgres::{Database, UNAVAILABLE, db_failed, failed, unavailable};
 
 /// A [`TaskStore`] in a PostgreSQL database: a task is committed before its
 /// `tools/call` is answered, and every server on the database sees it.
@@ -45,7 +45,16 @@ impl PostgresTaskStore {
         T: Send + 'static,
         F: std::future::Future<Output = Result<T, String>> + Send + 'static,
     {
-        self.database.call(work).map_err(TaskStoreError::new)
+        self.database.call(work).map_err(store_error)
+    }
+}
+
+/// A database call's message as the store's error: unavailable when the call
+/// could not reach the database.
+fn store_error(message: String) -> TaskStoreError {
+    match message.strip_prefix(UNAVAILABLE) {
+        Some(cause) => TaskStoreError::unavailable(failed(cause)),
+        None => TaskStoreError::new(message),
     }
 }
 
@@ -61,7 +70,7 @@ impl TaskStore for PostgresTaskStore {
         let record = record.clone();
         let payload = payload_text(&record.state)?;
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "INSERT INTO holon_mcp_tasks
@@ -96,7 +105,7 @@ impl TaskStore for PostgresTaskStore {
     fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
         let id = id.to_string();
         let row = self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "SELECT owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
@@ -130,7 +139,7 @@ impl TaskStore for PostgresTaskStore {
         let status = state.status();
         let payload = payload_text(state)?;
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             // One statement: of concurrent advances of one task, the row lock
             // orders them and each sees the status the one before wrote, so an
             // ended task never changes (first terminal state wins).
@@ -151,7 +160,7 @@ impl TaskStore for PostgresTaskStore {
 
     fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "DELETE FROM holon_mcp_tasks
@@ -170,7 +179,7 @@ impl TaskStore for PostgresTaskStore {
     fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
         let id = id.to_string();
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks SET lease_until_ms = $2
@@ -190,7 +199,7 @@ impl TaskStore for PostgresTaskStore {
         let status = state.status();
         let payload = payload_text(state)?;
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks SET status = $1, payload = $2, updated_at_ms = $3
@@ -217,7 +226,7 @@ impl TaskStore for PostgresTaskStore {
         let key = key.to_string();
         let request = request.clone();
         self.call(|pool| async move {
-            let mut client = pool.get().await.map_err(failed)?;
+            let mut client = pool.get().await.map_err(unavailable)?;
             // The row locked from the read to the commit: a concurrent `ask` or
             // `answer` of the task waits, then reads what this one wrote.
             let transaction = client.transaction().await.map_err(db_failed)?;
@@ -256,7 +265,7 @@ impl TaskStore for PostgresTaskStore {
         let id = id.to_string();
         let responses = responses.clone();
         self.call(|pool| async move {
-            let mut client = pool.get().await.map_err(failed)?;
+            let mut client = pool.get().await.map_err(unavailable)?;
             // Of racing answers, the row lock orders them: each reads the requests
             // the one before left waiting, so the first answer to a request wins.
             let transaction = client.transaction().await.map_err(db_failed)?;
@@ -291,7 +300,7 @@ impl TaskStore for PostgresTaskStore {
     fn take_answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
         let id = id.to_string();
         let taken: Option<String> = self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             // One statement, the row locked by its subquery: an answer recorded
             // meanwhile waits and is taken by the next call. A task with no
             // answer is one index lookup and no write (the running server polls).
