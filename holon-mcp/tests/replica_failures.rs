@@ -277,3 +277,31 @@ async fn replicas_answer_store_unavailable_while_the_database_is_stopped_and_rec
         assert_eq!(kept["result"]["status"], "completed", "{kept}");
     }
 }
+
+static OUTLASTING_RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Ends when the test releases it.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn outlasting_job() -> String {
+    OUTLASTING_RELEASE.notified().await;
+    "outlasted".to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_running_while_the_database_is_stopped_ends_once_it_is_back() {
+    let database = TestPostgres::start_own();
+    // A lease far longer than the outage: the task must not read as abandoned.
+    let lease = Duration::from_secs(30);
+    let (a, _serving_a) = replica(database.url(), lease).await;
+    let (b, _serving_b) = replica(database.url(), lease).await;
+    let id = task_id(&call(a, "OutlastingJob").await);
+    database.stop();
+    assert_store_unavailable(&task(b, &id).await);
+    database.start_again();
+    let working = task(b, &id).await;
+    assert_eq!(working["result"]["status"], "working", "{working}");
+    // The tool on A ran through the outage; its end is written to the store.
+    OUTLASTING_RELEASE.notify_one();
+    let done = poll_until(b, &id, |task| task["status"] == "completed").await;
+    assert_eq!(done["result"]["structuredContent"]["result"], "outlasted");
+}
