@@ -73,20 +73,33 @@ pub(crate) struct Database {
     runtime: Option<tokio::runtime::Runtime>,
 }
 
-/// `error` as a store's message.
-pub(crate) fn failed(error: impl std::fmt::Display) -> String {
-    format!("PostgreSQL: {error}")
+/// Why a call on the database failed, with the store's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DbError {
+    /// The call could not reach the database: no connection could be had, or the
+    /// one it had was closed or the server is shutting down. It may succeed later.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The database or the driver failed the call.
+    #[error("{0}")]
+    Failed(String),
 }
 
-/// How the message of a call that could not reach the database begins (see
-/// [`unavailable`]); the stores turn it into their "unavailable" errors.
-pub(crate) const UNAVAILABLE: &str = "PostgreSQL is unavailable: ";
+impl From<String> for DbError {
+    fn from(message: String) -> Self {
+        DbError::Failed(message)
+    }
+}
+
+/// `error` as a store's message.
+pub(crate) fn failed(error: impl std::fmt::Display) -> DbError {
+    DbError::Failed(format!("PostgreSQL: {error}"))
+}
 
 /// `error`, which kept a call from reaching the database (no connection could be
-/// had, or the one it had was closed), as a store's message: [`UNAVAILABLE`], then
-/// the error and its causes.
-pub(crate) fn unavailable(error: impl std::error::Error) -> String {
-    let mut message = format!("{UNAVAILABLE}{error}");
+/// had, or the one it had was closed): the error and its causes.
+pub(crate) fn unavailable(error: impl std::error::Error) -> DbError {
+    let mut message = format!("PostgreSQL: {error}");
     let mut cause = error.source();
     while let Some(error) = cause {
         let text = error.to_string();
@@ -96,13 +109,13 @@ pub(crate) fn unavailable(error: impl std::error::Error) -> String {
         }
         cause = error.source();
     }
-    message
+    DbError::Unavailable(message)
 }
 
 /// A driver error, with the server's own message when it sent one (the driver's
 /// `Display` says only "db error"); a connection closed or refused, or a server
 /// shutting down, is [`unavailable`].
-pub(crate) fn db_failed(error: tokio_postgres::Error) -> String {
+pub(crate) fn db_failed(error: tokio_postgres::Error) -> DbError {
     use tokio_postgres::error::SqlState;
     match error.as_db_error() {
         Some(db)
@@ -113,7 +126,7 @@ pub(crate) fn db_failed(error: tokio_postgres::Error) -> String {
             ]
             .contains(db.code()) =>
         {
-            format!("{UNAVAILABLE}{db}")
+            DbError::Unavailable(format!("PostgreSQL: {db}"))
         }
         Some(db) => failed(db),
         None if error.is_closed() || io_error(&error) => unavailable(error),
@@ -138,7 +151,7 @@ impl Database {
     /// libpq's key-value form; a Unix socket is `host=/run/postgresql`), its tables
     /// created or migrated to this version if needed. Fails when the database
     /// cannot be reached within 10 seconds, or has a newer schema.
-    pub(crate) fn open(url: &str) -> Result<Self, String> {
+    pub(crate) fn open(url: &str) -> Result<Self, DbError> {
         let mut config = tokio_postgres::Config::from_str(url).map_err(|error| {
             failed(format!(
                 "`{}` is not a connection URL ({error}); write postgres://USER:PASSWORD@HOST:PORT/DATABASE",
@@ -182,10 +195,10 @@ impl Database {
     }
 
     /// Runs `work` on the database's runtime and waits for its end.
-    pub(crate) fn call<T, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, String>
+    pub(crate) fn call<T, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, DbError>
     where
         T: Send + 'static,
-        F: Future<Output = Result<T, String>> + Send + 'static,
+        F: Future<Output = Result<T, DbError>> + Send + 'static,
     {
         let runtime = self
             .runtime
@@ -215,7 +228,7 @@ impl Drop for Database {
 
 /// Brings the schema to the last version, in one transaction under the migration
 /// lock: replicas that start at once apply each migration once.
-async fn migrate(client: &mut deadpool_postgres::Client) -> Result<(), String> {
+async fn migrate(client: &mut deadpool_postgres::Client) -> Result<(), DbError> {
     let transaction = client.transaction().await.map_err(db_failed)?;
     transaction
         .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::store::{KeyStore, ring_of};
 use super::{Key, Keyring, KeyringError};
-use crate::postgres::{Database, db_failed, unavailable};
+use crate::postgres::{Database, DbError, db_failed, unavailable};
 use crate::tasks::clock::now_ms;
 
 /// The advisory lock a rotation holds, so that two rotations at once make two
@@ -27,8 +27,8 @@ impl PostgresKeyStore {
     }
 }
 
-fn store_failed(message: String) -> KeyringError {
-    KeyringError::Store(message)
+fn store_failed(error: DbError) -> KeyringError {
+    KeyringError::Store(error.to_string())
 }
 
 fn rows(rows: Vec<tokio_postgres::Row>) -> Vec<(String, Vec<u8>)> {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::record::{TaskRecord, TaskState, answering, asking};
 use super::sql::{TaskRow, object_of, object_text, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
-use crate::postgres::{Database, UNAVAILABLE, db_failed, failed, unavailable};
+use crate::postgres::{Database, DbError, db_failed, failed, unavailable};
 
 /// A [`TaskStore`] in a PostgreSQL database: a task is committed before its
 /// `tools/call` is answered, and every server on the database sees it.
@@ -27,7 +27,7 @@ impl PostgresTaskStore {
     /// tables created or migrated to this version if needed. Fails when the
     /// database cannot be reached within 10 seconds, or has a newer schema.
     pub fn open(url: &str) -> Result<Self, TaskStoreError> {
-        let database = Database::open(url).map_err(TaskStoreError::new)?;
+        let database = Database::open(url).map_err(TaskStoreError::from)?;
         Ok(Self::on(Arc::new(database)))
     }
 
@@ -43,18 +43,20 @@ impl PostgresTaskStore {
     ) -> Result<T, TaskStoreError>
     where
         T: Send + 'static,
-        F: std::future::Future<Output = Result<T, String>> + Send + 'static,
+        F: std::future::Future<Output = Result<T, DbError>> + Send + 'static,
     {
-        self.database.call(work).map_err(store_error)
+        self.database.call(work).map_err(TaskStoreError::from)
     }
 }
 
-/// A database call's message as the store's error: unavailable when the call
-/// could not reach the database.
-fn store_error(message: String) -> TaskStoreError {
-    match message.strip_prefix(UNAVAILABLE) {
-        Some(cause) => TaskStoreError::unavailable(failed(cause)),
-        None => TaskStoreError::new(message),
+/// A database call's error as the store's: unavailable when the call could not
+/// reach the database.
+impl From<DbError> for TaskStoreError {
+    fn from(error: DbError) -> Self {
+        match error {
+            DbError::Unavailable(message) => TaskStoreError::unavailable(message),
+            DbError::Failed(message) => TaskStoreError::new(message),
+        }
     }
 }
 
@@ -130,7 +132,7 @@ impl TaskStore for PostgresTaskStore {
                 lease: row.get(7),
             }))
         })?;
-        row.map(|row| row.into_record(|error| TaskStoreError::new(failed(error))))
+        row.map(|row| row.into_record(|error| TaskStoreError::new(failed(error).to_string())))
             .transpose()
     }
 
@@ -320,7 +322,9 @@ impl TaskStore for PostgresTaskStore {
                 .map_err(db_failed)?;
             Ok(row.and_then(|row| row.get(0)))
         })?;
-        object_of(taken, |error| TaskStoreError::new(failed(error)))
+        object_of(taken, |error| {
+            TaskStoreError::new(failed(error).to_string())
+        })
     }
 }
 
@@ -329,7 +333,7 @@ impl TaskStore for PostgresTaskStore {
 async fn locked(
     transaction: &deadpool_postgres::Transaction<'_>,
     id: &str,
-) -> Result<Option<(TaskState, Map<String, Value>)>, String> {
+) -> Result<Option<(TaskState, Map<String, Value>)>, DbError> {
     let statement = transaction
         .prepare_cached(
             "SELECT status, payload, answers FROM holon_mcp_tasks WHERE id = $1 FOR UPDATE",
@@ -350,7 +354,9 @@ async fn locked(
         .map(|text| serde_json::from_str::<Value>(&text).map_err(failed))
         .transpose()?;
     let state = TaskState::from_parts(&status, payload).map_err(|error| error.to_string())?;
-    let answers = object_of(answers, |error| TaskStoreError::new(failed(error)))
-        .map_err(|error| error.to_string())?;
+    let answers = object_of(answers, |error| {
+        TaskStoreError::new(failed(error).to_string())
+    })
+    .map_err(|error| error.to_string())?;
     Ok(Some((state, answers)))
 }
