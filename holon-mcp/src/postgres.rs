@@ -73,18 +73,77 @@ pub(crate) struct Database {
     runtime: Option<tokio::runtime::Runtime>,
 }
 
+/// Why a call on the database failed, with the store's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DbError {
+    /// The call could not reach the database: no connection could be had, or the
+    /// one it had was closed or the server is shutting down. It may succeed later.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The database or the driver failed the call.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for DbError {
+    fn from(message: String) -> Self {
+        DbError::Failed(message)
+    }
+}
+
 /// `error` as a store's message.
-pub(crate) fn failed(error: impl std::fmt::Display) -> String {
-    format!("PostgreSQL: {error}")
+pub(crate) fn failed(error: impl std::fmt::Display) -> DbError {
+    DbError::Failed(format!("PostgreSQL: {error}"))
+}
+
+/// `error`, which kept a call from reaching the database (no connection could be
+/// had, or the one it had was closed): the error and its causes.
+pub(crate) fn unavailable(error: impl std::error::Error) -> DbError {
+    let mut message = format!("PostgreSQL: {error}");
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        let text = error.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = error.source();
+    }
+    DbError::Unavailable(message)
 }
 
 /// A driver error, with the server's own message when it sent one (the driver's
-/// `Display` says only "db error").
-pub(crate) fn db_failed(error: tokio_postgres::Error) -> String {
+/// `Display` says only "db error"); a connection closed or refused, or a server
+/// shutting down, is [`unavailable`].
+pub(crate) fn db_failed(error: tokio_postgres::Error) -> DbError {
+    use tokio_postgres::error::SqlState;
     match error.as_db_error() {
+        Some(db)
+            if [
+                SqlState::ADMIN_SHUTDOWN,
+                SqlState::CRASH_SHUTDOWN,
+                SqlState::CANNOT_CONNECT_NOW,
+            ]
+            .contains(db.code()) =>
+        {
+            DbError::Unavailable(format!("PostgreSQL: {db}"))
+        }
         Some(db) => failed(db),
+        None if error.is_closed() || io_error(&error) => unavailable(error),
         None => failed(error),
     }
+}
+
+/// Whether `error` came from the connection's socket.
+fn io_error(error: &tokio_postgres::Error) -> bool {
+    let mut cause = std::error::Error::source(error);
+    while let Some(error) = cause {
+        if error.is::<std::io::Error>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 impl Database {
@@ -92,7 +151,7 @@ impl Database {
     /// libpq's key-value form; a Unix socket is `host=/run/postgresql`), its tables
     /// created or migrated to this version if needed. Fails when the database
     /// cannot be reached within 10 seconds, or has a newer schema.
-    pub(crate) fn open(url: &str) -> Result<Self, String> {
+    pub(crate) fn open(url: &str) -> Result<Self, DbError> {
         let mut config = tokio_postgres::Config::from_str(url).map_err(|error| {
             failed(format!(
                 "`{}` is not a connection URL ({error}); write postgres://USER:PASSWORD@HOST:PORT/DATABASE",
@@ -136,10 +195,10 @@ impl Database {
     }
 
     /// Runs `work` on the database's runtime and waits for its end.
-    pub(crate) fn call<T, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, String>
+    pub(crate) fn call<T, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, DbError>
     where
         T: Send + 'static,
-        F: Future<Output = Result<T, String>> + Send + 'static,
+        F: Future<Output = Result<T, DbError>> + Send + 'static,
     {
         let runtime = self
             .runtime
@@ -169,7 +228,7 @@ impl Drop for Database {
 
 /// Brings the schema to the last version, in one transaction under the migration
 /// lock: replicas that start at once apply each migration once.
-async fn migrate(client: &mut deadpool_postgres::Client) -> Result<(), String> {
+async fn migrate(client: &mut deadpool_postgres::Client) -> Result<(), DbError> {
     let transaction = client.transaction().await.map_err(db_failed)?;
     transaction
         .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])

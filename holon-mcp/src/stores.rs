@@ -191,7 +191,7 @@ impl Stores {
             #[cfg(feature = "postgres")]
             StoreUrl::Postgres(postgres) => {
                 let database = Arc::new(
-                    crate::postgres::Database::open(postgres).map_err(TaskStoreError::new)?,
+                    crate::postgres::Database::open(postgres).map_err(TaskStoreError::from)?,
                 );
                 (
                     Arc::new(crate::tasks::PostgresTaskStore::on(database.clone())),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::store::{KeyStore, ring_of};
 use super::{Key, Keyring, KeyringError};
-use crate::postgres::{Database, db_failed, failed};
+use crate::postgres::{Database, DbError, db_failed, unavailable};
 use crate::tasks::clock::now_ms;
 
 /// The advisory lock a rotation holds, so that two rotations at once make two
@@ -27,8 +27,8 @@ impl PostgresKeyStore {
     }
 }
 
-fn store_failed(message: String) -> KeyringError {
-    KeyringError::Store(message)
+fn store_failed(error: DbError) -> KeyringError {
+    KeyringError::Store(error.to_string())
 }
 
 fn rows(rows: Vec<tokio_postgres::Row>) -> Vec<(String, Vec<u8>)> {
@@ -44,7 +44,7 @@ impl KeyStore for PostgresKeyStore {
         let stored = self
             .database
             .call(|pool| async move {
-                let client = pool.get().await.map_err(failed)?;
+                let client = pool.get().await.map_err(unavailable)?;
                 let found = client.query(SELECT, &[]).await.map_err(db_failed)?;
                 if !found.is_empty() {
                     return Ok(rows(found));
@@ -75,7 +75,7 @@ impl KeyStore for PostgresKeyStore {
         let stored = self
             .database
             .call(|pool| async move {
-                let mut client = pool.get().await.map_err(failed)?;
+                let mut client = pool.get().await.map_err(unavailable)?;
                 let transaction = client.transaction().await.map_err(db_failed)?;
                 transaction
                     .execute("SELECT pg_advisory_xact_lock($1)", &[&ROTATION_LOCK])

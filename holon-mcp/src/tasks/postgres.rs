@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::record::{TaskRecord, TaskState, answering, asking};
 use super::sql::{TaskRow, object_of, object_text, payload_text, to_sql};
 use super::store::{TaskStore, TaskStoreError};
-use crate::postgres::{Database, db_failed, failed};
+use crate::postgres::{Database, DbError, db_failed, failed, unavailable};
 
 /// A [`TaskStore`] in a PostgreSQL database: a task is committed before its
 /// `tools/call` is answered, and every server on the database sees it.
@@ -27,7 +27,7 @@ impl PostgresTaskStore {
     /// tables created or migrated to this version if needed. Fails when the
     /// database cannot be reached within 10 seconds, or has a newer schema.
     pub fn open(url: &str) -> Result<Self, TaskStoreError> {
-        let database = Database::open(url).map_err(TaskStoreError::new)?;
+        let database = Database::open(url).map_err(TaskStoreError::from)?;
         Ok(Self::on(Arc::new(database)))
     }
 
@@ -43,9 +43,20 @@ impl PostgresTaskStore {
     ) -> Result<T, TaskStoreError>
     where
         T: Send + 'static,
-        F: std::future::Future<Output = Result<T, String>> + Send + 'static,
+        F: std::future::Future<Output = Result<T, DbError>> + Send + 'static,
     {
-        self.database.call(work).map_err(TaskStoreError::new)
+        self.database.call(work).map_err(TaskStoreError::from)
+    }
+}
+
+/// A database call's error as the store's: unavailable when the call could not
+/// reach the database.
+impl From<DbError> for TaskStoreError {
+    fn from(error: DbError) -> Self {
+        match error {
+            DbError::Unavailable(message) => TaskStoreError::unavailable(message),
+            DbError::Failed(message) => TaskStoreError::new(message),
+        }
     }
 }
 
@@ -61,7 +72,7 @@ impl TaskStore for PostgresTaskStore {
         let record = record.clone();
         let payload = payload_text(&record.state)?;
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "INSERT INTO holon_mcp_tasks
@@ -96,7 +107,7 @@ impl TaskStore for PostgresTaskStore {
     fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
         let id = id.to_string();
         let row = self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "SELECT owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
@@ -121,7 +132,7 @@ impl TaskStore for PostgresTaskStore {
                 lease: row.get(7),
             }))
         })?;
-        row.map(|row| row.into_record(|error| TaskStoreError::new(failed(error))))
+        row.map(|row| row.into_record(|error| TaskStoreError::new(failed(error).to_string())))
             .transpose()
     }
 
@@ -130,7 +141,7 @@ impl TaskStore for PostgresTaskStore {
         let status = state.status();
         let payload = payload_text(state)?;
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             // One statement: of concurrent advances of one task, the row lock
             // orders them and each sees the status the one before wrote, so an
             // ended task never changes (first terminal state wins).
@@ -151,7 +162,7 @@ impl TaskStore for PostgresTaskStore {
 
     fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "DELETE FROM holon_mcp_tasks
@@ -170,7 +181,7 @@ impl TaskStore for PostgresTaskStore {
     fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
         let id = id.to_string();
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks SET lease_until_ms = $2
@@ -190,7 +201,7 @@ impl TaskStore for PostgresTaskStore {
         let status = state.status();
         let payload = payload_text(state)?;
         self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             let statement = client
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks SET status = $1, payload = $2, updated_at_ms = $3
@@ -217,7 +228,7 @@ impl TaskStore for PostgresTaskStore {
         let key = key.to_string();
         let request = request.clone();
         self.call(|pool| async move {
-            let mut client = pool.get().await.map_err(failed)?;
+            let mut client = pool.get().await.map_err(unavailable)?;
             // The row locked from the read to the commit: a concurrent `ask` or
             // `answer` of the task waits, then reads what this one wrote.
             let transaction = client.transaction().await.map_err(db_failed)?;
@@ -256,7 +267,7 @@ impl TaskStore for PostgresTaskStore {
         let id = id.to_string();
         let responses = responses.clone();
         self.call(|pool| async move {
-            let mut client = pool.get().await.map_err(failed)?;
+            let mut client = pool.get().await.map_err(unavailable)?;
             // Of racing answers, the row lock orders them: each reads the requests
             // the one before left waiting, so the first answer to a request wins.
             let transaction = client.transaction().await.map_err(db_failed)?;
@@ -291,7 +302,7 @@ impl TaskStore for PostgresTaskStore {
     fn take_answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError> {
         let id = id.to_string();
         let taken: Option<String> = self.call(|pool| async move {
-            let client = pool.get().await.map_err(failed)?;
+            let client = pool.get().await.map_err(unavailable)?;
             // One statement, the row locked by its subquery: an answer recorded
             // meanwhile waits and is taken by the next call. A task with no
             // answer is one index lookup and no write (the running server polls).
@@ -311,7 +322,9 @@ impl TaskStore for PostgresTaskStore {
                 .map_err(db_failed)?;
             Ok(row.and_then(|row| row.get(0)))
         })?;
-        object_of(taken, |error| TaskStoreError::new(failed(error)))
+        object_of(taken, |error| {
+            TaskStoreError::new(failed(error).to_string())
+        })
     }
 }
 
@@ -320,7 +333,7 @@ impl TaskStore for PostgresTaskStore {
 async fn locked(
     transaction: &deadpool_postgres::Transaction<'_>,
     id: &str,
-) -> Result<Option<(TaskState, Map<String, Value>)>, String> {
+) -> Result<Option<(TaskState, Map<String, Value>)>, DbError> {
     let statement = transaction
         .prepare_cached(
             "SELECT status, payload, answers FROM holon_mcp_tasks WHERE id = $1 FOR UPDATE",
@@ -341,7 +354,9 @@ async fn locked(
         .map(|text| serde_json::from_str::<Value>(&text).map_err(failed))
         .transpose()?;
     let state = TaskState::from_parts(&status, payload).map_err(|error| error.to_string())?;
-    let answers = object_of(answers, |error| TaskStoreError::new(failed(error)))
-        .map_err(|error| error.to_string())?;
+    let answers = object_of(answers, |error| {
+        TaskStoreError::new(failed(error).to_string())
+    })
+    .map_err(|error| error.to_string())?;
     Ok(Some((state, answers)))
 }

@@ -38,12 +38,16 @@ pub(crate) struct Tasks {
     swept_at_ms: AtomicU64,
 }
 
-/// The JSON-RPC error of a store that failed.
+/// The JSON-RPC error of a store that failed: `kind` is `task_store_unavailable`
+/// when the store could not be reached (a client may try again later), else
+/// `task_store_failed`.
 fn store_failed(error: TaskStoreError) -> ErrorData {
-    ErrorData::internal_error(
-        error.to_string(),
-        Some(json!({ "kind": "task_store_failed" })),
-    )
+    let kind = if error.is_unavailable() {
+        "task_store_unavailable"
+    } else {
+        "task_store_failed"
+    };
+    ErrorData::internal_error(error.to_string(), Some(json!({ "kind": kind })))
 }
 
 /// The JSON-RPC error of a task id this owner has no task under (unknown, expired,

@@ -66,11 +66,16 @@ pub trait TaskStore: Send + Sync + 'static {
     fn take_answers(&self, id: &str) -> Result<Map<String, Value>, TaskStoreError>;
 }
 
-/// A store that could not do what was asked (the disk, the database).
+/// A store that could not do what was asked (the disk, the database), or could
+/// not be reached at all ([`is_unavailable`](Self::is_unavailable)).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the task store failed: {message}")]
+#[error(
+    "the task store {}: {message}",
+    if *unavailable { "is unavailable" } else { "failed" }
+)]
 pub struct TaskStoreError {
     message: String,
+    unavailable: bool,
 }
 
 impl TaskStoreError {
@@ -78,6 +83,21 @@ impl TaskStoreError {
     pub fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
+            unavailable: false,
         }
+    }
+
+    /// The error of a store that cannot be reached now (its database is down or
+    /// refuses connections), saying `message`: the same call may succeed later.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            unavailable: true,
+        }
+    }
+
+    /// Whether the store could not be reached (as opposed to failing a statement).
+    pub fn is_unavailable(&self) -> bool {
+        self.unavailable
     }
 }

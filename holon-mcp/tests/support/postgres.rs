@@ -27,6 +27,9 @@ pub struct TestPostgres {
 struct Server {
     pg_ctl: PathBuf,
     data: PathBuf,
+    /// The server's options (its socket's directory among them) and its log.
+    options: String,
+    log: PathBuf,
     as_postgres: bool,
     _dir: tempfile::TempDir,
 }
@@ -40,6 +43,62 @@ impl TestPostgres {
             Ok(url) if !url.is_empty() => Self::on_existing(&url),
             _ => Self::on_own_server(),
         }
+    }
+
+    /// A database on a server started for this test, even when
+    /// `HOLON_TEST_POSTGRES_URL` names one: a test that stops the server needs its own.
+    pub fn start_own() -> Self {
+        Self::on_own_server()
+    }
+
+    /// Stops the test's own server (`pg_ctl stop -m fast`: its connections are
+    /// closed, its socket goes), keeping its data for [`start_again`](Self::start_again).
+    pub fn stop(&self) {
+        let server = self.own_server();
+        let stop = run(
+            server.as_postgres,
+            &server.pg_ctl,
+            &[
+                "-D".as_ref(),
+                server.data.as_os_str(),
+                "-m".as_ref(),
+                "fast".as_ref(),
+                "-w".as_ref(),
+                "stop".as_ref(),
+            ],
+        );
+        assert!(stop.status.success(), "pg_ctl stop failed: {}", text(&stop));
+    }
+
+    /// Starts the stopped server again on the same data and socket.
+    pub fn start_again(&self) {
+        let server = self.own_server();
+        let start = run(
+            server.as_postgres,
+            &server.pg_ctl,
+            &[
+                "-D".as_ref(),
+                server.data.as_os_str(),
+                "-l".as_ref(),
+                server.log.as_os_str(),
+                "-o".as_ref(),
+                server.options.as_ref(),
+                "-w".as_ref(),
+                "start".as_ref(),
+            ],
+        );
+        assert!(
+            start.status.success(),
+            "pg_ctl start failed: {}\n{}",
+            text(&start),
+            std::fs::read_to_string(&server.log).unwrap_or_default()
+        );
+    }
+
+    fn own_server(&self) -> &Server {
+        self.server
+            .as_ref()
+            .expect("a server of the test's own (TestPostgres::start_own)")
     }
 
     /// The URL of the test's database.
@@ -112,6 +171,8 @@ impl TestPostgres {
         let server = Server {
             pg_ctl: bin.join("pg_ctl"),
             data,
+            options,
+            log,
             as_postgres,
             _dir: dir,
         };
@@ -119,7 +180,7 @@ impl TestPostgres {
             start.status.success(),
             "pg_ctl start failed: {}\n{}",
             text(&start),
-            std::fs::read_to_string(&log).unwrap_or_default()
+            std::fs::read_to_string(&server.log).unwrap_or_default()
         );
         Self {
             url: format!("postgresql:///postgres?user=postgres&host={socket}"),
