@@ -5,10 +5,11 @@
 use std::convert::Infallible;
 
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use hyper::header::{HeaderValue, WWW_AUTHENTICATE};
 use hyper::{Response, StatusCode};
+
+use crate::http::plain::plain_text;
 
 /// A response the gate answers with.
 pub(crate) type Refusal = Response<BoxBody<Bytes, Infallible>>;
@@ -50,16 +51,10 @@ pub(crate) fn insufficient_scope(metadata_url: &str, scope: &str, why: &str) -> 
 }
 
 fn refusal(status: StatusCode, challenge: &str, message: String) -> Refusal {
-    let mut response = Response::new(Full::new(Bytes::from(message)).boxed());
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
+    let mut response = plain_text(status, message);
     // `quoted` leaves printable ASCII only, which a header value always takes.
     if let Ok(value) = HeaderValue::from_str(challenge) {
-        headers.insert(WWW_AUTHENTICATE, value);
+        response.headers_mut().insert(WWW_AUTHENTICATE, value);
     }
     response
 }

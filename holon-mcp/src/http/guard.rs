@@ -16,16 +16,14 @@ use std::path::{Path, PathBuf};
 
 use holon_core::Principal;
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{
-    AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderValue, ORIGIN, WWW_AUTHENTICATE,
-};
+use hyper::header::{AUTHORIZATION, HOST, HeaderMap, HeaderValue, ORIGIN, WWW_AUTHENTICATE};
 use hyper::http::uri::Authority;
 use hyper::{Response, StatusCode, Uri};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use subtle::ConstantTimeEq;
 
+use crate::http::plain::plain_text;
 use crate::{AccessError, AllowedHostError, OriginError};
 
 /// The environment variable a client's bearer token is taken from.
@@ -196,16 +194,10 @@ pub(crate) fn presented_token(headers: &HeaderMap) -> Option<&str> {
 }
 
 fn unauthorized(challenge: &str, message: &'static str) -> Response<BoxBody<Bytes, Infallible>> {
-    let mut response = Response::new(Full::new(Bytes::from_static(message.as_bytes())).boxed());
-    *response.status_mut() = StatusCode::UNAUTHORIZED;
-    let headers = response.headers_mut();
+    let mut response = plain_text(StatusCode::UNAUTHORIZED, message);
     if let Ok(challenge) = HeaderValue::from_str(challenge) {
-        headers.insert(WWW_AUTHENTICATE, challenge);
+        response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
     response
 }
 
@@ -366,13 +358,7 @@ pub fn check_host(
         (None, _) => "forbidden: the request has no Host header; send the host the server                       is reached by, allowed with `--allowed-host NAME` (HttpOptions::allowed_hosts)\n"
             .to_string(),
     };
-    let mut response = Response::new(Full::new(Bytes::from(message)).boxed());
-    *response.status_mut() = StatusCode::FORBIDDEN;
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    Err(response)
+    Err(plain_text(StatusCode::FORBIDDEN, message))
 }
 
 /// Whether the allowed `name` (`host` or `host:port`, as [`parse_allowed_host`]
@@ -418,13 +404,7 @@ pub fn check_origin(
                 "forbidden: pages of the origin `{origin}` may not use this server; start it \
                  with `--allow-origin {origin}` to allow them\n"
             );
-            let mut response = Response::new(Full::new(Bytes::from(message)).boxed());
-            *response.status_mut() = StatusCode::FORBIDDEN;
-            response.headers_mut().insert(
-                CONTENT_TYPE,
-                HeaderValue::from_static("text/plain; charset=utf-8"),
-            );
-            Err(response)
+            Err(plain_text(StatusCode::FORBIDDEN, message))
         }
     }
 }

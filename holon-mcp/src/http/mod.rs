@@ -4,6 +4,7 @@
 pub mod guard;
 pub(crate) mod limits;
 pub(crate) mod listing_sessions;
+pub(crate) mod plain;
 mod server;
 pub(crate) mod session_close;
 

@@ -10,10 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
+use hyper::body::Incoming;
 use hyper::header::{CONNECTION, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -29,6 +28,7 @@ use crate::http::limits::{
     self, AcceptBackoff, HttpLimits, PendingConnection, UnauthenticatedPeers,
 };
 use crate::http::listing_sessions::ListingSessions;
+use crate::http::plain::{HttpResponse, plain_text};
 use crate::http::session_close::{self, Closings};
 use crate::server::McpServer;
 use crate::shutdown::{ServeFuture, WithGracefulShutdown};
@@ -433,14 +433,11 @@ impl Endpoint {
     }
 }
 
-/// A response of the endpoint.
-type HttpResponse = Response<http_body_util::combinators::BoxBody<Bytes, Infallible>>;
-
 fn not_found() -> HttpResponse {
-    let body = Full::new(Bytes::from_static(b"not found: the MCP endpoint is /mcp\n")).boxed();
-    let mut response = Response::new(body);
-    *response.status_mut() = StatusCode::NOT_FOUND;
-    response
+    plain_text(
+        StatusCode::NOT_FOUND,
+        "not found: the MCP endpoint is /mcp\n",
+    )
 }
 
 /// Answers a connection past a cap with a 503 that says `why` and closes it. The

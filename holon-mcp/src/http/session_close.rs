@@ -14,15 +14,14 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes};
-use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 use tokio::sync::OwnedMutexGuard;
 
 use crate::context::SESSION_HEADER;
+use crate::http::plain::plain_text;
 
 /// One lock a session id with a `DELETE` running or waiting, by id.
 #[derive(Debug, Default)]
@@ -107,23 +106,17 @@ where
 
 /// The answer to a request naming a session the server does not have.
 fn session_not_found() -> Response<BoxBody<Bytes, Infallible>> {
-    let body = Bytes::from_static(
-        b"session not found: it was closed or never opened; initialize a new one\n",
-    );
-    let mut response = Response::new(Full::new(body).boxed());
-    *response.status_mut() = StatusCode::NOT_FOUND;
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    response
+    plain_text(
+        StatusCode::NOT_FOUND,
+        "session not found: it was closed or never opened; initialize a new one\n",
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
-    use http_body_util::Empty;
+    use http_body_util::{BodyExt, Empty, Full};
     use tokio::sync::oneshot;
 
     use super::*;
