@@ -3,10 +3,11 @@
 //! (holon-tools' registry) and over the catalog (data/catalog.txt), and of the
 //! user-angle set (data/queries-user.txt) over the built-in tools, its tuning half
 //! (`user_tuning`) and its held-out half (`user_held_out`) apart, and of the blind set
-//! (data/queries-blind.txt, `blind`).
+//! (data/queries-blind.txt, `blind`) and the second one (data/queries-blind-2.txt,
+//! `blind_2`).
 //!
 //! `discovery-quality [--misses] [--dump-tools FILE]`: `--misses` lists the queries
-//! whose tool is not first, except those of the held-out half and the blind set, which
+//! whose tool is not first, except those of the held-out half and the blind sets, which
 //! are only counted;
 //! `--dump-tools` writes both tool sets in MCP `tools/list` form (what
 //! scripts/discovery-quality-fastmcp.py indexes with FastMCP), and a JSON summary of
@@ -14,7 +15,7 @@
 
 use holon_core::{FamilyPolicy, Registry};
 use holon_discovery::search::{SearchIndex, SearchScope};
-use holon_discovery_fixture::{Half, Query, blind_queries, queries, user_queries};
+use holon_discovery_fixture::{Half, Query, blind_2_queries, blind_queries, queries, user_queries};
 use holon_export::{ExportOptions, Provider, export};
 use serde_json::json;
 
@@ -75,9 +76,10 @@ fn main() {
     let all = queries();
     let user = user_queries();
     let blind = blind_queries();
+    let blind_2 = blind_2_queries();
     let in_set = |set: &'static str| move |q: &&Query| q.set == set;
     let in_half = |half: Half| move |q: &&Query| Half::of(&q.text) == half;
-    let sets: [(&str, &Registry, Vec<&Query>, bool); 5] = [
+    let sets: [(&str, &Registry, Vec<&Query>, bool); 6] = [
         (
             "builtin",
             &builtin,
@@ -106,6 +108,7 @@ fn main() {
         // Never shown either: written by someone who saw neither the ranker nor the
         // keywords.
         ("blind", &builtin, blind.iter().collect(), false),
+        ("blind_2", &builtin, blind_2.iter().collect(), false),
     ];
     let mut summary = serde_json::Map::new();
     for (set, registry, set_queries, show_misses) in sets {
