@@ -243,8 +243,9 @@ const HELPER_FAILED: u8 = 126;
 /// <args>...`: joins the command's cgroups, sets the limits, confines itself (Landlock,
 /// then the seccomp filter), then execs the program.
 fn run_helper(args: Vec<OsString>) -> ExitCode {
+    // The command's stderr: the helper is that process until it execs the command.
     let fail = |message: String| {
-        eprintln!("holon-tools {LIMITS_HELPER_ARG}: {message}");
+        eprintln!("{LIMITS_HELPER_ARG}: {message}");
         ExitCode::from(HELPER_FAILED)
     };
     let usage = || {

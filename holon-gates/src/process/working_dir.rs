@@ -41,7 +41,7 @@ impl WorkingDir {
         if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
             return Err(std::io::Error::from(std::io::ErrorKind::NotADirectory));
         }
-        let path = crate::fs_gate::real_path(&fd)?;
+        let path = crate::fs::real_path(&fd)?;
         Ok(Self {
             path,
             fd: Arc::new(fd),

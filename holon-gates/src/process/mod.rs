@@ -20,15 +20,14 @@
 //!   change to another process's limits, priority or scheduling, and only Unix
 //!   sockets without the `web` family; installed by the helper after Landlock.
 //!
-//! The module depends on nothing in `tools::` and has its own errors, so that it can
-//! move into a runtime crate of its own.
+//! The gate knows nothing of the runtime or the tools and has its own errors.
 
 // The process gate: the one launcher of commands, its log files and /proc reads.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 pub mod cgroup;
 mod environment;
-pub(crate) mod group;
+pub mod group;
 pub mod limits;
 mod log_cap;
 mod log_files;
@@ -41,14 +40,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-/// Prints `message` on stderr once per process.
+/// Reports `message` (a confinement this machine cannot give) as a `tracing` warning,
+/// once per process: the host decides where it goes.
 fn report_once(message: &str) {
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let mut said = SAID
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if !said.iter().any(|old| old == message) {
-        eprintln!("holon-tools: {message}");
+        tracing::warn!("{message}");
         said.push(message.to_string());
     }
 }
@@ -165,8 +165,8 @@ impl Launcher {
     /// The launcher whose confined commands each get a cgroup with the caps of its
     /// limits (`pids`, `mem`), where the runtime may make one and has the helper
     /// that joins it; making it first ends what runtimes that are gone left in the
-    /// command cgroups `judge` says ended ([`CgroupRoot::create`]). Says once on
-    /// stderr when there is none, and why.
+    /// command cgroups `judge` says ended ([`CgroupRoot::create`]). Says once (a
+    /// `tracing` warning) when there is none, and why.
     pub fn with_cgroups(mut self, judge: &dyn Fn(&Path) -> LeftCgroup) -> Self {
         if self.config.limiter.is_none() {
             return self;
