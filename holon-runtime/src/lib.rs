@@ -217,6 +217,9 @@ pub enum RuntimeError {
         "the extra certificate authorities cannot be used: {0}; fix or drop --ca-file (HOLON_CA_FILE)"
     )]
     CaFile(String),
+    /// The launcher of commands cannot set their limits with the helper it names.
+    #[error("{0}")]
+    Commands(holon_gates::process::HelperError),
     /// The audit log cannot be opened.
     #[error("{0}")]
     Audit(audit_log::AuditError),

@@ -103,6 +103,7 @@ impl TaskManager {
             remove_old_logs(&store, &logs_root, retention).map_err(RuntimeError::Store)?;
         }
         let launcher = Launcher::new(launcher)
+            .map_err(RuntimeError::Commands)?
             .with_tmp_dir(command_tmp.path().to_path_buf())
             .with_cgroups(&|dir| left_cgroup(&store, dir));
         Ok(Self {

@@ -106,7 +106,8 @@ mod tests {
             rustix::fs::RenameFlags::EXCHANGE,
         )
         .unwrap();
-        let launcher = super::super::Launcher::new(super::super::LauncherConfig::default());
+        let launcher =
+            super::super::Launcher::new(super::super::LauncherConfig::default()).unwrap();
         let output = launcher
             .command("ls", &[], &workdir)
             .unwrap()
