@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::process_gate::{Launcher, WorkingDir};
+use holon_gates::process::{Launcher, WorkingDir};
 
 /// Environment variables that would make git act on another repository.
 const REPOSITORY_VARIABLES: &[&str] = &[

@@ -1,15 +1,13 @@
 //! # holon-runtime
 //!
 //! The embedded agent runtime the built-in tools of `holon-tools` work on, usable by a
-//! host on its own: the workspace root, the state directory and its SQLite store, the
-//! model catalog, and the services over them (work items, agents and waits, timers,
-//! tasks, workspace, memory).
+//! host on its own. It keeps the state and the services over it: the workspace roots,
+//! the state directory and its SQLite store, the model catalog, and the services
+//! (work items, agents and waits, timers, tasks, workspace, memory).
 //!
-//! Every effect on the outside world goes through one of three gates, and nothing else
-//! in the crate does that effect: [`fs_gate`] (a workspace root is an open directory
-//! handle, paths resolve beneath it in the kernel), [`net`] (one HTTP client whose DNS
-//! resolver and redirect policy check every address) and [`process_gate`] (one launcher
-//! with an allow-listed environment, resource limits and its own process group).
+//! It has no effect of its own on the outside world: files, the network and commands
+//! go through the gates of [`holon_gates`] (`fs`, `net`, `process`), which a host
+//! configures through [`RuntimeConfig`] (`web`, `ca_file`, `commands`).
 //!
 //! Tool handlers take `&Runtime`; [`Runtime::context`] builds a [`ToolContext`] that
 //! carries it and records every dispatched call in the store.
@@ -25,12 +23,9 @@ pub mod bindings;
 pub mod catalog;
 mod clock;
 pub mod execution_log;
-pub mod fs_gate;
 pub mod git;
 pub mod memory;
 mod migrations;
-pub mod net;
-pub mod process_gate;
 pub mod service_error;
 pub mod services;
 pub mod state_dir;
@@ -52,18 +47,16 @@ use holon_policy::{
 };
 
 pub use bindings::Bindings;
-pub use services::{
-    ApiKey, ImageConfig, MediaDir, PrivateAddresses, SearchProvider, WebConfig, XSearchConfig,
-};
+pub use services::{ApiKey, ImageConfig, MediaDir, SearchProvider, WebConfig, XSearchConfig};
 pub use store::begin_write;
 pub use store::{ExecutionRecord, Store, StoreError};
 pub use tasks::TaskManager;
-pub use workspace::{PathEscape, WorkspaceRoots, Workspaces};
+pub use workspace::{WorkspaceRoots, Workspaces};
 
 use crate::catalog::{CatalogError, ModelCatalog};
-use crate::net::{NetGate, TlsTrust};
-use crate::process_gate::{HiddenEnv, LauncherConfig};
 use execution_log::ExecutionRetention;
+use holon_gates::net::{NetGate, TlsTrust};
+use holon_gates::process::{HiddenEnv, LauncherConfig};
 
 /// The file name of the store inside the state directory.
 pub const STORE_FILE_NAME: &str = "state.sqlite3";
@@ -224,6 +217,9 @@ pub enum RuntimeError {
         "the extra certificate authorities cannot be used: {0}; fix or drop --ca-file (HOLON_CA_FILE)"
     )]
     CaFile(String),
+    /// The launcher of commands cannot set their limits with the helper it names.
+    #[error("{0}")]
+    Commands(holon_gates::process::HelperError),
     /// The audit log cannot be opened.
     #[error("{0}")]
     Audit(audit_log::AuditError),
@@ -280,8 +276,8 @@ impl Runtime {
                 };
                 state_dir::ensure_dir(dir).map_err(state_error)?;
                 state_dir_identity = Some(
-                    fs_gate::RootDir::open(dir)
-                        .and_then(|opened| opened.identity())
+                    holon_gates::fs::RootDir::open(dir)
+                        .and_then(|opened| dir_identity(&opened))
                         .map_err(state_error)?,
                 );
                 Store::open(&dir.join(STORE_FILE_NAME)).map_err(RuntimeError::Store)?
@@ -308,7 +304,7 @@ impl Runtime {
         hide_credentials(&mut commands.hidden_env, &catalog);
         if commands.limiter.is_some() {
             // Commands are confined by the helper: say once what this kernel lacks.
-            process_gate::sandbox::report_gaps_once();
+            holon_gates::process::sandbox::report_gaps_once();
         }
         let tasks = TaskManager::open(
             Arc::clone(&store),
@@ -403,7 +399,7 @@ impl Runtime {
             .first()
             .ok_or_else(|| std::io::Error::other("no workspace root is bound"))?;
         Ok(CallSite {
-            workspace: active.identity()?,
+            workspace: dir_identity(active)?,
             state_dir: self.state_dir_identity.clone(),
         })
     }
@@ -432,8 +428,8 @@ impl Runtime {
     /// What a command of a caller may reach: writes beneath the workspace roots (and
     /// worktrees) as bound now, nothing of the state directory, TCP when `web` (the
     /// caller has the `web` family; the launcher's network rule decides last).
-    pub fn confinement(&self, web: bool) -> process_gate::Confinement {
-        process_gate::Confinement {
+    pub fn confinement(&self, web: bool) -> holon_gates::process::Confinement {
+        holon_gates::process::Confinement {
             write_roots: self.workspace_roots().roots().to_vec(),
             hidden: self.state_dir.iter().cloned().collect(),
             network: web,
@@ -553,6 +549,17 @@ impl Runtime {
             .dispatch_text_with_id(&self.context(policy), name, arguments, call_id)
             .await
     }
+}
+
+/// What the directory `dir` holds is, as approvals are bound to it: its canonical path
+/// as opened, and the device and inode of the open handle.
+fn dir_identity(dir: &holon_gates::fs::RootDir) -> std::io::Result<DirIdentity> {
+    let id = holon_gates::fs::FileId::of_fd(dir)?;
+    Ok(DirIdentity {
+        path: dir.path().to_string_lossy().into_owned(),
+        device: id.device(),
+        inode: id.inode(),
+    })
 }
 
 /// Writes every dispatched call into the store.

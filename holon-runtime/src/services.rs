@@ -7,9 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::fs_gate::{RelPath, RootDir};
+use holon_gates::fs::{RelPath, RootDir};
 
-pub use crate::net::{PrivateAddresses, WEB_ALLOW_PRIVATE_ENV};
+use holon_gates::net::PrivateAddresses;
+
+/// The environment variable (and `--web-allow-private`) of the private-address switch.
+pub const WEB_ALLOW_PRIVATE_ENV: &str = "HOLON_WEB_ALLOW_PRIVATE";
 
 /// The environment variable (and `--search-url`) naming the search providers.
 pub const SEARCH_URL_ENV: &str = "HOLON_SEARCH_URL";

@@ -35,7 +35,7 @@ pub use types::{
 };
 
 use super::{RuntimeError, Store, StoreError};
-use crate::process_gate::{Launcher, LauncherConfig, LeftCgroup, create_log_dir, remove_log_dir};
+use holon_gates::process::{Launcher, LauncherConfig, LeftCgroup, create_log_dir, remove_log_dir};
 use records::StoredTask;
 
 /// How long TaskStop waits, after SIGKILL, for a lost runtime's task to be gone.
@@ -103,6 +103,7 @@ impl TaskManager {
             remove_old_logs(&store, &logs_root, retention).map_err(RuntimeError::Store)?;
         }
         let launcher = Launcher::new(launcher)
+            .map_err(RuntimeError::Commands)?
             .with_tmp_dir(command_tmp.path().to_path_buf())
             .with_cgroups(&|dir| left_cgroup(&store, dir));
         Ok(Self {
@@ -187,7 +188,7 @@ impl TaskManager {
         let spawned = process::spawn(&self.launcher, &spec, cgroup)?;
         // The start time tells the leader from a later process with its pid, for a
         // runtime that finds the task again after this one was lost.
-        let started = crate::process_gate::group::start_time(spawned.pid);
+        let started = holon_gates::process::group::start_time(spawned.pid);
         if let Err(error) = records::set_pid(&self.store, row, spawned.pid, started) {
             // The pid is a convenience of the record; the task runs without it.
             eprintln!("holon-tools: task {}: {error}", task_id(row));
@@ -312,7 +313,7 @@ impl TaskManager {
         // Off the async threads: it waits for the kernel to empty the cgroup.
         for dir in records::cgroups(&self.store, task.row)? {
             let _ = tokio::task::spawn_blocking(move || {
-                crate::process_gate::cgroup::end_left_command(&dir)
+                holon_gates::process::cgroup::end_left_command(&dir)
             })
             .await;
         }

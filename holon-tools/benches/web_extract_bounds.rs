@@ -19,7 +19,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_runtime::{PrivateAddresses, Runtime, RuntimeConfig, WebConfig};
+use holon_gates::net::PrivateAddresses;
+use holon_runtime::{Runtime, RuntimeConfig, WebConfig};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

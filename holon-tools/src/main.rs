@@ -12,7 +12,7 @@ fn discovery_state(context: ToolContext, served: &'static Registry) -> ToolConte
 
 fn main() -> std::process::ExitCode {
     // The process gate starts commands through this binary to set their limits.
-    if let Some(code) = holon_runtime::process_gate::limits::helper_main() {
+    if let Some(code) = holon_gates::process::limits::helper_main() {
         return code;
     }
     holon_tools::cli::main_with_discovery(discovery_state)

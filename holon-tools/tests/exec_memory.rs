@@ -61,7 +61,7 @@ async fn a_command_printing_500_mb_does_not_grow_the_process() {
     let preview = result["output_preview"]["stdout"].as_str().unwrap();
     assert!(preview.len() < 40_000, "{}", preview.len());
     // The log keeps its cap's worth, head and tail, with the note of the cut.
-    let cap = holon_runtime::process_gate::DEFAULT_LOG_CAP_BYTES;
+    let cap = holon_gates::process::DEFAULT_LOG_CAP_BYTES;
     let log = std::fs::read(result["stdout_log"].as_str().unwrap()).unwrap();
     assert!(
         log.len() as u64 > cap && (log.len() as u64) < cap + 300,

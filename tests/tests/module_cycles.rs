@@ -17,6 +17,7 @@ const CRATES: &[&str] = &[
     "holon-core",
     "holon-discovery",
     "holon-export",
+    "holon-gates",
     "holon-lint",
     "holon-patch",
     "holon-policy",

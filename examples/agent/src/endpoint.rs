@@ -2,7 +2,7 @@
 //! request's body, the final answer's text, and what a failed exchange tells the user.
 //!
 //! The model API is this host's own traffic, not a tool's: it goes out directly, not
-//! through holon-runtime's network gate (which this example does not link).
+//! through holon-gates' network gate (which this example does not link).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::fmt;
@@ -151,7 +151,7 @@ impl Endpoint {
     }
 }
 
-/// rustls on ring, trusting Mozilla's roots, as holon-runtime's network gate.
+/// rustls on ring, trusting Mozilla's roots, as holon-gates' network gate.
 fn tls() -> ClientConfig {
     let roots = RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),

@@ -2,7 +2,7 @@
 //! out of the database, handed to every replica alike.
 
 // The server reads the file its operator names: the server's own configuration, not a
-// tool's effect (holon-runtime's gates are for tools).
+// tool's effect (holon-gates' gates are for tools).
 #![allow(clippy::disallowed_methods)]
 
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! server on the file seals and opens with the same keys.
 
 // The store opens the database file its host names: the MCP server's own state, not
-// a tool's effect (holon-runtime's gates are for tools).
+// a tool's effect (holon-gates' gates are for tools).
 #![allow(clippy::disallowed_methods)]
 
 use std::path::Path;

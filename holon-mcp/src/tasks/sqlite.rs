@@ -1,7 +1,7 @@
 //! Tasks in SQLite: they outlive the server process.
 
 // The store opens the database file its host names: the MCP server's own state, not
-// a tool's effect (holon-runtime's gates are for tools).
+// a tool's effect (holon-gates' gates are for tools).
 #![allow(clippy::disallowed_methods)]
 
 use std::path::Path;

@@ -20,8 +20,8 @@ pub use state::{
     WorktreeBinding,
 };
 
-use super::fs_gate::{FileId, RootDir, root_refusal};
 use super::{RuntimeError, Store, StoreError, WorkspaceRoots};
+use holon_gates::fs::{FileId, RootDir, root_refusal};
 
 /// The folder under the state directory (or a scratch directory) holding worktrees.
 pub const WORKTREES_DIR_NAME: &str = "worktrees";

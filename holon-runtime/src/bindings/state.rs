@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use holon_core::prelude::{JsonSchema, Serialize, schemars};
 
-use crate::fs_gate::RootDir;
+use holon_gates::fs::RootDir;
 
 /// The id of the agent's home workspace: the workspace root the runtime was opened on.
 pub const HOME_WORKSPACE_ID: &str = "home";

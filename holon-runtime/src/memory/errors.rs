@@ -128,8 +128,8 @@ impl From<StoreError> for MemoryError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs_gate::NotRegular;
     use holon_core::ToolError;
+    use holon_gates::fs::NotRegular;
 
     #[test]
     fn every_part_survives_the_conversion_to_a_tool_error() {

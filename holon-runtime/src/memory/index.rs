@@ -9,8 +9,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::chunk::chunks;
 use super::walk::{FoundFile, read_file, walk};
-use crate::fs_gate::{RelPath, RootDir};
 use crate::{Store, StoreError};
+use holon_gates::fs::{RelPath, RootDir};
 
 /// A file modified less than this long before it was indexed is hashed again at the
 /// next sync even when its size and time look unchanged: a write in the same clock

@@ -13,7 +13,7 @@ use super::search::{HitSource, fts_query, search};
 use super::source_ref::SourceRef;
 use super::walk::read_indexed;
 use crate::Runtime;
-use crate::fs_gate::RootDir;
+use holon_gates::fs::RootDir;
 
 /// Which execution roots a search covers (memory notes are always searched).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

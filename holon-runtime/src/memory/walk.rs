@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use crate::fs_gate::{DirHandle, EntryKind, FsError, NotRegular, RelPath, RootDir};
+use holon_gates::fs::{DirHandle, EntryKind, FsError, NotRegular, RelPath, RootDir};
 
 /// Directories never walked into, wherever they are.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "target", ".holon", "node_modules"];

@@ -23,7 +23,7 @@ pub struct OutputPreview {
     pub cut_bytes: u64,
 }
 
-use crate::process_gate::{log_len, read_log};
+use holon_gates::process::{log_len, read_log};
 
 /// A byte range of a log: from `start` to the log's size when the window is made.
 pub struct Window<'a> {

@@ -15,8 +15,8 @@ use portable_pty::{MasterPty, PtySize, native_pty_system};
 
 use super::{ExitDetails, LaunchSpec, TaskError};
 use crate::Store;
-use crate::process_gate::group::{self, Member};
-use crate::process_gate::{CappedLog, CommandCgroup, Launcher};
+use holon_gates::process::group::{self, Member};
+use holon_gates::process::{CappedLog, CommandCgroup, Launcher};
 
 /// The signal number of SIGKILL.
 pub(super) const SIGKILL: i32 = 9;

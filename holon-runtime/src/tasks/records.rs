@@ -7,8 +7,8 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::ExitDetails;
 use super::{LaunchSpec, TaskCaller, TaskInfo, TaskKind, TaskState, task_id};
-use crate::process_gate::LeftCgroup;
 use crate::{Store, StoreError};
+use holon_gates::process::LeftCgroup;
 
 const COLUMNS: &str = "id, kind, state, cmd, workdir, background, pid, exit_code, signal, reason, started_at_ms, ended_at_ms, logs_removed_at_ms, owner_pid, leader_started, principal";
 
@@ -83,7 +83,7 @@ impl StoredTask {
     pub(super) fn group_alive(&self) -> bool {
         match (self.pid, self.leader_started) {
             (Some(pid), Some(started)) => {
-                crate::process_gate::group::task_group_alive(pid, started)
+                holon_gates::process::group::task_group_alive(pid, started)
             }
             _ => false,
         }
@@ -145,8 +145,8 @@ impl StoredTask {
             started_at_unix_ms: self.started_at_ms,
             ended_at_unix_ms: self.ended_at_ms,
             duration_ms,
-            stdout_bytes: crate::process_gate::log_len(&stdout_log),
-            stderr_bytes: stderr_log.as_deref().map_or(0, crate::process_gate::log_len),
+            stdout_bytes: holon_gates::process::log_len(&stdout_log),
+            stderr_bytes: stderr_log.as_deref().map_or(0, holon_gates::process::log_len),
             stdout_log: stdout_log.display().to_string(),
             stderr_log: stderr_log.map(|path| path.display().to_string()),
             reason: self.reason.clone().or_else(|| {

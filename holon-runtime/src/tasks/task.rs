@@ -17,8 +17,8 @@ use super::{
     lock, records,
 };
 use crate::Store;
-use crate::process_gate::group::Member;
-use crate::process_gate::{CappedLog, CommandCgroup, Launcher, LimitHit};
+use holon_gates::process::group::Member;
+use holon_gates::process::{CappedLog, CommandCgroup, Launcher, LimitHit};
 
 mod control;
 
@@ -226,7 +226,7 @@ impl Task {
             OutputStream::Stderr => self.logs.stderr.as_deref(),
         };
         log.map_or_else(Vec::new, |path| {
-            crate::process_gate::read_log(path, start, len)
+            holon_gates::process::read_log(path, start, len)
         })
     }
 
@@ -252,12 +252,12 @@ impl Task {
             started_at_unix_ms: self.identity.started_at_ms,
             ended_at_unix_ms: live.ended_at_ms,
             duration_ms: millis(live.ran_for.unwrap_or_else(|| self.started.elapsed())),
-            stdout_bytes: crate::process_gate::log_len(&self.logs.stdout),
+            stdout_bytes: holon_gates::process::log_len(&self.logs.stdout),
             stderr_bytes: self
                 .logs
                 .stderr
                 .as_deref()
-                .map_or(0, crate::process_gate::log_len),
+                .map_or(0, holon_gates::process::log_len),
             stdout_log: self.logs.stdout.display().to_string(),
             stderr_log: self.logs.stderr.as_ref().map(|p| p.display().to_string()),
             logs_removed_at_unix_ms: None,

@@ -4,7 +4,7 @@ use holon_core::prelude::{JsonSchema, Serialize, schemars};
 use holon_core::{FamilyPolicy, ToolContext};
 
 use crate::StoreError;
-use crate::process_gate::{Confinement, WorkingDir};
+use holon_gates::process::{Confinement, WorkingDir};
 
 /// How a task's process is attached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -246,11 +246,11 @@ pub enum TaskError {
     Store(StoreError),
     /// The process gate could not start the command or create its logs.
     #[error("{0}")]
-    Launch(crate::process_gate::LaunchError),
+    Launch(holon_gates::process::LaunchError),
 }
 
-impl From<crate::process_gate::LaunchError> for TaskError {
-    fn from(error: crate::process_gate::LaunchError) -> Self {
+impl From<holon_gates::process::LaunchError> for TaskError {
+    fn from(error: holon_gates::process::LaunchError) -> Self {
         Self::Launch(error)
     }
 }

@@ -7,7 +7,7 @@ use super::{Workspaces, git_worktrees};
 use crate::bindings::{
     ActiveRoot, BindingState, HOME_WORKSPACE_ID, WorkspaceBinding, WorkspaceKind, now_ms,
 };
-use crate::fs_gate::{DirPathError, open_dir_path};
+use holon_gates::fs::{DirPathError, open_dir_path};
 
 /// A workspace just attached, or found attached already.
 #[derive(Debug, Clone, PartialEq, Eq)]

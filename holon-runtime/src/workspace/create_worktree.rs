@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::errors::{WorkspaceError, WorkspaceErrorKind, error, io_error, unknown_workspace};
 use super::{Workspaces, canonical_dir, git_worktrees as git, place};
 use crate::bindings::{ActiveRoot, BindingState, BindingsEdit, WorktreeBinding, now_ms};
-use crate::fs_gate::{RelPath, RootDir};
+use holon_gates::fs::{RelPath, RootDir};
 
 /// What CreateWorktree asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

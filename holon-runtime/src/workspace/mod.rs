@@ -28,12 +28,12 @@ pub(crate) use child_worktree::ChildWorktreePlan;
 pub use create_worktree::{CreatedWorktree, NewWorktree};
 pub use errors::{WorkspaceError, WorkspaceErrorKind};
 pub use remove_worktree::{RemovedWorktree, WorktreeRemoval};
-pub use roots::{PathEscape, WorkspaceRoots};
+pub use roots::WorkspaceRoots;
 pub use state::{WorkspaceOverview, WorkspaceStatus, WorktreeStatus};
 pub use switch::{SwitchTarget, Switched};
 
 use crate::Runtime;
-use crate::fs_gate::RootDir;
+use holon_gates::fs::RootDir;
 
 /// The workspace service of a runtime ([`Runtime::workspaces`]).
 #[derive(Clone, Copy)]

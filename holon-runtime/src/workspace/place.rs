@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::errors::{WorkspaceError, WorkspaceErrorKind, error, io_error};
 use crate::bindings::BindingState;
-use crate::fs_gate::{RootDir, RootRefusal, is_beneath_any, root_refusal};
+use holon_gates::fs::{RootDir, RootRefusal, is_beneath_any, root_refusal};
 
 /// Refuses `path` unless it is a directory inside `worktrees` (the runtime's
 /// worktree directory) or a bound workspace.

@@ -4,8 +4,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-pub use crate::fs_gate::PathEscape;
-use crate::fs_gate::{RelPath, RootDir};
+use holon_gates::fs::PathEscape;
+use holon_gates::fs::{RelPath, RootDir};
 
 /// The workspace roots a runtime confines tools to, canonicalized once, and the
 /// working directory relative paths resolve against.
@@ -157,7 +157,7 @@ fn normalize(path: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs_gate::FsError;
+    use holon_gates::fs::FsError;
 
     #[test]
     fn an_absolute_path_through_an_alias_of_a_root_is_located_by_identity() {

@@ -7,7 +7,7 @@ use super::errors::{
 };
 use super::{Workspaces, is_open_dir};
 use crate::bindings::{ActiveRoot, HOME_WORKSPACE_ID};
-use crate::fs_gate::{DirPathError, open_dir_path};
+use holon_gates::fs::{DirPathError, open_dir_path};
 
 /// Where to switch to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

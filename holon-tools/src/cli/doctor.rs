@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use holon_runtime::process_gate::sandbox::{self, LandlockSupport};
-use holon_runtime::process_gate::syscall_filter::{self, SyscallFilterSupport};
-use holon_runtime::process_gate::{AllowedEnv, CgroupRoot, CommandNetwork, LeftCgroup};
+use holon_gates::process::sandbox::{self, LandlockSupport};
+use holon_gates::process::syscall_filter::{self, SyscallFilterSupport};
+use holon_gates::process::{AllowedEnv, CgroupRoot, CommandNetwork, LeftCgroup};
 use holon_runtime::tasks::left_cgroup;
 use holon_runtime::{Bindings, RuntimeConfig, STORE_FILE_NAME, Store};
 use serde::Serialize;
@@ -71,7 +71,7 @@ fn existing_store(cli: &Cli) -> Option<Store> {
         .clone()
         .or_else(|| RuntimeConfig::new(&workspace).state_dir)?;
     let store_file = state_dir.join(STORE_FILE_NAME);
-    holon_runtime::fs_gate::FileId::of_path(&store_file)?;
+    holon_gates::fs::FileId::of_path(&store_file)?;
     Store::open(&store_file).ok()
 }
 
@@ -134,7 +134,7 @@ fn workspace_roots(workspace: &Path, state_dir: &Path) -> Vec<PathBuf> {
     let mut roots = vec![workspace.to_path_buf()];
     let store_file = state_dir.join(STORE_FILE_NAME);
     // Only a store that exists: doctor creates none.
-    if holon_runtime::fs_gate::FileId::of_path(&store_file).is_some()
+    if holon_gates::fs::FileId::of_path(&store_file).is_some()
         && let Ok(store) = Store::open(&store_file)
         && let Ok(bindings) = Bindings::open(Arc::new(store), workspace, Some(state_dir))
     {

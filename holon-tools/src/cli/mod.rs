@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 use clap::{Parser, Subcommand};
 use holon_core::{FamilyPolicy, Registry, RegistryError};
 
-use holon_runtime::process_gate::{CommandNetwork, ResourceLimits};
+use holon_gates::process::{CommandNetwork, ResourceLimits};
 use holon_runtime::{Runtime, RuntimeConfig};
 
 pub use approvals::{Always, ApprovalsCommand};
@@ -371,7 +371,7 @@ fn parse_network(rule: &str) -> Result<CommandNetwork, String> {
 pub struct EnvNames(pub Vec<String>);
 
 fn parse_env_list(list: &str) -> Result<EnvNames, String> {
-    holon_runtime::process_gate::parse_env_names(list)
+    holon_gates::process::parse_env_names(list)
         .map(EnvNames)
         .map_err(|error| error.to_string())
 }
@@ -649,7 +649,7 @@ fn with_runtime(
         config.commands.limits = limits;
     }
     // Commands of the model must not read this process's memory or environment.
-    if let Err(error) = holon_runtime::process_gate::sandbox::make_undumpable() {
+    if let Err(error) = holon_gates::process::sandbox::make_undumpable() {
         eprintln!("holon-tools: cannot make this process non-dumpable: {error}");
     }
     if let Some(rule) = cli.command_network {
@@ -783,9 +783,9 @@ fn export_spans(cli: &Cli) -> Result<Option<telemetry::Telemetry>, String> {
     };
     let trust = match &cli.services.ca_file {
         Some(path) if !path.as_os_str().is_empty() => {
-            holon_runtime::net::TlsTrust::with_ca_file(path)?
+            holon_gates::net::TlsTrust::with_ca_file(path)?
         }
-        _ => holon_runtime::net::TlsTrust::default(),
+        _ => holon_gates::net::TlsTrust::default(),
     };
     telemetry::start(endpoint, &trust).map(Some)
 }

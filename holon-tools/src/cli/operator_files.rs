@@ -7,7 +7,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use holon_runtime::fs_gate::{is_beneath_any, resolved_dir};
+use holon_gates::fs::{is_beneath_any, resolved_dir};
 
 /// A file named by an option that lies inside a workspace root: the refusal to start.
 #[derive(Debug, Clone, PartialEq, Eq)]

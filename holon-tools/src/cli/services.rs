@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use holon_gates::net::PrivateAddresses;
 use holon_runtime::services::{IMAGE_API_KEY_ENV, SearchProvider, XAI_API_KEY_ENV};
-use holon_runtime::{ApiKey, PrivateAddresses, RuntimeConfig};
+use holon_runtime::{ApiKey, RuntimeConfig};
 
 /// The search providers of `--search-url`.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use holon_runtime::net::TlsTrust;
+use holon_gates::net::TlsTrust;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, SpanExporter, WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::Resource;

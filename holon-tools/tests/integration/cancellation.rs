@@ -234,7 +234,8 @@ async fn silent_server() -> (
 
 #[tokio::test]
 async fn a_cancelled_web_fetch_closes_its_connection() {
-    use holon_runtime::{PrivateAddresses, RuntimeConfig, WebConfig};
+    use holon_gates::net::PrivateAddresses;
+    use holon_runtime::{RuntimeConfig, WebConfig};
     let dir = tempfile::tempdir().unwrap();
     let mut config = RuntimeConfig::in_memory(dir.path());
     config.web = WebConfig {

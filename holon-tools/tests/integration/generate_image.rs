@@ -8,7 +8,8 @@ use std::time::Duration;
 use crate::local_http::{Reply, Server, serve};
 use base64::Engine as _;
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_runtime::{ApiKey, ImageConfig, PrivateAddresses, Runtime, RuntimeConfig};
+use holon_gates::net::PrivateAddresses;
+use holon_runtime::{ApiKey, ImageConfig, Runtime, RuntimeConfig};
 use image::{DynamicImage, ImageFormat, RgbaImage};
 use serde_json::{Value, json};
 

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use holon_runtime::process_gate::sandbox;
+use holon_gates::process::sandbox;
 use serde_json::{Value, json};
 
 use crate::cli_support::holon_command;
@@ -203,7 +203,7 @@ fn doctor_reports_landlock_as_this_kernel_has_it() {
 #[test]
 fn doctor_reports_the_seccomp_filter_as_commands_get_it() {
     let setup = setup();
-    let filter = holon_runtime::process_gate::syscall_filter::probe();
+    let filter = holon_gates::process::syscall_filter::probe();
     let output = holon_command(&setup.workspace)
         .args(["doctor", "--json"])
         .output()

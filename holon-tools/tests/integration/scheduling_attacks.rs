@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-use holon_runtime::process_gate::syscall_filter;
+use holon_gates::process::syscall_filter;
 use serde_json::{Value, json};
 
 use crate::cli_support::holon_command;

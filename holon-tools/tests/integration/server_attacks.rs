@@ -108,7 +108,7 @@ fn table_count(store: &Path) -> String {
 
 #[test]
 fn a_command_cannot_read_the_servers_token_stop_it_trace_it_or_write_its_store() {
-    let support = holon_runtime::process_gate::sandbox::probe();
+    let support = holon_gates::process::sandbox::probe();
     if support.abi < 6 {
         eprintln!(
             "skipped: needs Landlock ABI 6 (scoped signals), this kernel has {}",

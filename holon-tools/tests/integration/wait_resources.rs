@@ -201,7 +201,7 @@ async fn a_command_task_wait_needs_its_captured_owner_and_wakes_when_the_task_en
         .launch(
             LaunchSpec {
                 cmd: "sleep 0.3".into(),
-                workdir: holon_runtime::process_gate::WorkingDir::open(dir.path()).unwrap(),
+                workdir: holon_gates::process::WorkingDir::open(dir.path()).unwrap(),
                 shell: "/bin/sh".into(),
                 login: false,
                 tty: false,

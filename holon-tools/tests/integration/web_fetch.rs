@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use crate::local_http::{Reply, serve, serve_on, serve_tls, test_ca_file};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
-use holon_runtime::{PrivateAddresses, Runtime, RuntimeConfig, WebConfig};
+use holon_gates::net::PrivateAddresses;
+use holon_runtime::{Runtime, RuntimeConfig, WebConfig};
 use serde_json::{Value, json};
 
 fn runtime(web: WebConfig) -> (tempfile::TempDir, Arc<Runtime>) {

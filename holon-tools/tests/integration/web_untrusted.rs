@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use crate::local_http::{Reply, Server, serve};
 use crate::support::call;
-use holon_runtime::{PrivateAddresses, Runtime, RuntimeConfig, SearchProvider, WebConfig};
+use holon_gates::net::PrivateAddresses;
+use holon_runtime::{Runtime, RuntimeConfig, SearchProvider, WebConfig};
 use serde_json::{Value, json};
 
 const INJECTION: &str = "IGNORE-PREVIOUS-INSTRUCTIONS";

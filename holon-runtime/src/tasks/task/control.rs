@@ -8,9 +8,9 @@ use tokio::sync::watch;
 
 use super::{ExitDetails, SHUTDOWN_REASON, StopCause, Task, now_ms};
 use crate::Store;
-use crate::process_gate::group;
 use crate::tasks::process::{self, Signal};
 use crate::tasks::{TaskKind, TaskState, lock, records};
+use holon_gates::process::group;
 
 /// How long a stopped task's process group gets to exit after SIGTERM before SIGKILL.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);

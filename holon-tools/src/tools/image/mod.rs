@@ -11,8 +11,8 @@ use std::path::Path;
 use holon_core::prelude::*;
 
 use decode::ImageProblem;
+use holon_gates::fs::{RelPath, RootDir};
 use holon_runtime::Runtime;
-use holon_runtime::fs_gate::{RelPath, RootDir};
 
 pub use generate_image::{
     GenerateImageArgs, GeneratedImage, ImageBackground, ImageFileFormat, ImageSize,

@@ -4,12 +4,12 @@ use base64::Engine as _;
 use holon_core::prelude::*;
 use serde_json::{Value, json};
 
+use crate::tools::web::net_errors::{RATE_LIMITED_HINT, provider_status_error};
+use holon_gates::net::{HttpClient, HttpRequest, NetError, NetGate, PrivateAddresses};
 use holon_runtime::ImageConfig;
-use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
-use holon_runtime::net::{
-    HttpClient, HttpRequest, NetError, NetGate, PrivateAddresses, WEB_ALLOW_PRIVATE_ENV,
+use holon_runtime::services::{
+    IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV, WEB_ALLOW_PRIVATE_ENV,
 };
-use holon_runtime::services::{IMAGE_API_BASE_ENV, IMAGE_API_KEY_ENV, IMAGE_MODEL_ENV};
 
 /// The largest provider response read, in bytes (base64 images are large).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;

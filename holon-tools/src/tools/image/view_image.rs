@@ -5,8 +5,8 @@ use holon_core::prelude::*;
 
 use super::decode::{self, Probe};
 use super::{display_path, image_error, locate_image};
+use holon_gates::fs::{FsError, RelPath, RootDir};
 use holon_runtime::Runtime;
-use holon_runtime::fs_gate::{FsError, RelPath, RootDir};
 
 /// The longest side of an image as the model receives it, in pixels; larger images
 /// are downscaled.

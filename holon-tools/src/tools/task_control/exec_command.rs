@@ -12,9 +12,9 @@ use super::fields::{
     resolve_workdir,
 };
 use super::{output_progress, receipt};
+use holon_gates::process::LimitHit;
 use holon_runtime::Runtime;
 use holon_runtime::agency::ROOT_AGENT_ID;
-use holon_runtime::process_gate::LimitHit;
 use holon_runtime::tasks::{
     KillOnDrop, LaunchSpec, OutputPreview, Task, TaskCaller, TaskKind, TaskState,
 };

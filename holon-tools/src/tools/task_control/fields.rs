@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 
 use holon_core::prelude::*;
 
+use holon_gates::fs::FsError;
+use holon_gates::process::{WorkingDir, find_program};
 use holon_runtime::Runtime;
-use holon_runtime::fs_gate::FsError;
-use holon_runtime::process_gate::{WorkingDir, find_program};
 
 /// The output budget when `max_output_tokens` is not given.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u64 = 8_000;

@@ -1,6 +1,7 @@
 //! The web plane: fetch a page (WebFetch), search the web (WebSearch) and posts on X
 //! (XSearch). What comes back is external content, wrapped in markers that say so.
 
+pub(crate) mod net_errors;
 mod web_fetch;
 mod web_search;
 mod x_search;

@@ -4,9 +4,10 @@ use holon_core::prelude::*;
 use holon_web_text::BodyKind;
 use reqwest::header;
 
+use super::net_errors::fetch_error;
 use super::wrap_untrusted;
+use holon_gates::net::{HttpClient, HttpRequest};
 use holon_runtime::Runtime;
-use holon_runtime::net::{HttpClient, HttpRequest};
 
 /// Characters of content returned when `max_chars` is not given.
 pub const DEFAULT_MAX_CHARS: usize = 20_000;
@@ -113,7 +114,7 @@ async fn web_fetch(rt: &Runtime, args: WebFetchArgs) -> Result<ToolOutput<Fetche
         "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5",
     );
     let requested = args.url.trim().to_string();
-    let response = client.send(request).await?;
+    let response = client.send(request).await.map_err(fetch_error)?;
     if !(200..300).contains(&response.status) {
         let final_url = (!response.redirects.is_empty()).then_some(response.final_url.as_str());
         return Err(status_error(response.status, &requested, final_url));

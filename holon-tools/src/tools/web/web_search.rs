@@ -5,8 +5,8 @@ use reqwest::header;
 use serde_json::{Value, json};
 
 use super::{wrap_untrusted, wrap_untrusted_inline};
-use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
-use holon_runtime::net::{HttpClient, HttpRequest, NetError};
+use crate::tools::web::net_errors::{RATE_LIMITED_HINT, provider_status_error};
+use holon_gates::net::{HttpClient, HttpRequest, NetError};
 use holon_runtime::services::SEARCH_URL_ENV;
 use holon_runtime::{Runtime, SearchProvider};
 

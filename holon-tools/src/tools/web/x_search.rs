@@ -5,8 +5,8 @@ use holon_core::prelude::*;
 use serde_json::{Value, json};
 
 use super::wrap_untrusted;
-use holon_runtime::net::tool_error::{RATE_LIMITED_HINT, provider_status_error};
-use holon_runtime::net::{HttpClient, HttpRequest, NetError};
+use crate::tools::web::net_errors::{RATE_LIMITED_HINT, provider_status_error};
+use holon_gates::net::{HttpClient, HttpRequest, NetError};
 use holon_runtime::services::{XAI_API_BASE_ENV, XAI_API_KEY_ENV, XAI_MODEL_ENV};
 use holon_runtime::{Runtime, XSearchConfig};
 

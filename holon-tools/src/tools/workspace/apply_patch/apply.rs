@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::commit::{Target, commit};
+use holon_gates::fs::PathEscape;
+use holon_gates::fs::{FsError, NotRegular, Protection, WritePolicy};
 use holon_patch::{FileState, Outcome, Patch, PlanError, Workspace};
-use holon_runtime::fs_gate::{FsError, NotRegular, Protection, WritePolicy};
-use holon_runtime::{PathEscape, WorkspaceRoots};
+use holon_runtime::WorkspaceRoots;
 
 /// Why a patch could not be applied. Nothing was written.
 #[derive(Debug)]

@@ -9,9 +9,9 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use super::apply::ApplyError;
+use holon_gates::fs::{DirHandle, DirLock, FsError, RelPath, Staged, WritePolicy};
 use holon_patch::FileState;
 use holon_runtime::WorkspaceRoots;
-use holon_runtime::fs_gate::{DirHandle, DirLock, FsError, RelPath, Staged, WritePolicy};
 
 /// A file the patch touches: which root, which path beneath it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -6,9 +6,9 @@ mod commit;
 use holon_core::prelude::*;
 
 use apply::ApplyError;
+use holon_gates::fs::WritePolicy;
 use holon_patch::Outcome;
 use holon_runtime::Runtime;
-use holon_runtime::fs_gate::WritePolicy;
 
 /// Lines of diff shown in the result, at most.
 const PREVIEW_LINES: usize = 60;
@@ -277,7 +277,7 @@ fn apply_error(error: ApplyError) -> ToolError {
         .retryable(),
         ApplyError::Busy { path } => ToolError::new(
             kind("file_busy"),
-            format!("another writer held the directory of {} for more than {} s; nothing was written", display(&path), holon_runtime::fs_gate::LOCK_WAIT.as_secs()),
+            format!("another writer held the directory of {} for more than {} s; nothing was written", display(&path), holon_gates::fs::LOCK_WAIT.as_secs()),
         )
         .with_field("patch")
         .with_hint("send the patch again in a moment")

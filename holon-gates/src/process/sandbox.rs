@@ -328,14 +328,15 @@ impl LandlockSupport {
     }
 }
 
-/// Prints, once per process, on stderr, what the confinement of commands (Landlock
-/// and the seccomp filter) lacks on this kernel (nothing when all of it holds).
+/// Reports, once per process, as `tracing` warnings, what the confinement of
+/// commands (Landlock and the seccomp filter) lacks on this kernel (nothing when all
+/// of it holds).
 pub fn report_gaps_once() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let filter_gap = super::syscall_filter::probe().gap();
         for gap in probe().gaps().into_iter().chain(filter_gap) {
-            eprintln!("holon-tools: {gap}");
+            tracing::warn!("{gap}");
         }
     });
 }

@@ -3,7 +3,7 @@
 
 use holon_core::prelude::*;
 
-use crate::fs_gate::{FsError, NotRegular, Protection};
+use crate::fs::{FsError, NotRegular, Protection};
 
 impl From<FsError> for ToolError {
     fn from(error: FsError) -> Self {

@@ -16,7 +16,6 @@ mod address;
 mod error;
 mod redirect;
 mod resolver;
-pub mod tool_error;
 mod trust;
 mod url_policy;
 
@@ -29,9 +28,6 @@ use reqwest::{Method, Url};
 pub use address::{PrivateAddresses, non_public_reason};
 pub use error::NetError;
 pub use trust::TlsTrust;
-
-/// The environment variable (and `--web-allow-private`) of the private-address switch.
-pub const WEB_ALLOW_PRIVATE_ENV: &str = "HOLON_WEB_ALLOW_PRIVATE";
 
 /// The `User-Agent` of every request.
 pub const USER_AGENT: &str = concat!("holon-tools/", env!("CARGO_PKG_VERSION"));

@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// A process, told apart from a later one with the same pid by its start time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Member {
+pub struct Member {
     pid: u32,
     /// Clock ticks after boot at which it started (`/proc/<pid>/stat`, field 22).
     started: u64,
@@ -20,7 +20,7 @@ pub(crate) struct Member {
 
 /// The live processes of group `pgid`, leader excluded. Empty where there is no
 /// `/proc`.
-pub(crate) fn members(pgid: u32) -> Vec<Member> {
+pub fn members(pgid: u32) -> Vec<Member> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -34,7 +34,7 @@ pub(crate) fn members(pgid: u32) -> Vec<Member> {
 }
 
 /// Whether one of `recorded` is still the same live process in group `pgid`.
-pub(crate) fn still_running(pgid: u32, recorded: &[Member]) -> bool {
+pub fn still_running(pgid: u32, recorded: &[Member]) -> bool {
     recorded.iter().any(|member| {
         read_stat(member.pid).is_some_and(|stat| {
             stat.alive && stat.pgid == pgid && stat.member.started == member.started
@@ -43,7 +43,7 @@ pub(crate) fn still_running(pgid: u32, recorded: &[Member]) -> bool {
 }
 
 /// When the process `pid` started (clock ticks after boot); none when it is gone.
-pub(crate) fn start_time(pid: u32) -> Option<u64> {
+pub fn start_time(pid: u32) -> Option<u64> {
     read_stat(pid).map(|stat| stat.member.started)
 }
 
@@ -53,7 +53,7 @@ pub(crate) fn start_time(pid: u32) -> Option<u64> {
 /// earlier than it. A group id is not reused while a member of the group lives, and
 /// a later group with that id would have its leader, a process with that pid but
 /// another start time.
-pub(crate) fn task_group_alive(pgid: u32, leader_started: u64) -> bool {
+pub fn task_group_alive(pgid: u32, leader_started: u64) -> bool {
     match read_stat(pgid) {
         Some(other) if other.member.started != leader_started => false,
         Some(leader) if leader.alive && leader.pgid == pgid => true,

@@ -48,19 +48,6 @@ impl FileId {
     }
 }
 
-impl RootDir {
-    /// What the directory it holds is: its canonical path as opened, and the device
-    /// and inode of the open handle.
-    pub fn identity(&self) -> std::io::Result<holon_policy::DirIdentity> {
-        let id = FileId::of_fd(self)?;
-        Ok(holon_policy::DirIdentity {
-            path: self.path.to_string_lossy().into_owned(),
-            device: id.device(),
-            inode: id.inode(),
-        })
-    }
-}
-
 /// What a directory entry is, symlinks not followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {

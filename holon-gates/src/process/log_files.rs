@@ -1,7 +1,7 @@
 //! The folders of the commands' log files and reading the logs back. The logs live
 //! under the runtime's state directory (or its scratch directory), which the runtime
 //! names itself and tools never write; a tool reads a task's output through the
-//! task ([`crate::tasks::Task::read_output`]), never by a path of its own.
+//! task (the runtime's `Task::read_output`), never by a path of its own.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};

@@ -3,20 +3,36 @@
 //! A limit must be in place before the command runs, and the workspace forbids
 //! `unsafe` (so no `pre_exec` hook between fork and exec). Setting it from the parent
 //! with `prlimit` right after the spawn races with whatever the command forks first.
-//! So the gate starts our own binary in its helper mode,
-//! `holon-tools __holon-limits <limits> -- <program> <args>...`: it sets the limits
-//! on itself (inherited across exec) and execs the program, which then starts under
+//! So the gate starts the host's binary in its helper mode,
+//! `<host> __holon-limits <limits> -- <program> <args>...`: it sets the limits on
+//! itself (inherited across exec) and execs the program, which then starts under
 //! them. Process group, environment, working directory and open files pass through
-//! the exec unchanged.
+//! the exec unchanged. The host's `main` calls [`helper_main`] first; the launcher
+//! checks that it does when it is made ([`check_helper`]).
 
 use std::ffi::OsString;
+use std::io::Read as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::os::unix::process::CommandExt;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use rustix::process::{Resource, Rlimit};
 
 /// The first argument that selects the helper mode.
 pub const LIMITS_HELPER_ARG: &str = "__holon-limits";
+
+/// The helper's only argument when the launcher checks that a program is the helper.
+pub const PROBE_ARG: &str = "--probe";
+
+/// What the helper prints on stdout for [`PROBE_ARG`]: its mode and the version of
+/// its arguments.
+pub const PROBE_ANSWER: &str = "holon-limits 1\n";
+
+/// How long the launcher waits for a program's answer to [`PROBE_ARG`].
+const PROBE_WAIT: Duration = Duration::from_secs(10);
 
 /// The helper's argument before a [`Confinement`](super::Confinement), between the
 /// limits and `--`.
@@ -225,15 +241,135 @@ fn user_processes() -> u64 {
         .sum()
 }
 
+/// Set by [`helper_main`]: this program runs the helper mode when started in it.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
 /// The helper mode, when this process was started in it: applies the limits and
 /// execs the command, returning only if that failed. `None` when the first argument
-/// is not [`LIMITS_HELPER_ARG`]. Call it first thing in `main`.
+/// is not [`LIMITS_HELPER_ARG`]. Call it first thing in `main`, before anything reads
+/// the arguments: a launcher that names this program as its helper is refused
+/// otherwise ([`check_helper`]).
 pub fn helper_main() -> Option<ExitCode> {
+    INSTALLED.store(true, Ordering::Relaxed);
     let mut args = std::env::args_os().skip(1);
     if args.next()? != LIMITS_HELPER_ARG {
         return None;
     }
-    Some(run_helper(args.collect()))
+    let rest: Vec<OsString> = args.collect();
+    if rest.len() == 1 && rest[0] == PROBE_ARG {
+        use std::io::Write as _;
+        let answered = std::io::stdout().write_all(PROBE_ANSWER.as_bytes());
+        return Some(match answered {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(HELPER_FAILED),
+        });
+    }
+    Some(run_helper(rest))
+}
+
+/// Why a launcher cannot set the limits of commands with the helper it names.
+#[derive(Debug, thiserror::Error)]
+pub enum HelperError {
+    /// The helper is this very program, and its `main` never called [`helper_main`]:
+    /// every command would start this program's `main` again instead.
+    #[error(
+        "commands get their resource limits from this program ({}), whose `main` never called `holon_gates::process::limits::helper_main()`: call it first thing in `main`, or name no limits helper",
+        .program.display()
+    )]
+    NotInstalled {
+        /// The program.
+        program: PathBuf,
+    },
+    /// The helper cannot be started.
+    #[error("the limits helper {} cannot be started: {source}", .program.display())]
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The program does not answer as the helper does.
+    #[error(
+        "{} does not answer as the limits helper ({answer}): its `main` must call `holon_gates::process::limits::helper_main()` first thing",
+        .program.display()
+    )]
+    NoAnswer {
+        /// The program.
+        program: PathBuf,
+        /// What it did instead.
+        answer: String,
+    },
+}
+
+/// Checks that `program` sets the limits when started as the helper: this very
+/// program only if its `main` called [`helper_main`] (nothing is started), another
+/// program only if it answers [`PROBE_ARG`] with [`PROBE_ANSWER`] (it is started once,
+/// with `environment`, and killed after 10 s without an answer).
+pub fn check_helper(
+    program: &Path,
+    environment: &[(OsString, OsString)],
+) -> Result<(), HelperError> {
+    let spawn_error = |source| HelperError::Spawn {
+        program: program.to_path_buf(),
+        source,
+    };
+    let target = std::fs::metadata(program).map_err(spawn_error)?;
+    let this = std::fs::metadata("/proc/self/exe")
+        .is_ok_and(|this| (this.dev(), this.ino()) == (target.dev(), target.ino()));
+    if this {
+        return match INSTALLED.load(Ordering::Relaxed) {
+            true => Ok(()),
+            false => Err(HelperError::NotInstalled {
+                program: program.to_path_buf(),
+            }),
+        };
+    }
+    let no_answer = |answer: String| HelperError::NoAnswer {
+        program: program.to_path_buf(),
+        answer,
+    };
+    let mut child = std::process::Command::new(program)
+        .args([LIMITS_HELPER_ARG, PROBE_ARG])
+        .env_clear()
+        .envs(environment.iter().map(|(name, value)| (name, value)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(spawn_error)?;
+    let deadline = Instant::now() + PROBE_WAIT;
+    let status = loop {
+        match child.try_wait().map_err(spawn_error)? {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(no_answer(format!(
+                    "no answer within {} s",
+                    PROBE_WAIT.as_secs()
+                )));
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let mut answer = Vec::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        // What is there now: a process it left behind may hold the pipe open.
+        let _ = rustix::io::ioctl_fionbio(&stdout, true);
+        let _ = stdout.read_to_end(&mut answer);
+    }
+    if status.success() && answer == PROBE_ANSWER.as_bytes() {
+        return Ok(());
+    }
+    let shown: String = String::from_utf8_lossy(&answer)
+        .trim()
+        .chars()
+        .take(200)
+        .collect();
+    Err(no_answer(format!(
+        "it exited with {status}, saying `{shown}`"
+    )))
 }
 
 /// Exit status of the helper when it cannot run the command (as a shell's 126).
@@ -243,8 +379,9 @@ const HELPER_FAILED: u8 = 126;
 /// <args>...`: joins the command's cgroups, sets the limits, confines itself (Landlock,
 /// then the seccomp filter), then execs the program.
 fn run_helper(args: Vec<OsString>) -> ExitCode {
+    // The command's stderr: the helper is that process until it execs the command.
     let fail = |message: String| {
-        eprintln!("holon-tools {LIMITS_HELPER_ARG}: {message}");
+        eprintln!("{LIMITS_HELPER_ARG}: {message}");
         ExitCode::from(HELPER_FAILED)
     };
     let usage = || {

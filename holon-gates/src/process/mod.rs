@@ -20,15 +20,17 @@
 //!   change to another process's limits, priority or scheduling, and only Unix
 //!   sockets without the `web` family; installed by the helper after Landlock.
 //!
-//! The module depends on nothing in `tools::` and has its own errors, so that it can
-//! move into a runtime crate of its own.
+//! The gate knows nothing of the runtime or the tools and has its own errors. A
+//! launcher that names a limits helper is made only once the helper is checked
+//! ([`Launcher::new`], [`limits::check_helper`]): a host whose `main` does not run
+//! [`limits::helper_main`] gets a [`HelperError`], not commands without limits.
 
 // The process gate: the one launcher of commands, its log files and /proc reads.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 pub mod cgroup;
 mod environment;
-pub(crate) mod group;
+pub mod group;
 pub mod limits;
 mod log_cap;
 mod log_files;
@@ -41,14 +43,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-/// Prints `message` on stderr once per process.
+/// Reports `message` (a confinement this machine cannot give) as a `tracing` warning,
+/// once per process: the host decides where it goes.
 fn report_once(message: &str) {
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let mut said = SAID
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if !said.iter().any(|old| old == message) {
-        eprintln!("holon-tools: {message}");
+        tracing::warn!("{message}");
         said.push(message.to_string());
     }
 }
@@ -57,7 +60,7 @@ pub use cgroup::{CgroupCaps, CgroupRoot, CommandCgroup, LeftCgroup, LimitHit};
 pub use environment::{
     AllowedEnv, AllowedEnvError, DEFAULT_ALLOWED_ENV, HiddenEnv, parse_env_names,
 };
-pub use limits::{LIMITS_HELPER_ARG, LimitsError, ResourceLimits};
+pub use limits::{HelperError, LIMITS_HELPER_ARG, LimitsError, ResourceLimits};
 pub use log_cap::{CappedLog, DEFAULT_LOG_CAP_BYTES};
 pub use log_files::{create_log_dir, log_len, read_log, remove_log_dir};
 pub use sandbox::{CommandNetwork, Confinement};
@@ -110,10 +113,13 @@ pub struct LauncherConfig {
     /// The limits every command runs under.
     pub limits: ResourceLimits,
     /// The executable whose [`LIMITS_HELPER_ARG`] mode applies `limits` and then execs
-    /// the command (the `holon-tools` binary). `None` runs commands without resource
-    /// limits: the workspace forbids `unsafe`, so a limit cannot be set in the child
-    /// between fork and exec, and setting it from the parent after the spawn races
-    /// with what the command forks first.
+    /// the command: the host's own binary, whose `main` calls
+    /// [`limits::helper_main`] first thing. [`Launcher::new`] refuses one that does not
+    /// ([`HelperError`]). `None` runs commands without resource limits, cgroup,
+    /// Landlock or seccomp filter (said once as a `tracing` warning): the workspace
+    /// forbids `unsafe`, so a limit cannot be set in the child between fork and exec,
+    /// and setting it from the parent after the spawn races with what the command
+    /// forks first.
     pub limiter: Option<PathBuf>,
     /// The variables commands may see (when the operator has them set).
     pub allowed_env: AllowedEnv,
@@ -153,20 +159,28 @@ pub struct Launcher {
 }
 
 impl Launcher {
-    /// A launcher with `config`.
-    pub fn new(config: LauncherConfig) -> Self {
-        Self {
+    /// A launcher with `config`, once its limits helper (if it names one) is checked
+    /// to set the limits ([`limits::check_helper`]).
+    pub fn new(config: LauncherConfig) -> Result<Self, HelperError> {
+        let launcher = Self {
             config,
             tmp_dir: None,
             cgroups: None,
+        };
+        match &launcher.config.limiter {
+            Some(helper) => limits::check_helper(helper, &launcher.environment())?,
+            None => report_once(
+                "commands run without resource limits, cgroup, Landlock or seccomp filter: the launcher names no limits helper",
+            ),
         }
+        Ok(launcher)
     }
 
     /// The launcher whose confined commands each get a cgroup with the caps of its
     /// limits (`pids`, `mem`), where the runtime may make one and has the helper
     /// that joins it; making it first ends what runtimes that are gone left in the
-    /// command cgroups `judge` says ended ([`CgroupRoot::create`]). Says once on
-    /// stderr when there is none, and why.
+    /// command cgroups `judge` says ended ([`CgroupRoot::create`]). Says once (a
+    /// `tracing` warning) when there is none, and why.
     pub fn with_cgroups(mut self, judge: &dyn Fn(&Path) -> LeftCgroup) -> Self {
         if self.config.limiter.is_none() {
             return self;
@@ -380,5 +394,43 @@ impl Launcher {
                 source,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This test binary's `main` is the test harness, which never calls
+    /// `helper_main`: named as the helper, it would run the tests again for every
+    /// command instead of setting the limits.
+    #[test]
+    fn a_host_that_never_runs_the_helper_entry_point_gets_a_typed_error() {
+        let this = std::env::current_exe().unwrap();
+        let config = LauncherConfig {
+            limiter: Some(this),
+            ..LauncherConfig::default()
+        };
+        let error = Launcher::new(config).unwrap_err();
+        assert!(matches!(error, HelperError::NotInstalled { .. }), "{error}");
+        assert!(error.to_string().contains("helper_main"), "{error}");
+    }
+
+    #[test]
+    fn a_program_that_is_not_the_helper_is_refused() {
+        let path = std::env::var_os("PATH");
+        let not_helper = find_program("true", path.as_deref()).unwrap();
+        let config = LauncherConfig {
+            limiter: Some(not_helper),
+            ..LauncherConfig::default()
+        };
+        let error = Launcher::new(config).unwrap_err();
+        assert!(matches!(error, HelperError::NoAnswer { .. }), "{error}");
+        let missing = LauncherConfig {
+            limiter: Some(PathBuf::from("/nonexistent/limits-helper")),
+            ..LauncherConfig::default()
+        };
+        let error = Launcher::new(missing).unwrap_err();
+        assert!(matches!(error, HelperError::Spawn { .. }), "{error}");
     }
 }

@@ -41,7 +41,7 @@ impl WorkingDir {
         if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
             return Err(std::io::Error::from(std::io::ErrorKind::NotADirectory));
         }
-        let path = crate::fs_gate::real_path(&fd)?;
+        let path = crate::fs::real_path(&fd)?;
         Ok(Self {
             path,
             fd: Arc::new(fd),
@@ -106,7 +106,8 @@ mod tests {
             rustix::fs::RenameFlags::EXCHANGE,
         )
         .unwrap();
-        let launcher = super::super::Launcher::new(super::super::LauncherConfig::default());
+        let launcher =
+            super::super::Launcher::new(super::super::LauncherConfig::default()).unwrap();
         let output = launcher
             .command("ls", &[], &workdir)
             .unwrap()

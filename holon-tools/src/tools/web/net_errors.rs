@@ -1,11 +1,10 @@
-//! The network gate's errors as the model sees them: `From<NetError>` for the page
-//! fetches (WebFetch, and image downloads), and the shared shape of a provider's
-//! HTTP status error.
+//! The network gate's errors as the model sees them: [`fetch_error`] for WebFetch's
+//! page fetches, and the shared shape of a provider's HTTP status error. Here, not in
+//! the gate, because the hints name the operator's switches.
 
 use holon_core::{ToolError, ToolErrorKind};
-
-use super::WEB_ALLOW_PRIVATE_ENV;
-use crate::net::NetError;
+use holon_gates::net::NetError;
+use holon_runtime::services::WEB_ALLOW_PRIVATE_ENV;
 
 /// The hint for a provider that answered 429.
 pub const RATE_LIMITED_HINT: &str = "the provider is rate limiting; wait and try again";
@@ -28,10 +27,10 @@ pub fn provider_status_error(
     }
 }
 
-impl From<NetError> for ToolError {
-    /// A fetch of a URL the model gave: the kind says what to change, `url` is the
-    /// field at fault where it is.
-    fn from(error: NetError) -> Self {
+/// A fetch of a URL the model gave: the kind says what to change, `url` is the field
+/// at fault where it is.
+pub fn fetch_error(error: NetError) -> ToolError {
+    {
         let kind = ToolErrorKind::new;
         let message = error.to_string();
         match error {
