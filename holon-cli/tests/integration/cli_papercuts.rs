@@ -224,4 +224,26 @@ fn a_runtime_that_cannot_open_names_the_option_that_fixes_it() {
         text.contains("; pass an existing directory with --workspace"),
         "{text}"
     );
+
+    let missing_ca = dir.path().join("missing-ca.pem");
+    let output = holon(
+        dir.path(),
+        &[
+            "--ca-file",
+            missing_ca.to_str().unwrap(),
+            "call",
+            "Sleep",
+            r#"{"duration_ms": 1}"#,
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains("holon-tools: the extra certificate authorities cannot be used"),
+        "{text}"
+    );
+    assert!(
+        text.contains("; fix or drop --ca-file (HOLON_CA_FILE)"),
+        "{text}"
+    );
 }
