@@ -61,16 +61,11 @@ use holon_gates::process::{HiddenEnv, LauncherConfig};
 /// The file name of the store inside the state directory.
 pub const STORE_FILE_NAME: &str = "state.sqlite3";
 
-/// The variable holding the bearer token of `serve --http`.
-pub const MCP_TOKEN_ENV: &str = "HOLON_MCP_TOKEN";
-
 /// Adds every credential the runtime reads to `hidden`: `HOLON_*_API_KEY` (the image
-/// and xAI keys and any later one), the MCP server's token, and each provider's
-/// `credential_env` in `catalog`.
+/// and xAI keys and any later one) and each provider's `credential_env` in `catalog`.
+/// The host's own credentials are its to name ([`RuntimeConfig::hide_host_credential`]).
 fn hide_credentials(hidden: &mut HiddenEnv, catalog: &ModelCatalog) {
-    hidden
-        .hide_pattern("HOLON_", "_API_KEY")
-        .hide(MCP_TOKEN_ENV);
+    hidden.hide_pattern("HOLON_", "_API_KEY");
     for provider in catalog.providers() {
         hidden.hide(provider.credential_env.clone());
     }
@@ -176,6 +171,14 @@ impl RuntimeConfig {
             ..Self::new(workspace_root)
         }
     }
+
+    /// Hides the host's own credential variable `name` (an MCP server's bearer token,
+    /// say) from the environment of every command, as the runtime hides the ones it
+    /// reads itself.
+    pub fn hide_host_credential(&mut self, name: impl Into<String>) -> &mut Self {
+        self.commands.hidden_env.hide(name);
+        self
+    }
 }
 
 /// How long the logs of an ended task are kept by default: 14 days.
@@ -185,10 +188,7 @@ pub const DEFAULT_TASK_LOG_RETENTION: Duration = Duration::from_secs(14 * 24 * 6
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
     /// The state directory could not be created.
-    #[error(
-        "cannot create the state directory {}: {source}; choose another with --state-dir or HOLON_HOME",
-        .path.display()
-    )]
+    #[error("cannot create the state directory {}: {source}", .path.display())]
     StateDir {
         /// The directory.
         path: PathBuf,
@@ -196,10 +196,7 @@ pub enum RuntimeError {
         source: std::io::Error,
     },
     /// The workspace root is not a readable directory.
-    #[error(
-        "the workspace root {} cannot be used: {source}; pass an existing directory with --workspace",
-        .path.display()
-    )]
+    #[error("the workspace root {} cannot be used: {source}", .path.display())]
     Workspace {
         /// The directory.
         path: PathBuf,
@@ -213,9 +210,7 @@ pub enum RuntimeError {
     #[error("{0}")]
     Catalog(CatalogError),
     /// The certificate authorities of `ca_file` cannot be used.
-    #[error(
-        "the extra certificate authorities cannot be used: {0}; fix or drop --ca-file (HOLON_CA_FILE)"
-    )]
+    #[error("the extra certificate authorities cannot be used: {0}")]
     CaFile(String),
     /// The launcher of commands cannot set their limits with the helper it names.
     #[error("{0}")]
@@ -578,14 +573,14 @@ impl DispatchObserver for ExecutionRecorder {
             execution.elapsed,
         );
         // A failed write must not fail the call the model already has the result of;
-        // it is reported on stderr for the operator.
+        // it is reported to the host for the operator.
         if let Err(error) = agency::record_execution(&self.runtime.store, &record, result) {
-            eprintln!("holon-tools: {error}");
+            tracing::warn!(tool = %record.tool_name, %error, "the call was not recorded in the execution log");
         }
         if let Some(audit) = &self.runtime.audit
             && let Err(error) = audit.append(execution)
         {
-            eprintln!("holon-tools: {error}");
+            tracing::error!(tool = %record.tool_name, %error, "the call was not appended to the audit log");
         }
     }
 }

@@ -26,10 +26,9 @@ pub enum StoreError {
         /// SQLite's error.
         source: rusqlite::Error,
     },
-    /// The database was written by a newer version of holon-tools.
+    /// The database was written by a newer build.
     #[error(
-        "the state store {} has schema version {found}, newer than this build knows ({known}); \
-         upgrade holon-tools or point --state-dir at another directory",
+        "the state store {} has schema version {found}, newer than this build knows ({known})",
         .path.display()
     )]
     TooNew {
@@ -42,13 +41,26 @@ pub enum StoreError {
     },
 }
 
-/// What a busy database's message adds: who likely holds it, and what to do.
+impl StoreError {
+    /// Whether another connection held the database's write lock past the busy
+    /// timeout: the host may say how to avoid sharing the state directory.
+    pub fn is_busy(&self) -> bool {
+        match self {
+            Self::Sqlite { source, .. } => is_busy(source),
+            Self::TooNew { .. } => false,
+        }
+    }
+}
+
+fn is_busy(source: &rusqlite::Error) -> bool {
+    source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+}
+
+/// What a busy database's message adds: who likely holds it.
 fn busy_advice(source: &rusqlite::Error) -> String {
-    if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+    if is_busy(source) {
         format!(
-            "; another process (such as a second holon-tools on the same state \
-             directory) held it for more than {} s: let it finish, or give this \
-             one its own --state-dir",
+            "; another process on the same state directory held it for more than {} s",
             BUSY_TIMEOUT.as_secs()
         )
     } else {
@@ -368,17 +380,21 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_store_says_who_may_hold_it_and_what_to_do() {
+    fn a_busy_store_says_who_may_hold_it_and_is_typed_busy() {
         let busy = rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
             Some("database is locked".into()),
         );
-        let message = sqlite("recording the home workspace")(busy).to_string();
+        let error = sqlite("recording the home workspace")(busy);
+        assert!(error.is_busy(), "{error}");
+        let message = error.to_string();
         assert!(message.contains("database is locked"), "{message}");
-        assert!(message.contains("--state-dir"), "{message}");
-        let other = rusqlite::Error::QueryReturnedNoRows;
-        let message = sqlite("reading")(other).to_string();
-        assert!(!message.contains("--state-dir"), "{message}");
+        assert!(message.contains("another process"), "{message}");
+        // The host names its own flags.
+        assert!(!message.contains("--"), "{message}");
+        let other = sqlite("reading")(rusqlite::Error::QueryReturnedNoRows);
+        assert!(!other.is_busy(), "{other}");
+        assert!(!other.to_string().contains("another process"), "{other}");
     }
 
     #[test]
@@ -397,6 +413,10 @@ mod tests {
             .unwrap();
         drop(store);
         let error = Store::open(&path).err().unwrap();
+        assert!(
+            matches!(error, StoreError::TooNew { found: 999, .. }),
+            "{error}"
+        );
         assert!(error.to_string().contains("schema version 999"), "{error}");
     }
 }

@@ -191,7 +191,7 @@ impl TaskManager {
         let started = holon_gates::process::group::start_time(spawned.pid);
         if let Err(error) = records::set_pid(&self.store, row, spawned.pid, started) {
             // The pid is a convenience of the record; the task runs without it.
-            eprintln!("holon-tools: task {}: {error}", task_id(row));
+            tracing::warn!(task = %task_id(row), %error, "the task's pid was not recorded");
         }
         Ok(task::Task::start(
             task::Identity {
@@ -418,10 +418,7 @@ fn remove_old_logs(store: &Store, logs_root: &Path, retention: Duration) -> Resu
         match remove_log_dir(&dir) {
             Ok(()) => {}
             Err(error) => {
-                eprintln!(
-                    "holon-tools: cannot remove the old logs {}: {error}",
-                    dir.display()
-                );
+                tracing::warn!(dir = %dir.display(), %error, "cannot remove a task's old logs");
                 continue;
             }
         }

@@ -3,7 +3,7 @@
 //! The built-in tools of an agent runtime, declared with `#[holon_tool]` and working
 //! for real on the embedded runtime of `holon-runtime` ([`holon_runtime::Runtime`]: a
 //! workspace root, a state directory with a SQLite store, the model catalog and the
-//! gates), plus the `holon-tools` CLI and MCP server.
+//! gates). The `holon-tools` CLI and MCP server are the `holon-cli` crate.
 //!
 //! Tools live in `src/tools/<plane>/`; the plane of a tool is the folder it is
 //! declared in ([`plane_of`]).
@@ -12,7 +12,6 @@
 // they test is linted without this.
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
-pub mod cli;
 pub mod tools;
 
 use holon_core::ToolDefinition;

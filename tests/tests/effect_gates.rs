@@ -105,7 +105,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "the audit log the operator turns on (append-only, outside the gates' reach)",
     ),
     (
-        "holon-tools/src/cli/audit.rs",
+        "holon-cli/src/audit.rs",
         "the CLI reads the audit log to list and verify it",
     ),
     (
@@ -113,7 +113,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "the state-directory setup and the operator's configuration files",
     ),
     (
-        "holon-tools/src/cli/catalog.rs",
+        "holon-cli/src/catalog.rs",
         "the CLI reads the inventory file the operator names",
     ),
     (
@@ -121,7 +121,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "the MCP server reads its bearer-token file",
     ),
     (
-        "holon-tools/src/cli/lint.rs",
+        "holon-cli/src/lint.rs",
         "the CLI reads the guidance files the operator names",
     ),
     (

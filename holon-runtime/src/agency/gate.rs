@@ -23,13 +23,13 @@ impl Runtime {
         let started = Instant::now();
         // Late timers or task wakes must not block the call; the operator sees why.
         if let Err(error) = self.tick() {
-            eprintln!("holon-tools: {error}");
+            tracing::warn!(agent = agent_id, %error, "late timers and task wakes were not delivered");
         }
         let turn = match turns::current(&self.store().connection(), agent_id) {
             Ok(Some(turn)) if turn.state == TurnState::AwaitingFinal => turn,
             Ok(_) => return None,
             Err(error) => {
-                eprintln!("holon-tools: {error}");
+                tracing::warn!(agent = agent_id, %error, "the agent's turn could not be read");
                 return None;
             }
         };
@@ -41,7 +41,7 @@ impl Runtime {
         let record =
             ExecutionRecord::new(name, input_json(), &result, started_at, started.elapsed());
         if let Err(error) = self.store().record_execution(&record) {
-            eprintln!("holon-tools: {error}");
+            tracing::warn!(tool = %record.tool_name, %error, "the call was not recorded in the execution log");
         }
         Some(result)
     }

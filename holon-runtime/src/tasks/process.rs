@@ -278,7 +278,7 @@ fn pump((mut from, mut to, task): PumpJob) {
     if log_ok {
         let path = to.path().display().to_string();
         if let Err(error) = to.finish() {
-            eprintln!("holon-tools: cannot finish the log {path}: {error}");
+            tracing::warn!(log = %path, %error, "cannot finish a task's log");
         }
     }
     task.on_stream_closed();

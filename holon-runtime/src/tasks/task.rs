@@ -380,7 +380,7 @@ impl ProcessEvents for Task {
             reason: reason.as_deref(),
         };
         if let Err(error) = records::finish(store, self.identity.row, &record) {
-            eprintln!("holon-tools: task {}: {error}", self.identity.id);
+            tracing::warn!(task = %self.identity.id, %error, "the task's end was not recorded");
         }
         lock(&self.live).recorded = true;
         // Nothing of the command left: its cgroup goes now (else when the task does).

@@ -230,7 +230,7 @@ impl Task {
             reason: Some(SHUTDOWN_REASON),
         };
         if let Err(error) = records::finish(store, self.identity.row, &record) {
-            eprintln!("holon-tools: task {}: {error}", self.identity.id);
+            tracing::warn!(task = %self.identity.id, %error, "the task's end at shutdown was not recorded");
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Latency of one MCP `tools/call`, over streamable HTTP on loopback and over stdio
 //! (the baseline) in the same run: p50 and p99 of the client-side round trip.
 //!
-//! `cargo bench -p holon-tools --bench mcp_latency`. `HOLON_BENCH_BIN` measures another
+//! `cargo bench -p holon-cli --bench mcp_latency`. `HOLON_BENCH_BIN` measures another
 //! build of `holon-tools` (e.g. an older commit's) instead of this one;
 //! `HOLON_BENCH_CALLS` sets the calls per transport (default 400; 10 when the bench
-//! runs as a test, `cargo test -p holon-tools --bench mcp_latency`).
+//! runs as a test, `cargo test -p holon-cli --bench mcp_latency`).
 //!
 //! Both servers run at once and the transports take turns call by call, so that load
 //! from elsewhere on the machine falls on both alike. The HTTP client keeps one
@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 
 #[path = "../../holon-mcp/benches/support/mcp_client.rs"]
 mod mcp_client;
+#[path = "../../holon-tools/benches/support/mod.rs"]
 mod support;
 use mcp_client::{HttpClient, StdioClient, TOKEN, listening_authority, quantiles};
 

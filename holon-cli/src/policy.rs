@@ -15,7 +15,7 @@ pub const POLICY_FILE_NAME: &str = "policy.toml";
 
 /// The built-in policy's text: ask before authority-expanding and agent-creating tools
 /// and before commands.
-pub const DEFAULT_POLICY_TOML: &str = include_str!("../default-policy.toml");
+pub const DEFAULT_POLICY_TOML: &str = include_str!("default-policy.toml");
 
 /// The built-in policy (see [`DEFAULT_POLICY_TOML`]).
 pub fn default_policy() -> ApprovalPolicy {

@@ -258,7 +258,8 @@ fn session_answers_one_envelope_per_line() {
 #[test]
 fn inventory_check_passes_on_the_checked_in_file_and_shows_drift() {
     let dir = tempfile::tempdir().unwrap();
-    let checked_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("model-tool-schema-inventory.json");
+    let checked_in = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../holon-tools/model-tool-schema-inventory.json");
     let output = holon(
         dir.path(),
         &["inventory", "--check", checked_in.to_str().unwrap()],

@@ -186,3 +186,64 @@ fn the_task_handle_of_exec_command_leads_to_the_task_tools_task_id() {
         ],
     );
 }
+
+#[test]
+fn a_runtime_that_cannot_open_names_the_option_that_fixes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A state directory beneath a file cannot be created.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let state_dir = file.join("state");
+    let output = holon(
+        dir.path(),
+        &[
+            "--state-dir",
+            state_dir.to_str().unwrap(),
+            "call",
+            "Sleep",
+            r#"{"duration_ms": 1}"#,
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains("holon-tools: cannot create the state directory"),
+        "{text}"
+    );
+    assert!(
+        text.contains("; choose another with --state-dir or HOLON_HOME"),
+        "{text}"
+    );
+
+    let missing = dir.path().join("missing");
+    let output = holon(&missing, &["call", "Sleep", r#"{"duration_ms": 1}"#]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("holon-tools: the workspace root"), "{text}");
+    assert!(
+        text.contains("; pass an existing directory with --workspace"),
+        "{text}"
+    );
+
+    let missing_ca = dir.path().join("missing-ca.pem");
+    let output = holon(
+        dir.path(),
+        &[
+            "--ca-file",
+            missing_ca.to_str().unwrap(),
+            "call",
+            "Sleep",
+            r#"{"duration_ms": 1}"#,
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains("holon-tools: the extra certificate authorities cannot be used"),
+        "{text}"
+    );
+    assert!(
+        text.contains("; fix or drop --ca-file (HOLON_CA_FILE)"),
+        "{text}"
+    );
+}

@@ -2,7 +2,7 @@
 
 use holon_core::Registry;
 
-use crate::plane_of;
+use holon_tools::plane_of;
 
 /// The table: name, family, plane, stability, visibility; runtime-only tools only
 /// with `all`.

@@ -24,28 +24,6 @@ use holon_mcp::{
 };
 use holon_runtime::Runtime;
 
-// The variable the server takes its token from is the one the runtime hides from
-// the commands it runs.
-const _: () = assert!(const_str_eq(
-    holon_mcp::TOKEN_ENV,
-    holon_runtime::MCP_TOKEN_ENV
-));
-
-const fn const_str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// What the server tells a client about itself when it connects.
 const INSTRUCTIONS: &str = "The built-in tools of the holon agent runtime. Each call returns a \
 receipt as text and the typed result as structuredContent; a failed call has isError set, and \

@@ -62,6 +62,24 @@ fn commands_see_the_operators_variables_but_no_credential_the_runtime_reads() {
     }
 }
 
+/// The server's bearer token is the CLI's own credential, not one the runtime reads:
+/// the CLI names it to the runtime, which hides it even from an operator who allows it.
+#[test]
+fn the_servers_token_stays_hidden_even_when_the_operator_allows_it() {
+    let result = exec_through_cli(
+        &["--command-env", "HOLON_MCP_TOKEN,HOLON_PROC_TEST_PLAIN"],
+        &[
+            ("HOLON_MCP_TOKEN", "mcp-secret"),
+            ("HOLON_PROC_TEST_PLAIN", "visible"),
+        ],
+        json!({"cmd": "env"}),
+    );
+    let stdout = text(&result["output_preview"]["stdout"]);
+    assert_eq!(result["exit_status"], 0, "{result}");
+    assert!(stdout.contains("HOLON_PROC_TEST_PLAIN=visible"), "{stdout}");
+    assert!(!stdout.contains("mcp-secret"), "the token leaked: {stdout}");
+}
+
 /// The environment is an allow-list: a credential of the operator's shell the runtime
 /// knows nothing of never reaches a command, unless the operator names it.
 #[test]

@@ -223,7 +223,7 @@ async fn the_builtin_policy_asks_before_task_input_as_it_does_before_exec_comman
     let workspace = tempfile::tempdir().unwrap();
     let mut config = holon_runtime::RuntimeConfig::in_memory(workspace.path());
     config.commands.limiter = Some(env!("CARGO_BIN_EXE_holon-tools").into());
-    config.policy = Some(holon_tools::cli::policy::default_policy());
+    config.policy = Some(holon_cli::policy::default_policy());
     let runtime = Runtime::open(config).unwrap();
     let context = runtime.context(FamilyPolicy::all());
     let start = json!({"cmd": "sh", "accepts_input": true, "yield_time_ms": 0});

@@ -15,5 +15,5 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = holon_gates::process::limits::helper_main() {
         return code;
     }
-    holon_tools::cli::main_with_discovery(discovery_state)
+    holon_cli::main_with_discovery(discovery_state)
 }

@@ -16,6 +16,7 @@ mod otlp_endpoint;
 mod output;
 pub mod policy;
 mod respond;
+mod runtime_errors;
 mod serve;
 mod serve_discovery;
 mod serve_oauth;
@@ -606,6 +607,8 @@ fn with_runtime(
         },
     };
     let mut config = RuntimeConfig::new(workspace);
+    // The server's bearer token is no business of the commands the runtime starts.
+    config.hide_host_credential(holon_mcp::TOKEN_ENV);
     if let Some(dir) = &cli.state_dir {
         config.state_dir = Some(dir.clone());
     }
@@ -730,7 +733,7 @@ fn with_runtime(
     let runtime = match Runtime::open(config) {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("holon-tools: {error}");
+            eprintln!("holon-tools: {}", runtime_errors::describe(&error));
             return ExitCode::FAILURE;
         }
     };

@@ -259,9 +259,9 @@ fn the_policy_option_takes_a_file_the_builtin_one_or_none_and_refuses_a_bad_one(
 
 #[test]
 fn the_builtin_policy_parses_and_asks_what_its_documentation_says() {
-    let policy = holon_tools::cli::policy::default_policy();
-    let text = holon_tools::cli::policy::DEFAULT_POLICY_TOML;
-    let parsed = holon_tools::cli::policy::parse(holon_core::Registry::global(), text).unwrap();
+    let policy = holon_cli::policy::default_policy();
+    let text = holon_cli::policy::DEFAULT_POLICY_TOML;
+    let parsed = holon_cli::policy::parse(holon_core::Registry::global(), text).unwrap();
     assert_eq!(parsed, policy);
     assert_eq!(policy.rules.len(), 5);
 }

@@ -1,0 +1,53 @@
+//! The integration tests of the `holon-tools` CLI in one binary: the commands, the
+//! MCP server, and the tools whose commands the binary confines (it is their limits
+//! helper). They share holon-tools' test support modules.
+
+// Tests set their fixtures up with std::fs, processes and sockets freely.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+// Links the built-in tools into the registry (they are found by link-time inventory).
+use holon_tools as _;
+
+mod cli_support;
+#[path = "../../../holon-tools/tests/integration/local_http/mod.rs"]
+mod local_http;
+// The fixture starts a PostgreSQL server of its own for a test.
+#[path = "../../../holon-mcp/tests/support/postgres.rs"]
+#[allow(dead_code)]
+mod postgres_support;
+#[path = "../../../holon-tools/tests/integration/support/mod.rs"]
+mod support;
+mod task_support;
+#[path = "../../../holon-tools/tests/integration/workspace_support/mod.rs"]
+mod workspace_support;
+
+mod agent_cli;
+mod apply_patch_concurrent;
+mod approvals;
+mod approvals_mcp;
+mod approvals_out_of_band;
+mod approvals_site;
+mod audit_cli;
+mod audit_store;
+mod cancellation;
+mod cli;
+mod cli_papercuts;
+mod exec_command;
+mod export;
+mod keys_cli;
+mod leftover_jobs;
+mod operator_files;
+mod otlp_export;
+mod process_gate;
+mod respond;
+mod sandbox;
+mod scheduling_attacks;
+mod serve;
+mod serve_cancel;
+mod serve_discovery;
+mod server_attacks;
+mod task_control_cli;
+mod task_owners;
+mod task_owners_http;
+mod task_tools;
+mod web_image_cli;
