@@ -124,11 +124,11 @@ impl LimitHit {
         let cap = |value: Option<u64>| value.map_or_else(|| "none".to_string(), |v| v.to_string());
         match self {
             Self::MemoryCap => format!(
-                "killed by the memory cap of its cgroup ({} bytes for the command and all it started): use less memory (smaller inputs, fewer parallel jobs) or ask the operator to raise the memory cap of commands (`mem` of their limits)",
+                "killed by the memory cap of its cgroup ({} bytes for the command and all it started): use less memory (smaller inputs, fewer parallel jobs) or ask the operator to raise the memory cap of commands (`mem=...` in their limits)",
                 cap(caps.memory_bytes)
             ),
             Self::ProcessCap => format!(
-                "the process cap of its cgroup ({} processes and threads for the command and all it started) refused it a fork: run fewer processes at once or ask the operator to raise the process cap of commands (`pids` of their limits)",
+                "the process cap of its cgroup ({} processes and threads for the command and all it started) refused it a fork: run fewer processes at once or ask the operator to raise the process cap of commands (`pids=...` in their limits)",
                 cap(caps.pids)
             ),
         }
