@@ -134,3 +134,54 @@ impl LoopbackServer {
         self.recorded.lock().unwrap().clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hyper::Method;
+    use serde_json::json;
+
+    use super::*;
+    use crate::http::{block_on, exchange, message};
+
+    #[test]
+    fn it_answers_in_script_order_and_records_what_the_client_sent() {
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        let server = LoopbackServer::scripted(vec![(201, answer.to_string())]);
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        let headers = [("mcp-protocol-version", "2025-11-25")];
+        let (status, _, body) = block_on(exchange(
+            server.address(),
+            Method::POST,
+            "/mcp",
+            &headers,
+            Some(&request),
+        ));
+        assert_eq!(status.as_u16(), 201);
+        assert_eq!(message(&body), answer);
+        let (status, _, _) = block_on(exchange(server.address(), Method::GET, "/x", &[], None));
+        assert_eq!(status.as_u16(), EXHAUSTED);
+
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        assert_eq!(requests[0].path, "/mcp");
+        assert_eq!(requests[0].body, request);
+        assert_eq!(
+            requests[0].header("accept"),
+            Some("application/json, text/event-stream")
+        );
+        assert_eq!(
+            requests[0].header("mcp-protocol-version"),
+            Some("2025-11-25")
+        );
+        assert_eq!(requests[1].body, Value::Null);
+    }
+
+    #[test]
+    fn a_message_is_read_from_json_or_from_an_sse_event() {
+        let answer = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        assert_eq!(message(&answer.to_string()), answer);
+        let stream = format!("id: 0\ndata:\n\nid: 1\ndata: {answer}\n\n");
+        assert_eq!(message(&stream), answer);
+        assert_eq!(message(""), Value::Null);
+    }
+}
