@@ -28,10 +28,15 @@ use holon_core::Registry;
 use holon_core::prelude::*;
 use serde_json::{Value, json};
 
-mod support {
-    pub mod mcp_client;
-}
-use support::mcp_client::{HttpClient, StdioClient, TOKEN, listening_authority, quantiles};
+use holon_test_support::http::BlockingClient as HttpClient;
+use holon_test_support::initialize::Client;
+use holon_test_support::latency::quantiles;
+use holon_test_support::process::listening_address;
+use holon_test_support::stdio::StdioServer;
+use hyper::Method;
+
+/// The bearer token the HTTP servers start with.
+const TOKEN: &str = "bench-token-0123456789abcdef";
 
 /// The server a child process is: `holon-stdio`, `holon-http`, `rmcp-stdio`, `rmcp-http`.
 const ROLE_ENV: &str = "MCP_VS_RMCP_SERVE";
@@ -190,7 +195,7 @@ fn latency(calls: usize) {
         );
     }
     for client in stdio {
-        client.stop();
+        let _ = client.close();
     }
 }
 
@@ -203,7 +208,7 @@ fn throughput(calls: usize, rounds: usize) {
         .map(|server| {
             (0..CLIENTS)
                 .map(|_| {
-                    let mut client = connect(&server.authority);
+                    let mut client = connect(server.addr);
                     let session = client.open_session(&initialize());
                     (client, session)
                 })
@@ -245,7 +250,7 @@ fn throughput(calls: usize, rounds: usize) {
 /// initialized) and closed (DELETE), in batches that alternate the servers.
 fn session_memory(sessions: usize) {
     let mut servers = Server::BOTH.map(HttpServer::start);
-    let mut clients = servers.each_ref().map(|server| connect(&server.authority));
+    let mut clients = servers.each_ref().map(|server| connect(server.addr));
     let before = servers.each_mut().map(|server| rss_kib(&server.child));
     let batch = 50;
     let mut opened = 0;
@@ -254,7 +259,7 @@ fn session_memory(sessions: usize) {
         for client in &mut clients {
             for _ in 0..this_batch {
                 let session = client.open_session(&initialize());
-                client.request("DELETE", "", Some(&session));
+                client.request(Method::DELETE, "", Some(&session));
             }
         }
         opened += this_batch;
@@ -301,21 +306,23 @@ fn rss_kib(child: &Child) -> [u64; 2] {
 }
 
 fn initialize() -> Value {
-    support::mcp_client::initialize(PROTOCOL, "mcp_vs_rmcp")
+    Client::new("mcp_vs_rmcp").initialize_at(PROTOCOL, 0)
 }
 
-fn start_stdio(server: Server) -> StdioClient {
-    StdioClient::start(server.spawn("stdio"), &initialize())
+fn start_stdio(server: Server) -> StdioServer {
+    let mut client = StdioServer::of_child(server.spawn("stdio"));
+    client.initialize(&initialize());
+    client
 }
 
-fn connect(authority: &str) -> HttpClient {
-    HttpClient::connect(authority, PROTOCOL)
+fn connect(addr: SocketAddr) -> HttpClient {
+    HttpClient::connect(addr, PROTOCOL, Some(TOKEN))
 }
 
 /// One `tools/call` of CountWords in `session`: its round trip.
 fn call_over_http(client: &mut HttpClient, server: Server, id: usize, session: &str) -> Duration {
     let started = Instant::now();
-    let (_, body) = client.request("POST", &server.call(id).to_string(), Some(session));
+    let (_, body) = client.request(Method::POST, &server.call(id).to_string(), Some(session));
     let took = started.elapsed();
     assert!(
         body.contains("\"result\"") && !body.contains("\"isError\":true"),
@@ -325,16 +332,20 @@ fn call_over_http(client: &mut HttpClient, server: Server, id: usize, session: &
 }
 
 /// One `tools/call` of CountWords on stdio: its round trip.
-fn call_over_stdio(client: &mut StdioClient, server: Server, id: usize) -> Duration {
+fn call_over_stdio(client: &mut StdioServer, server: Server, id: usize) -> Duration {
     let started = Instant::now();
-    client.exchange(&server.call(id));
-    started.elapsed()
+    client.send(&server.call(id));
+    let (_, reply) = client.until_answer(id as u64, |_| None);
+    let took = started.elapsed();
+    assert!(reply["result"]["isError"] != true, "{reply}");
+    assert!(reply.get("result").is_some(), "{reply}");
+    took
 }
 
 /// A server on streamable HTTP on loopback, with a client holding one session.
 struct HttpServer {
     child: Child,
-    authority: String,
+    addr: SocketAddr,
     client: HttpClient,
     session: String,
 }
@@ -342,12 +353,12 @@ struct HttpServer {
 impl HttpServer {
     fn start(server: Server) -> Self {
         let mut child = server.spawn("http");
-        let authority = listening_authority(&mut child);
-        let mut client = connect(&authority);
+        let addr = listening_address(&mut child);
+        let mut client = connect(addr);
         let session = client.open_session(&initialize());
         Self {
             child,
-            authority,
+            addr,
             client,
             session,
         }

@@ -18,10 +18,10 @@ use holon_policy::{
     ApprovalPolicy, ApprovalState, Approvals, MemoryApprovalStore, OperatorKey, Rule, Verdict,
     WithApprovals,
 };
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
+use holon_test_support::http;
+use holon_test_support::initialize::Client;
+use holon_test_support::loopback::LoopbackServer;
+use hyper::Method;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use p256::elliptic_curve::Generate;
@@ -70,24 +70,9 @@ fn now() -> u64 {
 
 /// A loopback server answering every request with the JWKS `keys`.
 async fn jwks_server(keys: JwkSet) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
-    let body = Bytes::from(serde_json::to_vec(&keys).unwrap());
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let body = body.clone();
-            tokio::spawn(async move {
-                let handler = hyper::service::service_fn(move |_request| {
-                    let body = body.clone();
-                    async move { Ok::<_, std::convert::Infallible>(Response::new(Full::new(body))) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), handler)
-                    .await;
-            });
-        }
-    });
-    url
+    let body = serde_json::to_string(&keys).unwrap();
+    let server = LoopbackServer::start(move |_| (200, body.clone()));
+    format!("http://{}/jwks.json", server.address())
 }
 
 /// An MCP server over HTTP whose tokens this test signs, with the ledger, the
@@ -162,54 +147,32 @@ impl Host {
         let mut params = json!({
             "name": "AppendEntry",
             "arguments": { "entry": entry },
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} },
-                "io.modelcontextprotocol/clientInfo": { "name": "approvals-http", "version": "1" }
-            },
+            "_meta": Client::new("approvals-http")
+                .version("1")
+                .capabilities(json!({ "elicitation": {} }))
+                .stateless_meta(),
         });
         if let (Some(params), Value::Object(more)) = (params.as_object_mut(), more) {
             params.extend(more);
         }
         let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params });
-        let stream = tokio::net::TcpStream::connect(self.addr).await.unwrap();
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        let request = Request::builder()
-            .method("POST")
-            .uri("/mcp")
-            .header("host", self.addr.to_string())
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .header("authorization", format!("Bearer {token}"))
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "AppendEntry")
-            .body(Full::new(Bytes::from(body.to_string())))
-            .unwrap();
-        let response = sender.send_request(request).await.unwrap();
-        let status = response.status();
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        let text = String::from_utf8_lossy(&body);
-        message(&text).unwrap_or_else(|| panic!("{status}: {text}"))
+        let bearer = format!("Bearer {token}");
+        let headers = [
+            ("authorization", bearer.as_str()),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "AppendEntry"),
+        ];
+        let (status, _, text) =
+            http::exchange(self.addr, Method::POST, "/mcp", &headers, Some(&body)).await;
+        let answer = http::message(&text);
+        assert!(!answer.is_null(), "{status}: {text}");
+        answer
     }
 
     fn entries(&self) -> Vec<String> {
         self.ledger.0.lock().unwrap().clone()
     }
-}
-
-/// The JSON-RPC message of a response body, JSON or an SSE stream.
-fn message(body: &str) -> Option<Value> {
-    if let Ok(value) = serde_json::from_str(body) {
-        return Some(value);
-    }
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .find(|value| value.get("id").is_some())
 }
 
 /// Whether `answer` refused the call: a JSON-RPC error, or an error result.

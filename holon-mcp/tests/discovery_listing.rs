@@ -86,13 +86,10 @@ async fn connect(listed: bool) -> Client {
         writer,
         lines: BufReader::new(reader).lines(),
     };
+    let initialize =
+        holon_test_support::initialize::Client::new("raw-test").initialize_at("2025-06-18", 1);
     let initialized = client
-        .request(
-            1,
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "raw-test", "version": "0"}}),
-        )
+        .request(1, "initialize", initialize["params"].clone())
         .await;
     assert!(initialized.get("result").is_some(), "{initialized}");
     client

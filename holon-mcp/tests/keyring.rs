@@ -53,11 +53,10 @@ async fn call(addr: SocketAddr, more: Value) -> Value {
     let mut params = json!({
         "name": "ConfirmJob",
         "arguments": {},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} },
-            "io.modelcontextprotocol/clientInfo": { "name": "keyring-test", "version": "1" }
-        },
+        "_meta": holon_test_support::initialize::Client::new("keyring-test")
+            .version("1")
+            .capabilities(json!({ "elicitation": {} }))
+            .stateless_meta(),
     });
     if let (Some(params), Value::Object(more)) = (params.as_object_mut(), more) {
         params.extend(more);

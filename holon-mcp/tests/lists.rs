@@ -31,11 +31,9 @@ fn mid() -> String {
 
 /// The `_meta` of a stateless (2026-07-28) request.
 fn stateless_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": { "name": "lists-test", "version": "1" }
-    })
+    holon_test_support::initialize::Client::new("lists-test")
+        .version("1")
+        .stateless_meta()
 }
 
 /// The answer of `server` to one stateless `tools/list`.

@@ -14,10 +14,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use holon_core::prelude::*;
 use holon_core::{Principal, Registry};
 use holon_mcp::{HttpOptions, KeySource, McpServer, OAuthConfig, ServerInfo};
-use http_body_util::Full;
-use hyper::body::Bytes;
-use hyper::{Method, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use holon_test_support::loopback::LoopbackServer;
+use hyper::{Method, StatusCode};
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use p256::elliptic_curve::Generate;
@@ -87,36 +85,17 @@ struct JwksServer {
 }
 
 async fn jwks_server(keys: Vec<Jwk>) -> JwksServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
     let keys = Arc::new(Mutex::new(keys));
     let hits = Arc::new(AtomicUsize::new(0));
     let (served, counted) = (keys.clone(), hits.clone());
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            let (served, counted) = (served.clone(), counted.clone());
-            tokio::spawn(async move {
-                let handler = hyper::service::service_fn(move |_request| {
-                    counted.fetch_add(1, Ordering::SeqCst);
-                    let set = JwkSet {
-                        keys: served.lock().unwrap().clone(),
-                    };
-                    let body = serde_json::to_vec(&set).unwrap();
-                    async move {
-                        Ok::<_, std::convert::Infallible>(Response::new(Full::new(Bytes::from(
-                            body,
-                        ))))
-                    }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), handler)
-                    .await;
-            });
-        }
+    let server = LoopbackServer::start(move |_| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        let set = JwkSet {
+            keys: served.lock().unwrap().clone(),
+        };
+        (200, serde_json::to_string(&set).unwrap())
     });
+    let url = format!("http://{}/jwks.json", server.address());
     JwksServer { url, keys, hits }
 }
 

@@ -74,11 +74,7 @@ async fn call(
         "jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {
             "name": tool, "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": { "name": "param-headers", "version": "1" },
-            },
+            "_meta": holon_test_support::initialize::Client::new("param-headers").version("1").stateless_meta(),
         },
     });
     let mut all = vec![

@@ -61,11 +61,7 @@ fn list_request(meta: Option<Value>) -> Value {
 
 /// The `_meta` of a stateless (2026-07-28) request.
 fn stateless_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": { "name": "task-support-test", "version": "0" }
-    })
+    holon_test_support::initialize::stateless_meta("task-support-test")
 }
 
 /// Each listed tool's `execution` (`Null` when it has none), by name.

@@ -248,15 +248,12 @@ impl Client {
             lines: BufReader::new(reader).lines(),
             next_id: 0,
         };
+        let initialize = holon_test_support::initialize::Client::new("tasks-test")
+            .version("1")
+            .capabilities(capabilities)
+            .initialize(0);
         let init = client
-            .request(
-                "initialize",
-                json!({
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": capabilities,
-                    "clientInfo": { "name": "tasks-test", "version": "1" }
-                }),
-            )
+            .request("initialize", initialize["params"].clone())
             .await;
         assert!(init.get("result").is_some(), "initialize: {init}");
         client
@@ -558,11 +555,10 @@ fn the_mcp_export_names_each_tools_task_support() {
 
 /// The `_meta` of a 2026-07-28 request from a client of `capabilities`.
 fn stateless_meta(capabilities: &Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": { "name": "tasks-test", "version": "1" }
-    })
+    holon_test_support::initialize::Client::new("tasks-test")
+        .version("1")
+        .capabilities(capabilities.clone())
+        .stateless_meta()
 }
 
 #[tokio::test]

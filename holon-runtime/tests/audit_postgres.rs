@@ -1,11 +1,6 @@
-//! The audit chain in PostgreSQL, on a real server (see holon-mcp's
-//! `tests/support/postgres.rs`): concurrent appenders from several logs never fork
-//! it, and a deleted, edited or reordered row is found and named by its number.
-
-// The fixture starts a server process and reads its files: a test's own effects.
-#[path = "../../holon-mcp/tests/support/postgres.rs"]
-#[allow(dead_code, clippy::disallowed_methods, clippy::disallowed_types)]
-mod postgres;
+//! The audit chain in PostgreSQL, on a real server (holon-test-support's
+//! `postgres`): concurrent appenders from several logs never fork it, and a deleted,
+//! edited or reordered row is found and named by its number.
 
 use std::time::{Duration, SystemTime};
 
@@ -14,7 +9,7 @@ use holon_policy::audit::ChainBreak;
 use holon_runtime::audit_log::AuditError;
 use holon_runtime::audit_log::postgres::PostgresAuditLog;
 use holon_runtime::audit_log::rows::RowBreak;
-use postgres::TestPostgres;
+use holon_test_support::postgres::TestPostgres;
 
 /// Appends the record of one (deferred) call of `tool` to `log`.
 fn append(log: &PostgresAuditLog, tool: &str) {

@@ -133,6 +133,10 @@ const ALLOWED: &[(&str, &str)] = &[
         "the MCP server's stdin and stdout, when its client hands it Unix sockets",
     ),
     (
+        "test-support/src/lib.rs",
+        "the tests' shared scaffolding (a dev-dependency only): server processes, loopback sockets, a throw-away PostgreSQL",
+    ),
+    (
         "examples/agent/src/endpoint.rs",
         "the example agent's HTTP client to the model API it is pointed at (a host, not a tool)",
     ),

@@ -24,6 +24,7 @@ const CRATES: &[&str] = &[
     "holon-runtime",
     "holon-tool-macros",
     "holon-web-text",
+    "test-support",
 ];
 
 type ModulePath = Vec<String>;

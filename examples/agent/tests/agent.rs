@@ -6,108 +6,13 @@
 // The test runs the binary and listens on a loopback port.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+// The loopback server that replays provider responses and records the requests.
+use holon_test_support::loopback::{LoopbackServer, Recorded};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-0123456789-secret";
-
-/// One request as the server received it.
-#[derive(Debug, Clone)]
-struct Recorded {
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Value,
-}
-
-impl Recorded {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
-    }
-}
-
-/// A loopback HTTP server answering each request with the next scripted
-/// (status, body), on a thread of its own.
-struct Server {
-    address: SocketAddr,
-    recorded: Arc<Mutex<Vec<Recorded>>>,
-}
-
-impl Server {
-    fn start(script: Vec<(u16, String)>) -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-        listener.set_nonblocking(true).expect("non-blocking");
-        let address = listener.local_addr().expect("the address");
-        let recorded = Arc::new(Mutex::new(Vec::new()));
-        let script = Arc::new(Mutex::new(script.into_iter()));
-        let log = recorded.clone();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_io()
-                .build()
-                .expect("a runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
-                loop {
-                    let Ok((stream, _)) = listener.accept().await else {
-                        return;
-                    };
-                    let (script, log) = (script.clone(), log.clone());
-                    let service = service_fn(move |request: Request<Incoming>| {
-                        let (script, log) = (script.clone(), log.clone());
-                        async move {
-                            let path = request.uri().path().to_string();
-                            let headers = request
-                                .headers()
-                                .iter()
-                                .map(|(k, v)| {
-                                    (k.to_string(), v.to_str().unwrap_or_default().to_string())
-                                })
-                                .collect();
-                            let bytes = request.into_body().collect().await.unwrap().to_bytes();
-                            let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-                            log.lock().unwrap().push(Recorded {
-                                path,
-                                headers,
-                                body,
-                            });
-                            let (status, text) = script
-                                .lock()
-                                .unwrap()
-                                .next()
-                                .unwrap_or((599, "the script is exhausted".to_string()));
-                            let mut response = Response::new(Full::new(Bytes::from(text)));
-                            *response.status_mut() = StatusCode::from_u16(status).unwrap();
-                            Ok::<_, Infallible>(response)
-                        }
-                    });
-                    tokio::spawn(async move {
-                        let _ = http1::Builder::new()
-                            .serve_connection(TokioIo::new(stream), service)
-                            .await;
-                    });
-                }
-            });
-        });
-        Self { address, recorded }
-    }
-
-    fn requests(&self) -> Vec<Recorded> {
-        self.recorded.lock().unwrap().clone()
-    }
-}
 
 /// Runs the agent binary against `base_url` with the key in its environment.
 fn agent(provider: &str, base_url: &str) -> Output {
@@ -152,7 +57,7 @@ fn ok(body: Value) -> (u16, String) {
 
 #[test]
 fn a_chat_agent_sends_the_tool_messages_and_prints_the_answer() {
-    let server = Server::start(vec![
+    let server = LoopbackServer::scripted(vec![
         ok(
             json!({ "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
             "choices": [{ "index": 0, "finish_reason": "tool_calls", "message": {
@@ -168,7 +73,7 @@ fn a_chat_agent_sends_the_tool_messages_and_prints_the_answer() {
                 "role": "assistant", "content": "It is 21.", "refusal": null } }] }),
         ),
     ]);
-    let output = agent("openai-chat", &format!("http://{}/v1", server.address));
+    let output = agent("openai-chat", &format!("http://{}/v1", server.address()));
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "It is 21.\n");
 
@@ -207,7 +112,7 @@ fn a_chat_agent_sends_the_tool_messages_and_prints_the_answer() {
 
 #[test]
 fn a_responses_agent_sends_function_call_outputs_and_prints_the_answer() {
-    let server = Server::start(vec![
+    let server = LoopbackServer::scripted(vec![
         ok(
             json!({ "id": "r1", "object": "response", "status": "completed", "output": [
             { "type": "function_call", "id": "fc_1", "call_id": "call_div", "name": "Calculate",
@@ -221,7 +126,7 @@ fn a_responses_agent_sends_function_call_outputs_and_prints_the_answer() {
     ]);
     let output = agent(
         "openai-responses",
-        &format!("http://{}/v1/", server.address),
+        &format!("http://{}/v1/", server.address()),
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "Division by zero.\n");
@@ -245,7 +150,7 @@ fn a_responses_agent_sends_function_call_outputs_and_prints_the_answer() {
 
 #[test]
 fn an_anthropic_agent_sends_tool_result_blocks_and_prints_the_answer() {
-    let server = Server::start(vec![
+    let server = LoopbackServer::scripted(vec![
         ok(
             json!({ "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
             "stop_reason": "tool_use", "stop_sequence": null,
@@ -260,7 +165,7 @@ fn an_anthropic_agent_sends_tool_result_blocks_and_prints_the_answer() {
             "content": [{ "type": "text", "text": "Three words." }] }),
         ),
     ]);
-    let output = agent("anthropic", &format!("http://{}", server.address));
+    let output = agent("anthropic", &format!("http://{}", server.address()));
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "Three words.\n");
 
@@ -287,8 +192,8 @@ fn an_anthropic_agent_sends_tool_result_blocks_and_prints_the_answer() {
 
 /// Runs the chat agent against a server answering `status` and `body` once.
 fn failed_run(status: u16, body: &str) -> String {
-    let server = Server::start(vec![(status, body.to_string())]);
-    let output = agent("openai-chat", &format!("http://{}/v1", server.address));
+    let server = LoopbackServer::scripted(vec![(status, body.to_string())]);
+    let output = agent("openai-chat", &format!("http://{}/v1", server.address()));
     assert!(!output.status.success(), "HTTP {status} ended in success");
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(text(&output.stdout), "", "nothing is printed as an answer");

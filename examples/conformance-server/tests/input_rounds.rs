@@ -10,15 +10,15 @@
 mod common;
 
 use common::Server;
+use holon_test_support::initialize::Client;
 use serde_json::{Value, json};
 
 /// The `_meta` of a stateless request from a client of `capabilities`, plus `extra`.
 fn meta(capabilities: &Value, extra: Value) -> Value {
-    let mut meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": { "name": "input-rounds-test", "version": "1" }
-    });
+    let mut meta = Client::new("input-rounds-test")
+        .version("1")
+        .capabilities(capabilities.clone())
+        .stateless_meta();
     if let (Some(meta), Value::Object(extra)) = (meta.as_object_mut(), extra) {
         meta.extend(extra);
     }

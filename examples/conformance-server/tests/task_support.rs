@@ -9,6 +9,7 @@
 mod common;
 
 use common::Server;
+use holon_test_support::initialize::Client;
 use serde_json::{Value, json};
 
 /// The listed tools that have an `execution`, with it, by name.
@@ -47,11 +48,9 @@ fn a_2025_11_25_session_lists_the_task_support_of_each_task_tool() {
 #[test]
 fn a_2026_07_28_request_lists_no_execution() {
     let mut server = Server::stateless();
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": { "name": "task-support-test", "version": "1" }
-    });
+    let meta = Client::new("task-support-test")
+        .version("1")
+        .stateless_meta();
     let (_, answer) = server.request("tools/list", json!({ "_meta": meta }));
     assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
     assert_eq!(executions(&answer), Vec::new());

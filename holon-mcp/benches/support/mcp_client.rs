@@ -1,6 +1,7 @@
-//! The MCP client side the MCP benches share (holon-mcp's `mcp_vs_rmcp` and, through
-//! `#[path]`, holon-tools' `mcp_latency`): a server process on stdio, just enough
-//! HTTP/1.1 for one kept-alive connection, and the quantiles of what they measured.
+//! The MCP client side of holon-tools' `mcp_latency` bench, which includes it by
+//! `#[path]`: a server process on stdio, just enough HTTP/1.1 for one kept-alive
+//! connection, and the quantiles of what it measured. holon-test-support has the same
+//! (`stdio`, `http::BlockingClient`, `latency`); this copy goes once that bench uses it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

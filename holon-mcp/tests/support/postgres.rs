@@ -6,6 +6,9 @@
 //! `initdb` as root on root-run CI machines, which `initdb` refuses. This one
 //! listens on a Unix socket in its own directory (no port at all) and runs the
 //! server as the `postgres` user when the test runs as root.
+//!
+//! holon-test-support's `postgres` module is the fixture; this copy stays for the
+//! crates that still include it by `#[path]`, until they depend on that crate.
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,8 @@
 //! Attacks on the HTTP server's resources, each answered by a limit: a half-sent
 //! request and an idle connection are closed, a connection past the cap is refused
-//! with 503, and a session past the cap is refused with a JSON-RPC error.
+//! with 503, and a session past the cap is refused with a JSON-RPC error. The attacks
+//! write their bytes on a raw socket (malformed and partial on purpose); the sessions
+//! are opened by holon-test-support's HTTP client.
 
 // Tests set their fixtures up with processes and sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -11,7 +13,9 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 
 use common::{Server, TIMEOUT, TOKEN, over_http};
-use serde_json::json;
+use holon_test_support::http::{block_on, exchange};
+use holon_test_support::initialize::Client;
+use hyper::{Method, StatusCode};
 
 /// The downstream server on a free loopback port with `limits` flags, and its
 /// authority.
@@ -79,31 +83,30 @@ fn a_connection_past_the_cap_is_refused_with_503() {
     drop(held);
 }
 
-fn initialize(authority: &str) -> String {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "limits-test", "version": "1"}}})
-    .to_string();
-    let mut stream = connect(authority);
-    write!(
-        stream,
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {TOKEN}\r\n\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    common::read_until_answer(&mut stream)
+/// The answer to a 2025-11-25 `initialize` with the token: its status and body.
+fn initialize(authority: &str) -> (StatusCode, String) {
+    let addr = authority.parse().expect("a socket address");
+    let request = Client::new("limits-test").version("1").initialize(1);
+    let bearer = format!("Bearer {TOKEN}");
+    let headers = [("authorization", bearer.as_str())];
+    let (status, _, body) = block_on(exchange(
+        addr,
+        Method::POST,
+        "/mcp",
+        &headers,
+        Some(&request),
+    ));
+    (status, body)
 }
 
 #[test]
 fn a_session_past_the_cap_is_refused_with_a_json_rpc_error() {
     let (_server, authority) = serve(&["--max-sessions", "2"]);
     for _ in 0..2 {
-        let reply = initialize(&authority);
-        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+        let (status, reply) = initialize(&authority);
+        assert_eq!(status, StatusCode::OK, "{reply}");
     }
-    let reply = initialize(&authority);
-    assert!(reply.starts_with("HTTP/1.1 503"), "{reply}");
+    let (status, reply) = initialize(&authority);
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{reply}");
     assert!(reply.contains("\"too_many_sessions\""), "{reply}");
 }

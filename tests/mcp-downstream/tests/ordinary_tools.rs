@@ -9,68 +9,35 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::ChildStdin;
-use std::sync::mpsc::Receiver;
-
-use common::{TIMEOUT, over_stdio};
+use common::{StdioServer, initialize, over_stdio};
 use serde_json::{Value, json};
 
 /// 2^53 - 1, JavaScript's `Number.MAX_SAFE_INTEGER`: the bound of a 64-bit field.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-fn send(stdin: &mut ChildStdin, message: &Value) {
-    writeln!(stdin, "{message}").unwrap();
-    stdin.flush().unwrap();
-}
-
-fn next(stdout: &Receiver<String>) -> Value {
-    serde_json::from_str(&stdout.recv_timeout(TIMEOUT).expect("the server answers")).unwrap()
-}
-
 /// A started stdio session with the server.
-fn session() -> (common::Server, ChildStdin, Receiver<String>) {
-    let (server, mut stdin, stdout) = over_stdio();
-    send(
-        &mut stdin,
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "downstream-test", "version": "1"}}}),
-    );
-    let initialized = next(&stdout);
+fn session() -> StdioServer {
+    let mut server = over_stdio();
+    server.send(&initialize());
+    let initialized = server.next();
     assert!(initialized.get("result").is_some(), "{initialized}");
-    send(
-        &mut stdin,
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
-    (server, stdin, stdout)
+    server.send(&holon_test_support::initialize::initialized());
+    server
 }
 
-fn call(
-    stdin: &mut ChildStdin,
-    stdout: &Receiver<String>,
-    id: u64,
-    name: &str,
-    arguments: Value,
-) -> Value {
-    send(
-        stdin,
-        &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}}),
-    );
-    let answer = next(stdout);
+fn call(server: &mut StdioServer, id: u64, name: &str, arguments: Value) -> Value {
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}));
+    let answer = server.next();
     assert_eq!(answer["id"], id, "{answer}");
     answer["result"].clone()
 }
 
 #[test]
 fn integer_fields_and_keyword_named_fields_are_listed_and_called() {
-    let (_server, mut stdin, stdout) = session();
-    send(
-        &mut stdin,
-        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    );
-    let listed = next(&stdout);
+    let mut server = session();
+    server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = server.next();
     let tools = listed["result"]["tools"].as_array().expect("a list");
     let names: Vec<&str> = tools
         .iter()
@@ -89,12 +56,11 @@ fn integer_fields_and_keyword_named_fields_are_listed_and_called() {
     );
     assert_eq!(format["format"]["type"], "string", "{format}");
 
-    let added = call(&mut stdin, &stdout, 3, "Add", json!({"a": -7, "b": 12}));
+    let added = call(&mut server, 3, "Add", json!({"a": -7, "b": 12}));
     assert_eq!(added["isError"], false, "{added}");
     assert_eq!(added["structuredContent"]["result"], 5, "{added}");
     let written = call(
-        &mut stdin,
-        &stdout,
+        &mut server,
         4,
         "FormatNumber",
         json!({"value": MAX_SAFE_INTEGER, "format": "hex"}),
@@ -105,8 +71,7 @@ fn integer_fields_and_keyword_named_fields_are_listed_and_called() {
         "{written}"
     );
     let repeated = call(
-        &mut stdin,
-        &stdout,
+        &mut server,
         5,
         "Repeat",
         json!({"pattern": "ab", "times": 3}),
@@ -120,7 +85,7 @@ fn integer_fields_and_keyword_named_fields_are_listed_and_called() {
 
 #[test]
 fn an_integer_past_the_safe_bound_is_a_typed_error() {
-    let (_server, mut stdin, stdout) = session();
+    let mut server = session();
     let cases = [
         (
             "Add",
@@ -148,7 +113,7 @@ fn an_integer_past_the_safe_bound_is_a_typed_error() {
         ),
     ];
     for (id, (name, arguments, field, words)) in (10..).zip(cases) {
-        let refused = call(&mut stdin, &stdout, id, name, arguments);
+        let refused = call(&mut server, id, name, arguments);
         assert_eq!(refused["isError"], true, "{refused}");
         let error = &refused["_meta"]["holon/error"];
         assert_eq!(error["kind"], "invalid_tool_input", "{refused}");

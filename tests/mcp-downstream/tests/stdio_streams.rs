@@ -5,27 +5,21 @@
 // Tests set their fixtures up with processes, pipes and files freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::initialize;
+use holon_test_support::initialize::initialized;
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_holon-mcp-downstream");
 /// `O_NONBLOCK` as `/proc/*/fdinfo` prints the flags: octal.
 const O_NONBLOCK: u32 = 0o4000;
-
-fn initialize() -> Value {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "downstream-test", "version": "1"}}})
-}
-
-fn initialized() -> Value {
-    json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-}
 
 type Client = (
     std::process::Child,

@@ -1,17 +1,17 @@
-//! The downstream server as the tests run it: over stdio or on a loopback HTTP port,
-//! killed when the test is done with it.
+//! The downstream server as the tests run it: over stdio (holon-test-support's stdio
+//! client) or on a loopback HTTP port, killed when the test is done with it.
 
 // Each test binary uses part of it.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read};
-use std::net::TcpStream;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
 
-/// How long a test waits for what should happen; never reached when it does.
-pub const TIMEOUT: Duration = Duration::from_secs(60);
+use holon_test_support::initialize::Client;
+pub use holon_test_support::stdio::{StdioServer, TIMEOUT};
+use serde_json::Value;
+
 /// The bearer token of the HTTP server.
 pub const TOKEN: &str = "downstream-token-4f7a1c9e2b";
 
@@ -42,21 +42,16 @@ fn lines(reader: impl Read + Send + 'static) -> Receiver<String> {
     receiver
 }
 
-/// The server over stdio: its stdin, and the lines of its stdout.
-pub fn over_stdio() -> (Server, ChildStdin, Receiver<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = lines(child.stdout.take().unwrap());
-    let server = Server {
-        child,
-        stderr: None,
-    };
-    (server, stdin, stdout)
+/// The server over stdio, killed when dropped.
+pub fn over_stdio() -> StdioServer {
+    StdioServer::spawn(
+        Command::new(env!("CARGO_BIN_EXE_holon-mcp-downstream")).stderr(Stdio::null()),
+    )
+}
+
+/// The 2025-11-25 `initialize` (id 1) of the tests' client.
+pub fn initialize() -> Value {
+    Client::new("downstream-test").version("1").initialize(1)
 }
 
 /// The server on a free loopback port with `TOKEN` and the flags `args`: the line
@@ -88,17 +83,4 @@ pub fn over_http(args: &[&str]) -> (Server, String, String) {
         .unwrap_or_else(|| panic!("no URL in {line:?}"))
         .to_string();
     (server, line, authority)
-}
-
-/// What `stream` sends until a JSON-RPC result or error is in it, or it ends.
-pub fn read_until_answer(stream: &mut TcpStream) -> String {
-    let mut reply = String::new();
-    let mut buffer = [0u8; 4096];
-    while !reply.contains("\"result\"") && !reply.contains("\"error\"") {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => reply.push_str(&String::from_utf8_lossy(&buffer[..n])),
-        }
-    }
-    reply
 }
