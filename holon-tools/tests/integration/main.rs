@@ -30,6 +30,7 @@ mod apply_patch_vs_git;
 mod approvals;
 mod approvals_mcp;
 mod approvals_out_of_band;
+mod approvals_replicas;
 mod approvals_site;
 mod audit_cli;
 mod audit_store;
