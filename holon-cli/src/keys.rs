@@ -1,6 +1,7 @@
 //! `holon-tools keys rotate`: a new current key for the `requestState` keyring of a
 //! store URL's database, the current one kept as the previous (see
-//! docs/scale-out.md, "The keyring").
+//! docs/scale-out.md, "The keyring"); with PostgreSQL, the operator key that signs
+//! approval decisions in the database too.
 
 use std::process::ExitCode;
 
@@ -39,8 +40,15 @@ pub(super) fn keys(command: &KeysCommand) -> ExitCode {
         }
     };
     let rotated = Stores::open(&url).and_then(|stores| Ok(stores.rotate_keys()?));
+    let rotated = match rotated {
+        Ok(ring) => match &url {
+            StoreUrl::Postgres(database) => rotate_approval_key(database).map(|line| (ring, line)),
+            _ => Ok((ring, None)),
+        },
+        Err(error) => Err(error.to_string()),
+    };
     match rotated {
-        Ok(ring) => {
+        Ok((ring, approval_line)) => {
             let previous: Vec<_> = ring.previous_ids().collect();
             println!(
                 "rotated the keyring of {url}: current key {}, previous {}; its servers seal with the new key within {} s",
@@ -48,6 +56,9 @@ pub(super) fn keys(command: &KeysCommand) -> ExitCode {
                 previous.first().copied().unwrap_or("none"),
                 holon_mcp::keyring::REFRESH.as_secs()
             );
+            if let Some(line) = approval_line {
+                println!("{line}");
+            }
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -55,4 +66,17 @@ pub(super) fn keys(command: &KeysCommand) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Rotates the operator key of the approvals in the database `url`: the line that
+/// says so. Its replicas sign with the new key at their next decision.
+fn rotate_approval_key(url: &str) -> Result<Option<String>, String> {
+    let store = holon_runtime::approvals::postgres::PostgresApprovalStore::open(url)
+        .map_err(|error| error.to_string())?;
+    let ring = store.keys().rotate()?;
+    Ok(Some(format!(
+        "rotated the operator key of its approvals: current key {}, previous {}; decisions signed with the one before are refused",
+        ring.current_id().unwrap_or("none"),
+        ring.previous_id().unwrap_or("none")
+    )))
 }

@@ -310,6 +310,12 @@ pub enum Command {
     /// The calls the approval policy asked about: list and show them, approve one
     /// (it runs now, once) or deny it (the model reads the message).
     Approvals {
+        /// The PostgreSQL store (`postgres://USER@HOST/DATABASE`) whose asked calls
+        /// to decide, as given to `serve --store`; other stores keep them in the
+        /// state directory.
+        // A string, parsed after clap: clap's error would echo a password of the URL.
+        #[arg(long, value_name = "URL", env = holon_mcp::STORE_URL_ENV, global = true)]
+        store: Option<String>,
         /// What to do.
         #[command(subcommand)]
         command: ApprovalsCommand,
@@ -488,9 +494,15 @@ pub fn run(cli: Cli) -> ExitCode {
                 None => audit::audit(&cli, *action, &filter, *json),
             }
         }
-        Command::Approvals { command } => with_runtime(&cli, async |runtime| {
-            approvals::approvals(runtime, command).await
-        }),
+        Command::Approvals { command, store } => {
+            if let Some(Err(error)) = store.as_ref().map(|url| url.parse::<holon_mcp::StoreUrl>()) {
+                eprintln!("holon-tools approvals: --store: {error}");
+                return ExitCode::from(2);
+            }
+            with_runtime(&cli, async |runtime| {
+                approvals::approvals(runtime, command).await
+            })
+        }
         Command::LintGuidance {
             paths,
             no_descriptions,
@@ -666,14 +678,14 @@ fn with_runtime(
         // Its name is in this process's command line, which every command can read.
         config.commands.hidden_paths.push(file.clone());
     }
+    // With a PostgreSQL store the asked calls, grants and operator keys are the
+    // database's, which every replica shares.
+    config.approvals_database = postgres_store(&cli.command);
     if cli.audit || cli.audit_file.is_some() {
         // A server on a PostgreSQL store appends to the chain in its database, which
         // every replica shares; a file named too is refused, not silently ignored.
         let store = match &cli.command {
-            Command::Serve { store, .. } => match store.parse::<holon_mcp::StoreUrl>() {
-                Ok(holon_mcp::StoreUrl::Postgres(url)) => Some(url),
-                _ => None,
-            },
+            Command::Serve { .. } => postgres_store(&cli.command),
             _ => None,
         };
         if store.is_some() && cli.audit_file.is_some() {
@@ -752,6 +764,19 @@ fn with_runtime(
         }
     };
     tokio.block_on(body(runtime))
+}
+
+/// The PostgreSQL URL of `command`'s `--store`, when it names one.
+fn postgres_store(command: &Command) -> Option<String> {
+    let store = match command {
+        Command::Serve { store, .. } => Some(store),
+        Command::Approvals { store, .. } => store.as_ref(),
+        _ => None,
+    }?;
+    match store.parse::<holon_mcp::StoreUrl>() {
+        Ok(holon_mcp::StoreUrl::Postgres(url)) => Some(url),
+        _ => None,
+    }
 }
 
 /// Refuses a policy or audit file named on the command line that lies inside one of

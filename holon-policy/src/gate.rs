@@ -1,7 +1,7 @@
 //! [`Approvals`]: the policy, the store and the key of a host, as the dispatcher
 //! consults them and the operator decides with them.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -12,6 +12,7 @@ use holon_core::{
     ToolError, ToolErrorKind, ToolResult,
 };
 
+use crate::keys::{KeyRefusal, OperatorKeySource, OperatorKeyring};
 use crate::pending::{ApprovalState, ApprovalStore, PendingCall};
 use crate::rules::{ApprovalPolicy, CallFacts, Evaluation, Rule, Verdict};
 use crate::signing::{OperatorKey, SignedDecision, Standing, arguments_digest};
@@ -25,16 +26,50 @@ pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
 pub struct Approvals {
     policy: ApprovalPolicy,
     store: Arc<dyn ApprovalStore>,
-    key: OperatorKey,
+    keys: Keys,
     ttl: Duration,
 }
 
-impl std::fmt::Debug for Approvals {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Approvals")
-            .field("policy", &self.policy)
-            .field("ttl", &self.ttl)
-            .finish_non_exhaustive()
+/// The ring decisions are signed and verified with, and where it is read again.
+struct Keys {
+    /// The ring as last read.
+    ring: RwLock<OperatorKeyring>,
+    source: Option<Arc<dyn OperatorKeySource>>,
+}
+
+impl Keys {
+    fn fixed(ring: OperatorKeyring) -> Self {
+        Self {
+            ring: RwLock::new(ring),
+            source: None,
+        }
+    }
+
+    fn held(&self) -> OperatorKeyring {
+        self.ring
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The ring as its source holds it now: read again at every signature and
+    /// verification (decisions are made at a person's pace, and a read is one
+    /// statement), so a rotation holds on every replica at once. A source that fails
+    /// leaves the ring last read; a store that failed too refuses the decision anyway.
+    fn now(&self) -> OperatorKeyring {
+        let Some(ring) = self.source.as_ref().and_then(|source| source.load().ok()) else {
+            return self.held();
+        };
+        *self
+            .ring
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = ring.clone();
+        ring
+    }
+
+    /// Whether `decision` holds under the ring as it is now.
+    fn verify(&self, decision: &SignedDecision) -> Result<(), KeyRefusal> {
+        self.now().verify(decision)
     }
 }
 
@@ -171,9 +206,42 @@ impl Approvals {
         Self {
             policy,
             store,
-            key,
+            keys: Keys::fixed(OperatorKeyring::single(key)),
             ttl: DEFAULT_APPROVAL_TTL,
         }
+    }
+
+    /// Signs and verifies with `ring` rather than the one key given to
+    /// [`Approvals::new`].
+    pub fn with_keyring(mut self, ring: OperatorKeyring) -> Self {
+        self.keys = Keys::fixed(ring);
+        self
+    }
+
+    /// `policy`, with asked calls kept in `store` and decisions signed and verified
+    /// with the ring `source` holds, read now and again at each signature and
+    /// verification: replicas on one source follow a rotation at once, without a
+    /// restart.
+    pub fn from_key_source(
+        policy: ApprovalPolicy,
+        store: Arc<dyn ApprovalStore>,
+        source: Arc<dyn OperatorKeySource>,
+    ) -> Result<Self, String> {
+        let ring = source.load()?;
+        Ok(Self {
+            policy,
+            store,
+            keys: Keys {
+                ring: RwLock::new(ring),
+                source: Some(source),
+            },
+            ttl: DEFAULT_APPROVAL_TTL,
+        })
+    }
+
+    /// The id of the key decisions are signed with now (`None`: a key file's key).
+    pub fn current_key_id(&self) -> Option<String> {
+        self.keys.now().current_id().map(str::to_string)
     }
 
     /// Sets how long an asked call waits for the operator.
@@ -308,8 +376,11 @@ impl Approvals {
                 "approve it once, or for its principal",
             ));
         }
-        Ok(SignedDecision::sign(
-            &self.key,
+        let ring = self.keys.now();
+        let (key, key_id) = ring.signing_key();
+        Ok(SignedDecision::sign_with_id(
+            key,
+            key_id,
             &call.id,
             &arguments_digest(&call.arguments),
             &call.principal,
@@ -450,15 +521,30 @@ impl Approvals {
         context: &ToolContext,
     ) -> Result<PendingCall, Refused> {
         let id = &decision.approval_id;
-        if !decision.verify(&self.key) {
-            return Err(Box::new((
-                refusal(
-                    "approval_signature_invalid",
-                    format!("the decision on `{id}` is not signed with the operator's key"),
-                    "decide with `holon-tools approvals approve|deny`, which signs with the key in the state directory",
-                ),
-                None,
-            )));
+        match self.keys.verify(decision) {
+            Ok(()) => {}
+            Err(KeyRefusal::Invalid) => {
+                return Err(Box::new((
+                    refusal(
+                        "approval_signature_invalid",
+                        format!("the decision on `{id}` is not signed with the operator's key"),
+                        "decide with `holon-tools approvals approve|deny`, which signs with the key in the state directory",
+                    ),
+                    None,
+                )));
+            }
+            Err(KeyRefusal::RotatedOut(key_id)) => {
+                return Err(Box::new((
+                    refusal(
+                        "approval_key_rotated_out",
+                        format!(
+                            "the decision on `{id}` was signed with the operator key `{key_id}`, which was rotated out (the ring keeps the current and the previous key only)"
+                        ),
+                        "decide again: a new decision is signed with the current key",
+                    ),
+                    None,
+                )));
+            }
         }
         let call = self.pending(id).map_err(|error| Box::new((error, None)))?;
         let now = now_ms();

@@ -21,6 +21,7 @@
 
 pub mod audit;
 mod gate;
+mod keys;
 mod pending;
 mod rules;
 pub(crate) mod signing;
@@ -28,6 +29,7 @@ mod site;
 
 pub use gate::{Approvals, DEFAULT_APPROVAL_TTL, DecidedBy, WithApprovals};
 pub use holon_core::{ApprovalRequired, Decision};
+pub use keys::{KeyRefusal, KeyringError, OperatorKeySource, OperatorKeyring};
 pub use pending::{
     ApprovalState, ApprovalStore, ApprovalStoreError, MemoryApprovalStore, PendingCall,
 };

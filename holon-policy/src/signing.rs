@@ -130,15 +130,52 @@ pub struct SignedDecision {
     /// Where the call was asked, as it was stored: an approval runs it there only.
     #[serde(default)]
     pub site: Option<CallSite>,
+    /// The id of the key that signed it, in a ring that rotates (see
+    /// [`OperatorKeyring`](crate::OperatorKeyring)); `None` for the one unnamed key of a
+    /// key file. Verification picks the key by it, so a decision of a key rotated out
+    /// is told from a forged one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
     /// HMAC-SHA-256 (hex) of everything above under the operator's key.
     pub signature: String,
 }
 
 impl SignedDecision {
-    /// A decision on the fields given, signed with `key`.
+    /// A decision on the fields given, signed with the unnamed `key` (a key file's).
     #[allow(clippy::too_many_arguments)] // each is one bound field of the decision
     pub fn sign(
         key: &OperatorKey,
+        approval_id: &str,
+        arguments_sha256: &str,
+        principal: &str,
+        expires_at_ms: i64,
+        approve: bool,
+        standing: Standing,
+        message: Option<String>,
+        decided_by: &str,
+        site: Option<CallSite>,
+    ) -> Self {
+        Self::sign_with_id(
+            key,
+            None,
+            approval_id,
+            arguments_sha256,
+            principal,
+            expires_at_ms,
+            approve,
+            standing,
+            message,
+            decided_by,
+            site,
+        )
+    }
+
+    /// A decision on the fields given, signed with `key`, whose id in its ring is
+    /// `key_id` (bound by the signature too).
+    #[allow(clippy::too_many_arguments)] // each is one bound field of the decision
+    pub fn sign_with_id(
+        key: &OperatorKey,
+        key_id: Option<&str>,
         approval_id: &str,
         arguments_sha256: &str,
         principal: &str,
@@ -159,6 +196,7 @@ impl SignedDecision {
             message,
             decided_by: decided_by.to_string(),
             site,
+            key_id: key_id.map(str::to_string),
             signature: String::new(),
         };
         decision.signature = hex::encode(decision.signed(key).finalize().into_bytes());
@@ -192,6 +230,12 @@ impl SignedDecision {
         ];
         let mut mac = key.mac_of(&fields);
         mac.update(&[u8::from(self.message.is_some())]);
+        // Unnamed keys sign as before key ids existed, so stored decisions still verify.
+        if let Some(id) = &self.key_id {
+            mac.update(b"key-id");
+            mac.update(&(id.len() as u64).to_be_bytes());
+            mac.update(id.as_bytes());
+        }
         mac
     }
 }

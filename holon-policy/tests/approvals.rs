@@ -848,3 +848,87 @@ fn an_approval_made_out_of_band_runs_the_call_when_it_is_made_again_once() {
         assert_eq!(deciders, expected);
     });
 }
+
+/// A ring kept where every replica reads it (a database, in a host), rotated as
+/// `holon-tools keys rotate` does: a new current key, the current one kept as the
+/// previous, the one before dropped.
+struct RotatingKeys(Mutex<(u8, holon_policy::OperatorKeyring)>);
+
+impl RotatingKeys {
+    fn ring(generation: u8) -> holon_policy::OperatorKeyring {
+        let named = |generation: u8| {
+            (
+                format!("k{generation}"),
+                OperatorKey::from_bytes([generation; 32]),
+            )
+        };
+        holon_policy::OperatorKeyring::named(
+            named(generation),
+            (generation > 1).then(|| named(generation - 1)),
+        )
+        .unwrap()
+    }
+
+    fn new() -> Self {
+        Self(Mutex::new((1, Self::ring(1))))
+    }
+
+    fn rotate(&self) {
+        let mut held = self.0.lock().unwrap();
+        held.0 += 1;
+        held.1 = Self::ring(held.0);
+    }
+}
+
+impl holon_policy::OperatorKeySource for RotatingKeys {
+    fn load(&self) -> Result<holon_policy::OperatorKeyring, String> {
+        Ok(self.0.lock().unwrap().1.clone())
+    }
+}
+
+#[test]
+fn a_decision_of_the_previous_key_runs_and_one_of_a_key_rotated_out_is_refused() {
+    rt().block_on(async {
+        let keys = Arc::new(RotatingKeys::new());
+        let store: Arc<dyn ApprovalStore> = Arc::new(MemoryApprovalStore::new());
+        // Two replicas on one store and one ring: one signs, the other carries out.
+        let signer = Host::with(
+            Approvals::from_key_source(ask_bump(), Arc::clone(&store), keys.clone()).unwrap(),
+        );
+        let runner =
+            Host::with(Approvals::from_key_source(ask_bump(), store, keys.clone()).unwrap());
+        let id = signer.ask().await;
+        let before = signer
+            .approvals
+            .sign(&id, true, Standing::Once, None, "operator")
+            .unwrap();
+        assert_eq!(before.key_id.as_deref(), Some("k1"));
+
+        // Rotated once: k1 is the previous key, and still verifies.
+        keys.rotate();
+        let ran = runner.decide(&before).await.unwrap();
+        assert!(ran.is_success(), "{ran:?}");
+        assert_eq!(runner.runs(), 1);
+
+        // Signed with the current key, k2; two rotations later k2 is out of the ring:
+        // refused with its own kind, and nothing runs.
+        let second = signer.ask().await;
+        let old = signer
+            .approvals
+            .sign(&second, true, Standing::Once, None, "operator")
+            .unwrap();
+        assert_eq!(old.key_id.as_deref(), Some("k2"));
+        keys.rotate();
+        keys.rotate();
+        assert_eq!(kind(runner.decide(&old).await), "approval_key_rotated_out");
+        assert_eq!(runner.runs(), 1);
+        // A decision that names the current key but was signed with another is forged.
+        let mut forged = old.clone();
+        forged.key_id = Some("k4".into());
+        assert_eq!(
+            kind(runner.decide(&forged).await),
+            "approval_signature_invalid"
+        );
+        assert_eq!(runner.runs(), 1);
+    });
+}

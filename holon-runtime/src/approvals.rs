@@ -3,6 +3,15 @@
 //! directory sees the same ones. A claim is one conditional `UPDATE`: of concurrent
 //! claims of a call, from threads or processes, exactly one changes its row. Storing
 //! an asked call unless the same one is pending is one write transaction.
+//!
+//! With the `postgres` feature, `postgres` keeps them in a PostgreSQL database
+//! instead, shared by the replicas of a server, and `postgres_keys` the operator
+//! keys that sign decisions there.
+
+#[cfg(feature = "postgres")]
+pub mod postgres;
+#[cfg(feature = "postgres")]
+pub mod postgres_keys;
 
 use holon_policy::{
     ApprovalState, ApprovalStore, ApprovalStoreError, PendingCall, Rule, SignedDecision,

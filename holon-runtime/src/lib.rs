@@ -17,7 +17,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
 pub mod agency;
-mod approvals;
+pub mod approvals;
 pub mod audit_log;
 pub mod bindings;
 pub mod catalog;
@@ -26,6 +26,8 @@ pub mod execution_log;
 pub mod git;
 pub mod memory;
 mod migrations;
+#[cfg(feature = "postgres")]
+mod postgres;
 pub mod service_error;
 pub mod services;
 pub mod state_dir;
@@ -43,7 +45,7 @@ use holon_core::{
 };
 use holon_policy::{
     ApprovalPolicy, ApprovalStore, Approvals, CallSite, CallSiteSource, DirIdentity, OperatorKey,
-    WithApprovals,
+    OperatorKeySource, WithApprovals,
 };
 
 pub use bindings::Bindings;
@@ -134,6 +136,11 @@ pub struct RuntimeConfig {
     /// `<state_dir>/operator.key`, made on first use; a key of its own per runtime
     /// when the state is in memory).
     pub operator_key_file: Option<PathBuf>,
+    /// The PostgreSQL database (`postgres://...`, feature `postgres`) that keeps the
+    /// asked calls, the standing grants and the operator keys instead of the state
+    /// directory, shared by every replica of a server on it; an approval is then bound
+    /// to the workspace it was asked in, not to a replica's state directory.
+    pub approvals_database: Option<String>,
 }
 
 impl RuntimeConfig {
@@ -161,6 +168,7 @@ impl RuntimeConfig {
             policy: None,
             approval_ttl: holon_policy::DEFAULT_APPROVAL_TTL,
             operator_key_file: None,
+            approvals_database: None,
         }
     }
 
@@ -218,6 +226,9 @@ pub enum RuntimeError {
     /// The audit log cannot be opened.
     #[error("{0}")]
     Audit(audit_log::AuditError),
+    /// The approvals' database cannot be opened, or its operator keys read.
+    #[error("the approvals in the database cannot be used: {0}")]
+    ApprovalsDatabase(String),
     /// The operator's key cannot be read or made.
     #[error("the operator key {} cannot be used: {source}", .path.display())]
     OperatorKey {
@@ -250,7 +261,12 @@ pub struct Runtime {
     state_dir_identity: Option<DirIdentity>,
     /// The approvals of this runtime, made on first use (the key file with them).
     approvals: std::sync::OnceLock<Arc<Approvals>>,
+    /// The database's approval store and operator keys, when one was named.
+    approvals_database: Option<DatabaseApprovals>,
 }
+
+/// The approval store and operator keys of a database.
+type DatabaseApprovals = (Arc<dyn ApprovalStore>, Arc<dyn OperatorKeySource>);
 
 impl Runtime {
     /// Opens the runtime: creates the state directory, opens and migrates the store,
@@ -331,6 +347,10 @@ impl Runtime {
             Some(audit) => Some(open_audit(audit, &config.state_dir, &operator_key_file)?),
             None => None,
         };
+        let approvals_database = match &config.approvals_database {
+            Some(url) => Some(open_approvals_database(url)?),
+            None => None,
+        };
         Ok(Arc::new(Self {
             workspace_root: config.workspace_root,
             bindings,
@@ -349,6 +369,7 @@ impl Runtime {
             policy: config.policy,
             approval_ttl: config.approval_ttl,
             approvals: std::sync::OnceLock::new(),
+            approvals_database,
         }))
         .and_then(|runtime: Arc<Self>| {
             // The key is read (or made) now when a policy needs it, so that a bad key
@@ -367,6 +388,15 @@ impl Runtime {
         if let Some(approvals) = self.approvals.get() {
             return Ok(Arc::clone(approvals));
         }
+        let policy = self.policy.clone().unwrap_or_default();
+        if let Some((store, keys)) = &self.approvals_database {
+            // The database's ring, never a key of this process: every replica signs
+            // and verifies with it.
+            let made = Approvals::from_key_source(policy, Arc::clone(store), Arc::clone(keys))
+                .map_err(RuntimeError::ApprovalsDatabase)?
+                .with_ttl(self.approval_ttl);
+            return Ok(Arc::clone(self.approvals.get_or_init(|| Arc::new(made))));
+        }
         let key = match &self.operator_key_file {
             Some(path) => {
                 state_dir::operator_key(path).map_err(|source| RuntimeError::OperatorKey {
@@ -379,7 +409,6 @@ impl Runtime {
                 source: std::io::Error::other(error.message),
             })?,
         };
-        let policy = self.policy.clone().unwrap_or_default();
         let store: Arc<dyn ApprovalStore> = Arc::clone(&self.store) as Arc<dyn ApprovalStore>;
         let made = Arc::new(Approvals::new(policy, store, key).with_ttl(self.approval_ttl));
         Ok(Arc::clone(self.approvals.get_or_init(|| made)))
@@ -393,9 +422,15 @@ impl Runtime {
             .dirs()
             .first()
             .ok_or_else(|| std::io::Error::other("no workspace root is bound"))?;
+        // With a database, the store and keys an approval needs are the database's,
+        // shared by replicas that each have a state directory of their own.
+        let state_dir = match self.approvals_database {
+            Some(_) => None,
+            None => self.state_dir_identity.clone(),
+        };
         Ok(CallSite {
             workspace: dir_identity(active)?,
-            state_dir: self.state_dir_identity.clone(),
+            state_dir,
         })
     }
 
@@ -583,6 +618,23 @@ impl DispatchObserver for ExecutionRecorder {
             tracing::error!(tool = %record.tool_name, %error, "the call was not appended to the audit log");
         }
     }
+}
+
+/// The approval store and operator keys of the database `url` names.
+#[cfg(feature = "postgres")]
+fn open_approvals_database(url: &str) -> Result<DatabaseApprovals, RuntimeError> {
+    let store = approvals::postgres::PostgresApprovalStore::open(url)
+        .map_err(|error| RuntimeError::ApprovalsDatabase(error.to_string()))?;
+    let keys = Arc::new(store.keys());
+    Ok((Arc::new(store), keys))
+}
+
+/// Without the `postgres` feature a database cannot keep the approvals.
+#[cfg(not(feature = "postgres"))]
+fn open_approvals_database(_url: &str) -> Result<DatabaseApprovals, RuntimeError> {
+    Err(RuntimeError::ApprovalsDatabase(
+        "this build has no PostgreSQL support (holon-runtime feature `postgres`)".to_string(),
+    ))
 }
 
 /// Opens the audit chain `audit` names: a PostgreSQL database, or a file (`audit.jsonl`

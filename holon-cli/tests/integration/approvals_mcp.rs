@@ -17,7 +17,7 @@ use crate::serve::{lines, send, spawn, spawn_stdio};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-struct Served {
+pub(crate) struct Served {
     child: Child,
     stdin: ChildStdin,
     stdout: Receiver<String>,
@@ -36,7 +36,7 @@ impl Served {
         Self::of(spawn(workspace, &[]))
     }
 
-    fn of(mut child: Child) -> Self {
+    pub(crate) fn of(mut child: Child) -> Self {
         let stdin = child.stdin.take().unwrap();
         let stdout = lines(child.stdout.take().unwrap());
         Self {
@@ -53,7 +53,7 @@ impl Served {
     }
 
     /// This server once a 2025-11-25 session of a client of `capabilities` started.
-    fn initialized(mut self, capabilities: Value) -> Self {
+    pub(crate) fn initialized(mut self, capabilities: Value) -> Self {
         let (_, answer) = self.request(
             "initialize",
             json!({ "protocolVersion": "2025-11-25", "capabilities": capabilities,
@@ -76,7 +76,7 @@ impl Served {
 
     /// Sends `method`; the server's requests before the answer (each answered with
     /// what `reply` gives), and the answer.
-    fn request(
+    pub(crate) fn request(
         &mut self,
         method: &str,
         params: Value,
@@ -110,7 +110,7 @@ impl Served {
         }
     }
 
-    fn create(&mut self, action: &'static str) -> (Vec<Value>, Value) {
+    pub(crate) fn create(&mut self, action: &'static str) -> (Vec<Value>, Value) {
         let arguments: Value = serde_json::from_str(CREATE).unwrap();
         self.request(
             "tools/call",
@@ -122,7 +122,7 @@ impl Served {
     }
 }
 
-fn error_kind(answer: &Value) -> &str {
+pub(crate) fn error_kind(answer: &Value) -> &str {
     answer["result"]["_meta"]["holon/error"]["kind"]
         .as_str()
         .unwrap_or_else(|| panic!("a typed error: {answer}"))
@@ -192,7 +192,7 @@ fn a_client_without_elicitation_gets_the_deferral_and_the_operator_approves_it()
 }
 
 /// The `_meta` of a stateless 2026-07-28 request from a client of `capabilities`.
-fn stateless(capabilities: Value) -> Value {
+pub(crate) fn stateless(capabilities: Value) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": capabilities,
@@ -200,7 +200,7 @@ fn stateless(capabilities: Value) -> Value {
     })
 }
 
-fn call_2026(served: &mut Served, arguments: Value, more: Value) -> Value {
+pub(crate) fn call_2026(served: &mut Served, arguments: Value, more: Value) -> Value {
     let mut params = json!({ "name": "CreateWorkItem", "arguments": arguments,
         "_meta": stateless(json!({ "elicitation": {} })) });
     if let (Some(params), Value::Object(more)) = (params.as_object_mut(), more) {
@@ -211,7 +211,7 @@ fn call_2026(served: &mut Served, arguments: Value, more: Value) -> Value {
 
 /// The retry of `round` (an `input_required` result asking one question) with `action`
 /// as its answer.
-fn answer(round: &Value, action: &str) -> Value {
+pub(crate) fn answer(round: &Value, action: &str) -> Value {
     let requests = round["result"]["inputRequests"].as_object().unwrap();
     assert_eq!(requests.len(), 1, "{round}");
     let key = requests.keys().next().unwrap();

@@ -90,3 +90,35 @@ fn serve_refuses_a_key_file_that_holds_no_valid_key_and_says_how_to_write_one() 
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(stderr.contains("cannot be read"), "{stderr}");
 }
+
+#[test]
+fn keys_rotate_on_postgres_rotates_the_approval_key_too() {
+    use holon_policy::OperatorKeySource as _;
+    use holon_runtime::approvals::postgres::PostgresApprovalStore;
+
+    let database = crate::postgres_support::TestPostgres::start();
+    let dir = tempfile::tempdir().unwrap();
+    let keys = PostgresApprovalStore::open(database.url()).unwrap().keys();
+    let first = keys.load().unwrap();
+    let output = holon_command(dir.path())
+        .args(["keys", "rotate", "--store", database.url()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let after = keys.load().unwrap();
+    assert_eq!(after.previous_id(), first.current_id());
+    assert_ne!(after.current_id(), first.current_id());
+    assert!(
+        stdout.contains(&format!(
+            "operator key of its approvals: current key {}, previous {}",
+            after.current_id().unwrap(),
+            first.current_id().unwrap()
+        )),
+        "{stdout}"
+    );
+}

@@ -26,6 +26,7 @@ mod apply_patch_concurrent;
 mod approvals;
 mod approvals_mcp;
 mod approvals_out_of_band;
+mod approvals_replicas;
 mod approvals_site;
 mod audit_cli;
 mod audit_store;
