@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod postgres;
+pub mod wire;
 
 use std::net::SocketAddr;
 
