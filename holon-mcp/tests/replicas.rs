@@ -10,16 +10,16 @@
 mod support;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use holon_core::prelude::*;
 use holon_core::{Elicitation, ElicitationResponse, Registry};
-use holon_mcp::tasks::{PostgresTaskStore, TaskRecord, TaskState, TaskStoreError};
+use holon_mcp::tasks::PostgresTaskStore;
 use holon_mcp::{HttpOptions, HttpServer, McpServer, StoreUrl, Stores};
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::postgres::TestPostgres;
+use support::wire::WireCounter;
 use tokio::sync::Notify;
 
 /// How long a test waits for what must happen before it gives up (a hang guard,
@@ -270,74 +270,6 @@ fn a_task_whose_replica_stopped_mid_run_reads_as_failed_on_the_other() {
     });
 }
 
-/// A task store that counts the calls of each kind it passes to the one it wraps:
-/// each call of the PostgreSQL store is one SQL statement, one round trip.
-struct Counting {
-    inner: PostgresTaskStore,
-    calls: std::sync::Mutex<std::collections::BTreeMap<&'static str, usize>>,
-}
-
-impl Counting {
-    fn count(&self, kind: &'static str) {
-        *self.calls.lock().unwrap().entry(kind).or_default() += 1;
-    }
-
-    /// The calls since the last `take`, by kind.
-    fn take(&self) -> std::collections::BTreeMap<&'static str, usize> {
-        std::mem::take(&mut *self.calls.lock().unwrap())
-    }
-}
-
-impl holon_mcp::tasks::TaskStore for Counting {
-    fn create(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
-        self.count("create");
-        self.inner.create(record)
-    }
-    fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
-        self.count("get");
-        self.inner.get(id)
-    }
-    fn advance(&self, id: &str, state: &TaskState, now_ms: u64) -> Result<bool, TaskStoreError> {
-        self.count("advance");
-        self.inner.advance(id, state, now_ms)
-    }
-    fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
-        self.count("remove_expired");
-        self.inner.remove_expired(now_ms)
-    }
-    fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
-        self.count("renew");
-        self.inner.renew(id, lease_until_ms)
-    }
-    fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError> {
-        self.count("fail_abandoned");
-        self.inner.fail_abandoned(state, now_ms)
-    }
-    fn ask(
-        &self,
-        id: &str,
-        key: &str,
-        request: &Value,
-        now_ms: u64,
-    ) -> Result<bool, TaskStoreError> {
-        self.count("ask");
-        self.inner.ask(id, key, request, now_ms)
-    }
-    fn answer(
-        &self,
-        id: &str,
-        responses: &serde_json::Map<String, Value>,
-        now_ms: u64,
-    ) -> Result<Vec<String>, TaskStoreError> {
-        self.count("answer");
-        self.inner.answer(id, responses, now_ms)
-    }
-    fn take_answers(&self, id: &str) -> Result<serde_json::Map<String, Value>, TaskStoreError> {
-        self.count("take_answers");
-        self.inner.take_answers(id)
-    }
-}
-
 static QUICK_RELEASE: Notify = Notify::const_new();
 
 /// Ends when the test releases it.
@@ -347,48 +279,158 @@ async fn quick_job() -> String {
     "done".to_string()
 }
 
-/// The database round trips of a task's life through the server: created (a
-/// `tools/call`), read (`tasks/get`), completed (the tool's end).
+/// Answers at once, never as a task.
+#[holon_tool(family = CoreAgent)]
+fn plain_job() -> String {
+    "plain".to_string()
+}
+
+/// Each round trip as the first three words of its SQL, a prepare left out: it is
+/// once per pooled connection and statement.
+fn labels(trips: Vec<String>) -> impl Iterator<Item = String> {
+    trips
+        .into_iter()
+        .filter(|trip| !trip.starts_with("prepare: "))
+        .map(|trip| trip.split(' ').take(3).collect::<Vec<_>>().join(" "))
+}
+
+/// The round trips the proxy saw until none came for a while (the background work
+/// a call left, such as a sweep, has ended).
+async fn settled(wire: &WireCounter) -> Vec<String> {
+    let mut trips = Vec::new();
+    loop {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let new = wire.take();
+        if new.is_empty() {
+            return trips;
+        }
+        trips.extend(labels(new));
+    }
+}
+
+/// The round trips the proxy saw until `done` holds of them, within PATIENCE.
+async fn until(wire: &WireCounter, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let mut trips = Vec::new();
+    while !done(&trips) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the round trips never got there: {trips:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        trips.extend(labels(wire.take()));
+    }
+    trips
+}
+
+/// The round trips `trips` holds other than the running replica's polls for answers
+/// (one every 100 ms while its tool waits) and the test's own `tasks/get` polls.
+fn without_polls(trips: Vec<String>) -> Vec<String> {
+    trips
+        .into_iter()
+        .filter(|trip| trip != "UPDATE holon_mcp_tasks AS" && trip != "SELECT owner, tool,")
+        .collect()
+}
+
+/// The database round trips of each call through the server, counted on the wire
+/// (a proxy between the server and PostgreSQL): a call that runs no task makes
+/// none; creating, reading and completing a task one each; a tool's request to the
+/// client (`ask`) and the client's answer (`tasks/update`) a transaction of four.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_costs_two_round_trips_to_create_one_to_read_and_one_to_complete() {
+async fn round_trips_to_the_database_of_each_call_counted_on_the_wire() {
     let database = TestPostgres::start();
-    let store = Arc::new(Counting {
-        inner: PostgresTaskStore::open(database.url()).unwrap(),
-        calls: std::sync::Mutex::default(),
-    });
+    let wire = WireCounter::start(database.url());
+    let stores = Stores::open(&wire.url().parse::<StoreUrl>().unwrap()).unwrap();
     let registry = Registry::of_module(module_path!()).expect("the test's tools");
-    // A lease longer than the test: no renewal is counted.
+    // A lease longer than the test: no renewal, and one sweep (at the first task).
     let server = McpServer::new(registry, holon_mcp::server_info!())
-        .with_task_lease(Duration::from_secs(600))
-        .with_task_store(store.clone());
+        .with_stores(&stores)
+        .with_task_lease(Duration::from_secs(600));
     let addr = support::serve_without_token(server).await;
-    let call = json!({ "name": "QuickJob", "arguments": {} });
-    // The first task of a server also sweeps the store for abandoned tasks.
-    let first = request(addr, "tools/call", call.clone()).await;
-    assert_eq!(first["result"]["resultType"], "task", "{first}");
-    let created = store.take();
-    assert_eq!(
-        created,
-        [("create", 1), ("fail_abandoned", 1), ("remove_expired", 1)].into()
-    );
-    QUICK_RELEASE.notify_one();
+    let quick = json!({ "name": "QuickJob", "arguments": {} });
+    // Warm-up: a task's whole life, so that the sweep of the first task has run and
+    // the pool's connections have prepared the statements.
+    let first = request(addr, "tools/call", quick.clone()).await;
     let first_id = first["result"]["taskId"].as_str().unwrap().to_string();
-    poll_until(addr, &first_id, |task| task["status"] == "completed").await;
-    store.take();
-    // Later ones: the expiry sweep and the insert.
-    let second = request(addr, "tools/call", call).await;
-    let id = second["result"]["taskId"].as_str().unwrap().to_string();
-    assert_eq!(store.take(), [("create", 1), ("remove_expired", 1)].into());
-    assert_eq!(task(addr, &id).await["status"], "working");
-    assert_eq!(store.take(), [("get", 1)].into());
     QUICK_RELEASE.notify_one();
-    let done = poll_until(addr, &id, |task| task["status"] == "completed").await;
-    assert_eq!(done["result"]["structuredContent"]["result"], "done");
-    let polled = store.take();
-    assert_eq!(polled.get("advance"), Some(&1), "completing: {polled:?}");
+    poll_until(addr, &first_id, |task| task["status"] == "completed").await;
+    let warm_up = settled(&wire).await;
+    assert!(
+        warm_up.contains(&"DELETE FROM holon_mcp_tasks".to_string()),
+        "the first task sweeps expired tasks: {warm_up:?}"
+    );
+
+    let plain = request(
+        addr,
+        "tools/call",
+        json!({ "name": "PlainJob", "arguments": {} }),
+    )
+    .await;
     assert_eq!(
-        polled.keys().copied().collect::<Vec<_>>(),
-        ["advance", "get"],
-        "{polled:?}"
+        plain["result"]["structuredContent"]["result"], "plain",
+        "{plain}"
+    );
+    assert_eq!(settled(&wire).await, Vec::<String>::new(), "a plain call");
+
+    // Creating a task: its insert is the one round trip before the answer.
+    let created = request(addr, "tools/call", quick).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(
+        settled(&wire).await,
+        ["INSERT INTO holon_mcp_tasks"],
+        "creating"
+    );
+    assert_eq!(task(addr, &id).await["status"], "working");
+    assert_eq!(settled(&wire).await, ["SELECT owner, tool,"], "tasks/get");
+    QUICK_RELEASE.notify_one();
+    assert_eq!(
+        settled(&wire).await,
+        ["UPDATE holon_mcp_tasks SET"],
+        "completing"
+    );
+
+    // A tool that asks: the request, then the answer through tasks/update.
+    let asking = request(
+        addr,
+        "tools/call",
+        json!({ "name": "AskingJob", "arguments": {} }),
+    )
+    .await;
+    let id = asking["result"]["taskId"].as_str().unwrap().to_string();
+    let transaction = [
+        "START TRANSACTION",
+        "SELECT status, payload,",
+        "UPDATE holon_mcp_tasks SET",
+        "COMMIT",
+    ];
+    // The tool polls for answers as long as it waits: no quiet to wait for.
+    let asked =
+        without_polls(until(&wire, |trips| trips.iter().any(|trip| trip == "COMMIT")).await);
+    assert_eq!(asked[0], "INSERT INTO holon_mcp_tasks", "{asked:?}");
+    assert_eq!(asked[1..], transaction, "ask");
+    let parked = poll_until(addr, &id, |task| task["status"] == "input_required").await;
+    wire.take();
+    let key = parked["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let mut responses = serde_json::Map::new();
+    responses.insert(
+        key,
+        json!({ "action": "accept", "content": { "name": "C" } }),
+    );
+    let update = json!({ "taskId": id, "inputResponses": responses });
+    // The read of the task (`tasks/get`'s statement) is left out with the polls.
+    let ack = request(addr, "tasks/update", update).await;
+    assert_eq!(ack["result"], json!({ "resultType": "complete" }), "{ack}");
+    let answered = without_polls(settled(&wire).await);
+    assert_eq!(answered[..4], transaction, "the answer: {answered:?}");
+    assert_eq!(
+        answered[4..],
+        ["UPDATE holon_mcp_tasks SET"],
+        "the end: {answered:?}"
     );
 }

@@ -240,3 +240,31 @@ fn reading_a_database_without_a_chain_says_so_and_creates_none() {
             .contains("no audit chain")
     );
 }
+
+/// An append's round trips to the database, counted on the wire (a proxy between
+/// the log and PostgreSQL) once its connection has prepared the statements: the
+/// transaction's start, the head read and locked, the record and the head written,
+/// the commit. The record is sealed to the head's hash in between, so one round
+/// trip is out of reach without hashing in the database.
+#[test]
+fn an_append_is_four_round_trips() {
+    let database = TestPostgres::start();
+    let wire = holon_test_support::wire::WireCounter::start(database.url());
+    let log = PostgresAuditLog::open(wire.url(), false).unwrap();
+    append(&log, "Warm");
+    wire.take();
+    append(&log, "Counted");
+    let trips = wire.take();
+    assert_eq!(trips.len(), 4, "{trips:#?}");
+    assert_eq!(
+        (trips[0].as_str(), trips[3].as_str()),
+        ("START TRANSACTION", "COMMIT"),
+        "{trips:#?}"
+    );
+    assert!(trips[1].starts_with("SELECT"), "{trips:#?}");
+    let (rows, _) = PostgresAuditLog::existing(database.url(), false)
+        .unwrap()
+        .rows()
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+}

@@ -3,7 +3,8 @@
 //! client of a server process on stdio ([`stdio`]), the address an HTTP server
 //! process prints ([`process`]), an MCP client over streamable HTTP (`http`, feature
 //! `http`), a loopback HTTP server for a test that needs a service (`loopback`,
-//! feature `http`), a throw-away PostgreSQL (`postgres`, feature `postgres`) and the
+//! feature `http`), a throw-away PostgreSQL and a proxy that counts the round trips
+//! to it (`postgres`, `wire`, feature `postgres`) and the
 //! quantiles a latency bench reports ([`latency`]).
 //!
 //! A dev-dependency only: it panics on what a test did not expect, which is how a
@@ -24,3 +25,5 @@ pub mod loopback;
 pub mod postgres;
 pub mod process;
 pub mod stdio;
+#[cfg(feature = "postgres")]
+pub mod wire;

@@ -141,6 +141,10 @@ const ALLOWED: &[(&str, &str)] = &[
         "the example agent's HTTP client to the model API it is pointed at (a host, not a tool)",
     ),
     (
+        "holon-mcp/examples/call_load.rs",
+        "a load generator's connections to the server or balancer it measures (scripts/mcp-replica-throughput)",
+    ),
+    (
         "holon-mcp/src/tasks/sqlite.rs",
         "the MCP server's task store opens the SQLite file its host names (feature sqlite)",
     ),

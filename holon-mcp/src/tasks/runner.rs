@@ -89,12 +89,16 @@ impl Tasks {
         &self.store
     }
 
-    /// Fails the store's abandoned tasks (their server stopped), at most once per
-    /// half lease: at this server's first task, then as tasks are created.
-    fn sweep(&self, now: u64) -> Result<(), ErrorData> {
+    /// Removes the store's expired tasks and fails its abandoned ones (their server
+    /// stopped), at most once per half lease: at this server's first task, then as
+    /// tasks are created. Off the answer path, on a blocking thread of the runtime,
+    /// so that creating a task is one round trip to the store; a sweep that fails is
+    /// tried again at the next one due (readers fail an abandoned task meanwhile,
+    /// and an expired one reads as unknown).
+    fn sweep(&self, now: u64) {
         let last = self.swept_at_ms.load(Ordering::Relaxed);
         if last != 0 && now.saturating_sub(last) < self.lease_ms / 2 {
-            return Ok(());
+            return;
         }
         if self
             .swept_at_ms
@@ -102,12 +106,13 @@ impl Tasks {
             .is_err()
         {
             // Another call of this server sweeps now.
-            return Ok(());
+            return;
         }
-        self.store
-            .fail_abandoned(&abandoned_state(), now)
-            .map(drop)
-            .map_err(store_failed)
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = store.remove_expired(now);
+            let _ = store.fail_abandoned(&abandoned_state(), now);
+        });
     }
 
     /// Waits for `work`, the tool of task `id`, renewing the task's lease every
@@ -163,9 +168,8 @@ impl Tasks {
         F: Future<Output = TaskState> + Send + 'static,
     {
         let now = now_ms();
-        // Expired tasks go when new ones come: the store stays bounded by the TTL.
-        self.store.remove_expired(now).map_err(store_failed)?;
-        self.sweep(now)?;
+        // Expired tasks go as new ones come: the store stays bounded by the TTL.
+        self.sweep(now);
         let mut record = TaskRecord::working(mint_id()?, owner, tool, now, self.ttl_ms);
         record.lease_until_ms = now.saturating_add(self.lease_ms);
         self.store.create(&record).map_err(store_failed)?;

@@ -11,7 +11,7 @@ use holon_mcp::{HttpOptions, HttpServer, McpServer};
 
 pub use holon_test_support::http::{exchange, message, open, open_session, send};
 pub use holon_test_support::initialize::initialize;
-pub use holon_test_support::postgres;
+pub use holon_test_support::{postgres, wire};
 
 /// Serves `server` on streamable HTTP on a free loopback port, without a token: its
 /// address. The port is bound before this returns, so a connection is queued until

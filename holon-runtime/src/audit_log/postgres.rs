@@ -172,59 +172,78 @@ impl PostgresAuditLog {
 
     /// Seals `record` to the chain's last record and appends it, in one transaction
     /// that holds the head's row lock: concurrent appenders take turns. Its number.
+    ///
+    /// Four round trips once the connection has prepared the statements: `START TRANSACTION`,
+    /// the head read and locked, the record and the head written (only if the last
+    /// row is still the one the head names), `COMMIT`. The record is sealed to the
+    /// head's hash between the two, so they cannot be one.
     pub fn append_record(&self, mut record: AuditRecord) -> Result<i64, AuditError> {
         self.call(|pool| async move {
             let mut client = pool.get().await.map_err(pool_failed)?;
             let transaction = client.transaction().await.map_err(db_failed)?;
+            let read = transaction
+                .prepare_cached("SELECT seq, hash FROM holon_audit_head FOR UPDATE")
+                .await
+                .map_err(db_failed)?;
             let head = transaction
-                .query_opt("SELECT seq, hash FROM holon_audit_head FOR UPDATE", &[])
+                .query_opt(&read, &[])
                 .await
                 .map_err(db_failed)?
                 .ok_or_else(no_chain)?;
             let (seq, hash): (i64, String) = (head.get(0), head.get(1));
-            // The head must still name the last row: a deleted or edited tail is not
-            // chained to (`audit verify` says where it broke).
-            let last = transaction
-                .query_opt(
-                    "SELECT seq, hash FROM holon_audit_records ORDER BY seq DESC LIMIT 1",
-                    &[],
-                )
-                .await
-                .map_err(db_failed)?
-                .map(|row| (row.get::<_, i64>(0), row.get::<_, String>(1)));
-            let tail_matches = match &last {
-                Some((last_seq, last_hash)) => *last_seq == seq && *last_hash == hash,
-                None => seq == 0 && hash == GENESIS_HASH,
+            // The last row the head names: none before the first record.
+            let named: Option<(Option<i64>, Option<&str>)> = if seq == 0 {
+                (hash == GENESIS_HASH).then_some((None, None))
+            } else {
+                Some((Some(seq), Some(hash.as_str())))
             };
-            if !tail_matches {
-                let rows = last.map_or(0, |(last_seq, _)| last_seq);
-                let source = if rows < seq {
-                    RowBreak::Truncated { rows, head: seq }
-                } else {
-                    RowBreak::Head { rows, head: seq }
-                };
-                return Err(AuditError::RowsBroken { source });
-            }
             record.seal(&hash);
             // A struct of strings, numbers and unit enums always serializes.
             let line = serde_json::to_string(&record).unwrap_or_default();
             let next = seq + 1;
-            transaction
-                .execute(
-                    "INSERT INTO holon_audit_records (seq, line, hash) VALUES ($1, $2, $3)",
-                    &[&next, &line, &record.hash],
+            if let Some((last_seq, last_hash)) = named {
+                // A statement after the lock sees the rows the appender before wrote.
+                let write = transaction
+                    .prepare_cached(
+                        "WITH last AS (
+                             SELECT seq, hash FROM holon_audit_records ORDER BY seq DESC LIMIT 1
+                         ), record AS (
+                             INSERT INTO holon_audit_records (seq, line, hash)
+                             SELECT $1, $2, $3
+                             WHERE (SELECT seq FROM last) IS NOT DISTINCT FROM $4
+                               AND (SELECT hash FROM last) IS NOT DISTINCT FROM $5
+                             RETURNING seq
+                         )
+                         UPDATE holon_audit_head SET seq = $1, hash = $3
+                         WHERE EXISTS (SELECT 1 FROM record)",
+                    )
+                    .await
+                    .map_err(db_failed)?;
+                let written = transaction
+                    .execute(&write, &[&next, &line, &record.hash, &last_seq, &last_hash])
+                    .await
+                    .map_err(db_failed)?;
+                if written == 1 {
+                    transaction.commit().await.map_err(db_failed)?;
+                    return Ok(next);
+                }
+            }
+            // The head does not name the last row: a deleted or edited tail is not
+            // chained to (`audit verify` says where it broke).
+            let last = transaction
+                .query_opt(
+                    "SELECT seq FROM holon_audit_records ORDER BY seq DESC LIMIT 1",
+                    &[],
                 )
                 .await
                 .map_err(db_failed)?;
-            transaction
-                .execute(
-                    "UPDATE holon_audit_head SET seq = $1, hash = $2",
-                    &[&next, &record.hash],
-                )
-                .await
-                .map_err(db_failed)?;
-            transaction.commit().await.map_err(db_failed)?;
-            Ok(next)
+            let rows = last.map_or(0, |row| row.get::<_, i64>(0));
+            let source = if rows < seq {
+                RowBreak::Truncated { rows, head: seq }
+            } else {
+                RowBreak::Head { rows, head: seq }
+            };
+            Err(AuditError::RowsBroken { source })
         })
     }
 
