@@ -17,6 +17,7 @@
 //! ```
 
 mod document;
+mod english;
 mod names;
 mod tokenize;
 
