@@ -43,7 +43,7 @@ const B: f32 = 0.75;
 
 /// How much a related term of a query word counts against the word itself: enough to
 /// find a tool no query word names, too little to outrank one that a word names.
-const RELATED_WEIGHT: f32 = 0.3;
+const RELATED_WEIGHT: f32 = 0.2;
 
 /// The longest query searched, in bytes; the rest is ignored.
 pub const MAX_QUERY_BYTES: usize = 1000;
