@@ -155,6 +155,33 @@ fn names_are_found_through_typos() {
 }
 
 #[test]
+fn english_words_are_not_read_as_typos_of_names() {
+    let index = index();
+    // "brunch" is one edit from DeleteBranch's "branch", but a word of its own.
+    assert!(names(&index, "brunch", everything()).is_empty());
+    assert_eq!(
+        names(&index, "delete the brnach", everything())[0],
+        "DeleteBranch"
+    );
+}
+
+#[test]
+fn related_terms_bridge_words_no_tool_has_and_rank_below_the_words_themselves() {
+    let index = index();
+    // No tool says "client" or "money": the related-terms list relates them to
+    // SendInvoice's "customer" and "amount".
+    assert_eq!(
+        names(&index, "client money", everything())[..1],
+        ["SendInvoice"]
+    );
+    // A word a tool has outranks a related term of another word.
+    assert_eq!(
+        names(&index, "client weather", everything())[..2],
+        ["GetForecast", "SendInvoice"]
+    );
+}
+
+#[test]
 fn the_scope_hides_other_families_and_runtime_only_tools() {
     let index = index();
     let no_web = SearchScope::model(FamilyPolicy::all().without(ToolCapabilityFamily::Web));

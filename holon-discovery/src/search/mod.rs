@@ -1,6 +1,7 @@
 //! Search over a registry's tools: BM25 over what each definition declares (name,
 //! description, field names and descriptions, enum values, input examples, family,
-//! module), tolerant of typos in tool names, and limited to what the caller may see.
+//! module), tolerant of typos in tool names, bridging a query's words to related
+//! terms of tool text at a lower weight, and limited to what the caller may see.
 //!
 //! The index is built once per registry, on the first search, and cached with it
 //! ([`Registry::derived`]): [`SearchIndex::of`].
@@ -17,7 +18,9 @@
 //! ```
 
 mod document;
+mod english;
 mod names;
+mod related;
 mod tokenize;
 
 use std::sync::Arc;
@@ -30,12 +33,17 @@ use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily, Visibility};
 
 pub use document::SUMMARY_MAX_CHARS;
 use names::NameMatcher;
+use related::RelatedTerms;
 use tokenize::ToolTokenizer;
 
 /// BM25's term-frequency saturation; the usual value.
 const K1: f32 = 1.2;
 /// BM25's length normalization; the usual value.
 const B: f32 = 0.75;
+
+/// How much a related term of a query word counts against the word itself: enough to
+/// find a tool no query word names, too little to outrank one that a word names.
+const RELATED_WEIGHT: f32 = 0.2;
 
 /// The longest query searched, in bytes; the rest is ignored.
 pub const MAX_QUERY_BYTES: usize = 1000;
@@ -90,6 +98,7 @@ pub struct SearchIndex {
     /// Every term of the index, to tell a misspelt query word from a rare one.
     vocabulary: FxHashSet<String>,
     names: NameMatcher,
+    related: RelatedTerms,
 }
 
 impl SearchIndex {
@@ -124,12 +133,14 @@ impl SearchIndex {
             scorer.upsert(&(id as u32), document_embedding(terms, average));
         }
         let names = NameMatcher::new(documents.iter().map(|document| &*document.name));
+        let related = RelatedTerms::new(&tokenizer, &vocabulary);
         SearchIndex {
             documents,
             tokenizer,
             scorer,
             vocabulary,
             names,
+            related,
         }
     }
 
@@ -145,13 +156,16 @@ impl SearchIndex {
 
     /// The `limit` tools of `scope` that match `query` best, best first. A query that
     /// is (close to) a tool's name puts that tool first; a misspelt word of a query
-    /// is read as the closest word of a tool name.
+    /// is read as the closest word of a tool name; a word's related terms count at
+    /// [`RELATED_WEIGHT`].
     pub fn search(&self, query: &str, limit: usize, scope: SearchScope) -> Vec<SearchHit> {
         let query = truncate(query, MAX_QUERY_BYTES);
         let tokenizer = &self.tokenizer;
         let mut terms = Vec::new();
+        let mut related: Vec<&str> = Vec::new();
         tokenize::for_each_word(query, |word| {
             if let Some(term) = tokenizer.term(word) {
+                related.extend(self.related.of(&term).iter().map(String::as_str));
                 if self.vocabulary.contains(&term) {
                     terms.push(term);
                 } else if let Some(corrected) = self.names.correct(word) {
@@ -159,22 +173,36 @@ impl SearchIndex {
                 }
             }
         });
-        let embedding = Embedding(
-            terms
-                .iter()
-                .map(|term| TokenEmbedding {
-                    index: <u64 as TokenEmbedder>::embed(term),
-                    value: 1.0,
-                })
-                .collect(),
-        );
+        // A related term the query has itself already counts in full.
+        related.sort_unstable();
+        related.dedup();
+        related.retain(|term| !terms.iter().any(|own| own.as_str() == *term));
         let mut scored: Vec<(usize, f32)> = self
             .scorer
-            .matches(&embedding)
+            .matches(&query_embedding(terms.iter().map(String::as_str)))
             .into_iter()
             .map(|found| (found.id as usize, found.score))
-            .filter(|(id, _)| scope.allows(&self.documents[*id]))
             .collect();
+        if !related.is_empty() {
+            let mut at: FxHashMap<usize, usize> = scored
+                .iter()
+                .enumerate()
+                .map(|(at, (id, _))| (*id, at))
+                .collect();
+            for found in self.scorer.matches(&query_embedding(related.into_iter())) {
+                let id = found.id as usize;
+                let score = RELATED_WEIGHT * found.score;
+                match at.get(&id) {
+                    Some(&at) => scored[at].1 += score,
+                    None => {
+                        at.insert(id, scored.len());
+                        scored.push((id, score));
+                    }
+                }
+            }
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
+        scored.retain(|(id, _)| scope.allows(&self.documents[*id]));
         let top = scored.first().map_or(0.0, |(_, score)| *score);
         for (id, closeness) in self.names.matches(query) {
             if !scope.allows(&self.documents[id]) {
@@ -198,6 +226,18 @@ impl SearchIndex {
             })
             .collect()
     }
+}
+
+/// A query's terms as the scorer takes them (it weighs every query term alike).
+fn query_embedding<'a>(terms: impl Iterator<Item = &'a str>) -> Embedding<u64> {
+    Embedding(
+        terms
+            .map(|term| TokenEmbedding {
+                index: <u64 as TokenEmbedder>::embed(term),
+                value: 1.0,
+            })
+            .collect(),
+    )
 }
 
 /// BM25's per-term weights of one document (its term frequencies, saturated and

@@ -1,6 +1,7 @@
 //! Tool names as a query may misspell them: the whole query as a name
 //! (`exec_comand`, `ExecComand`, "exec command"), and single words of names
-//! (`comand` in "run a comand").
+//! (`comand` in "run a comand"), but never an English word: "lunch" is not a typo of
+//! `launch`.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -53,10 +54,10 @@ impl NameMatcher {
     }
 
     /// The word of a tool name that `word` (a query word no tool text has) is most
-    /// likely a typo of.
+    /// likely a typo of; none for an English word, which the query meant.
     pub(crate) fn correct(&self, word: &str) -> Option<&str> {
         let len = word.chars().count();
-        if len < MIN_CORRECTED_LEN {
+        if len < MIN_CORRECTED_LEN || super::english::is_word(word) {
             return None;
         }
         let allowed = allowed_edits(len);
@@ -119,6 +120,26 @@ mod tests {
         assert_eq!(names.matches("ExecComand")[0].0, 0);
         assert_eq!(names.matches("ListTsks")[0].0, 1);
         assert!(names.matches("run a command in the shell").is_empty());
+    }
+
+    #[test]
+    fn english_words_are_never_corrected_and_typos_still_are() {
+        let names = NameMatcher::new(
+            [
+                "LaunchInstance",
+                "CreateContact",
+                "CancelOrder",
+                "ScheduleMeeting",
+            ]
+            .into_iter(),
+        );
+        // Each one edit from a word of a name, and each a word the query meant.
+        assert_eq!(names.correct("lunch"), None);
+        assert_eq!(names.correct("contract"), None);
+        assert_eq!(names.correct("older"), None);
+        assert_eq!(names.correct("scheudle"), Some("schedule"));
+        assert_eq!(names.correct("lanuch"), Some("launch"));
+        assert_eq!(names.correct("contcat"), Some("contact"));
     }
 
     #[test]

@@ -6,12 +6,17 @@
 //! (data/queries-blind.txt, `blind`) and the second one (data/queries-blind-2.txt,
 //! `blind_2`).
 //!
-//! `discovery-quality [--misses] [--dump-tools FILE]`: `--misses` lists the queries
-//! whose tool is not first, except those of the held-out half and the blind sets, which
-//! are only counted;
+//! `discovery-quality [--misses] [--sets NAME,...] [--time] [--dump-tools FILE]`:
+//! `--misses` lists the queries whose tool is not first, except those of the held-out
+//! half and the blind sets, which are only counted; `--sets` evaluates only the named
+//! sets (so that tuning runs count neither the held-out half nor the blind sets);
+//! `--time` prints the median time of one search over the catalog (every query of
+//! `queries.txt`, several rounds);
 //! `--dump-tools` writes both tool sets in MCP `tools/list` form (what
 //! scripts/discovery-quality-fastmcp.py indexes with FastMCP), and a JSON summary of
 //! the figures goes to stdout's last line.
+
+use std::time::{Duration, Instant};
 
 use holon_core::{FamilyPolicy, Registry};
 use holon_discovery::search::{SearchIndex, SearchScope};
@@ -63,6 +68,27 @@ fn evaluate(registry: &Registry, queries: &[&Query], show_misses: bool) -> Figur
     figures
 }
 
+/// Rounds of [`search_time`]: enough for a stable median on a shared machine.
+const TIME_ROUNDS: usize = 20;
+
+/// The median time of one search over `registry`, each round searching every query of
+/// `queries` once (after the index is built).
+fn search_time(registry: &Registry, queries: &[Query]) -> Duration {
+    let index = SearchIndex::of(registry);
+    let scope = SearchScope::model(FamilyPolicy::all());
+    let mut rounds: Vec<Duration> = (0..TIME_ROUNDS)
+        .map(|_| {
+            let start = Instant::now();
+            for query in queries {
+                std::hint::black_box(index.search(&query.text, 5, scope));
+            }
+            start.elapsed() / queries.len().max(1) as u32
+        })
+        .collect();
+    rounds.sort();
+    rounds[rounds.len() / 2]
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let show_misses = args.iter().any(|a| a == "--misses");
@@ -70,6 +96,11 @@ fn main() {
         .iter()
         .position(|a| a == "--dump-tools")
         .and_then(|i| args.get(i + 1));
+    let only: Option<Vec<&str>> = args
+        .iter()
+        .position(|a| a == "--sets")
+        .and_then(|i| args.get(i + 1))
+        .map(|names| names.split(',').collect());
     let builtin = Registry::of_module("holon_tools").expect("the built-in tools");
     let catalog =
         Registry::of_module("holon_discovery_fixture::catalog").expect("the catalog's tools");
@@ -112,6 +143,9 @@ fn main() {
     ];
     let mut summary = serde_json::Map::new();
     for (set, registry, set_queries, show_misses) in sets {
+        if only.as_ref().is_some_and(|only| !only.contains(&set)) {
+            continue;
+        }
         let tools = registry.model_definitions(FamilyPolicy::all()).count();
         let figures = evaluate(registry, &set_queries, show_misses);
         let n = figures.queries as f64;
@@ -132,6 +166,13 @@ fn main() {
                 "recall_at_5": figures.at5 as f64 / n,
                 "mrr_at_5": figures.reciprocal / n,
             }),
+        );
+    }
+    if args.iter().any(|a| a == "--time") {
+        let per_search = search_time(&catalog, &all);
+        println!(
+            "holon search time over the catalog: median {:.1} us a query",
+            per_search.as_secs_f64() * 1e6
         );
     }
     if let Some(path) = dump {
