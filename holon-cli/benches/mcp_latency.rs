@@ -20,11 +20,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-#[path = "../../holon-mcp/benches/support/mcp_client.rs"]
-mod mcp_client;
 #[path = "../../holon-tools/benches/support/mod.rs"]
 mod support;
-use mcp_client::{HttpClient, StdioClient, TOKEN, listening_authority, quantiles};
+use holon_test_support::http::BlockingClient as HttpClient;
+use holon_test_support::initialize::Client;
+use holon_test_support::latency::quantiles;
+use holon_test_support::process::listening_address;
+use holon_test_support::stdio::StdioServer;
+use hyper::Method;
+
+/// The bearer token the HTTP server starts with.
+const TOKEN: &str = "bench-token-0123456789abcdef";
 
 const PROTOCOL: &str = "2025-06-18";
 const WARMUP_CALLS: usize = 20;
@@ -38,16 +44,19 @@ fn main() {
         .unwrap_or(if support::test_mode() { 10 } else { 400 });
     let workspace = tempfile::tempdir().expect("a temporary workspace");
     println!("mcp_latency: {binary}, {calls} tools/call per transport (ListModelProviders)");
-    let mut stdio = StdioClient::start(
-        server(&binary, workspace.path(), &["--families", "core_agent"]),
-        &initialize(),
-    );
+    let mut stdio = StdioServer::of_child(server(
+        &binary,
+        workspace.path(),
+        &["--families", "core_agent"],
+    ));
+    stdio.initialize(&initialize());
     let mut http = HttpServer::start(&binary, workspace.path());
     // The transports take turns, call by call, so that both see the same load.
     let (mut over_stdio, mut over_http) = (Vec::new(), Vec::new());
     for id in 1..=WARMUP_CALLS + calls {
         let started = Instant::now();
-        stdio.exchange(&call(id));
+        stdio.send(&call(id));
+        stdio.until_answer(id as u64, |_| None);
         let stdio_took = started.elapsed();
         let http_took = http.call(id);
         if id > WARMUP_CALLS {
@@ -55,7 +64,7 @@ fn main() {
             over_http.push(http_took);
         }
     }
-    stdio.stop();
+    let _ = stdio.close();
     http.stop();
     let (stdio, http) = (quantiles(&over_stdio), quantiles(&over_http));
     println!("stdio  p50 {:>8.3} ms  p99 {:>8.3} ms", stdio.0, stdio.1);
@@ -69,7 +78,7 @@ fn call(id: usize) -> Value {
 }
 
 fn initialize() -> Value {
-    mcp_client::initialize(PROTOCOL, "mcp_latency")
+    Client::new("mcp_latency").initialize_at(PROTOCOL, 0)
 }
 
 fn server(binary: &str, workspace: &Path, args: &[&str]) -> Child {
@@ -98,8 +107,8 @@ struct HttpServer {
 impl HttpServer {
     fn start(binary: &str, workspace: &Path) -> Self {
         let mut child = server(binary, workspace, &["--http", "127.0.0.1:0"]);
-        let authority = listening_authority(&mut child);
-        let mut client = HttpClient::connect(&authority, PROTOCOL);
+        let addr = listening_address(&mut child);
+        let mut client = HttpClient::connect(addr, PROTOCOL, Some(TOKEN));
         let session = client.open_session(&initialize());
         Self {
             child,
@@ -110,9 +119,9 @@ impl HttpServer {
 
     fn call(&mut self, id: usize) -> Duration {
         let started = Instant::now();
-        let (_, body) = self
-            .client
-            .request("POST", &call(id).to_string(), Some(&self.session));
+        let (_, body) =
+            self.client
+                .request(Method::POST, &call(id).to_string(), Some(&self.session));
         let took = started.elapsed();
         assert!(body.contains("\"result\""), "{body}");
         took

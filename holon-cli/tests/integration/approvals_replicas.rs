@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use crate::approvals::{ASK_CREATE, CREATE, json_of};
 use crate::approvals_mcp::{Served, answer, call_2026, stateless};
 use crate::cli_support::{holon, holon_command};
-use crate::postgres_support::TestPostgres;
 use crate::serve::spawn_stdio;
+use holon_test_support::postgres::TestPostgres;
 
 /// A workspace, the policy file that asks before CreateWorkItem (outside it), and
 /// the state directories of the replicas and of the operator's CLI.

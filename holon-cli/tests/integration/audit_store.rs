@@ -6,8 +6,8 @@
 use serde_json::json;
 
 use crate::cli_support::{holon, holon_command};
-use crate::postgres_support::TestPostgres;
 use crate::serve::{handshake, lines, response, send, spawn_stdio, wait};
+use holon_test_support::postgres::TestPostgres;
 
 /// Runs `statements` on the database of `url` (a thread of its own, with its own
 /// runtime: the test is not in one).

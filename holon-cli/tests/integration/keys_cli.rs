@@ -96,7 +96,7 @@ fn keys_rotate_on_postgres_rotates_the_approval_key_too() {
     use holon_policy::OperatorKeySource as _;
     use holon_runtime::approvals::postgres::PostgresApprovalStore;
 
-    let database = crate::postgres_support::TestPostgres::start();
+    let database = holon_test_support::postgres::TestPostgres::start();
     let dir = tempfile::tempdir().unwrap();
     let keys = PostgresApprovalStore::open(database.url()).unwrap().keys();
     let first = keys.load().unwrap();

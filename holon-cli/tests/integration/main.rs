@@ -11,10 +11,6 @@ use holon_tools as _;
 mod cli_support;
 #[path = "../../../holon-tools/tests/integration/local_http/mod.rs"]
 mod local_http;
-// The fixture starts a PostgreSQL server of its own for a test.
-#[path = "../../../holon-mcp/tests/support/postgres.rs"]
-#[allow(dead_code)]
-mod postgres_support;
 #[path = "../../../holon-tools/tests/integration/support/mod.rs"]
 mod support;
 mod task_support;
