@@ -83,24 +83,30 @@ impl Database {
     }
 
     /// Runs `work` on the database's runtime and waits for its end.
-    pub(crate) fn call<T, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, String>
+    pub(crate) fn call<T, E, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, E>
     where
         T: Send + 'static,
-        F: Future<Output = Result<T, String>> + Send + 'static,
+        E: From<Stopped> + Send + 'static,
+        F: Future<Output = Result<T, E>> + Send + 'static,
     {
-        let runtime = self
-            .runtime
-            .as_ref()
-            .ok_or_else(|| "the database is closed".to_string())?;
+        let runtime = self.runtime.as_ref().ok_or(Stopped)?;
         let (answer, answered) = mpsc::sync_channel(1);
         let work = work(self.pool.clone());
         runtime.spawn(async move {
             // The caller waits on the other end until it gets the answer.
             let _ = answer.send(work.await);
         });
-        answered
-            .recv()
-            .map_err(|_| "the database's runtime stopped".to_string())?
+        answered.recv().map_err(|_| Stopped)?
+    }
+}
+
+/// The database's runtime is gone: the database is being dropped.
+#[derive(Debug)]
+pub(crate) struct Stopped;
+
+impl From<Stopped> for String {
+    fn from(_: Stopped) -> Self {
+        "the database's runtime stopped".to_string()
     }
 }
 

@@ -9,18 +9,12 @@
 //! of its own and waits for each answer: an append works from any thread, inside a
 //! host's runtime or outside one.
 
-use std::future::Future;
-use std::str::FromStr;
-use std::sync::mpsc;
-use std::time::Duration;
-
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use holon_core::Execution;
 use holon_policy::audit::{AuditRecord, ChainHead, GENESIS_HASH};
-use tokio_postgres::NoTls;
 
 use super::AuditError;
 use super::rows::{AuditRow, RowBreak, verify_rows};
+use crate::postgres::{Database, Stopped};
 
 /// The schema, one migration per version (version `n` is `MIGRATIONS[n - 1]`); a
 /// released migration is never edited.
@@ -43,19 +37,14 @@ const MIGRATIONS: &[&str] = &[
 /// The advisory lock that replicas starting together take while they migrate.
 const MIGRATION_LOCK: i64 = 0x686f_6c6f_6e5f_6175; // "holon_au"
 
-/// How long a call waits for a connection, or for the server to accept one.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// At most this many connections per log (per process): appends take turns on the
 /// head's lock anyway.
 const MAX_CONNECTIONS: usize = 4;
 
 /// An open audit chain in a PostgreSQL database.
 pub struct PostgresAuditLog {
-    pool: Pool,
+    database: Database,
     keep_arguments: bool,
-    /// The driver's runtime; `None` only while the log is dropped.
-    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl std::fmt::Debug for PostgresAuditLog {
@@ -69,6 +58,12 @@ impl std::fmt::Debug for PostgresAuditLog {
 fn failed(reason: impl std::fmt::Display) -> AuditError {
     AuditError::Database {
         reason: reason.to_string(),
+    }
+}
+
+impl From<Stopped> for AuditError {
+    fn from(_: Stopped) -> Self {
+        failed("the log's runtime stopped")
     }
 }
 
@@ -116,7 +111,7 @@ impl PostgresAuditLog {
     /// The chain in the database `url` names, created when missing, not verified yet.
     pub fn connect(url: &str, keep_arguments: bool) -> Result<Self, AuditError> {
         let log = Self::existing(url, keep_arguments)?;
-        log.call(|pool| async move {
+        log.database.call(|pool| async move {
             let mut client = pool.get().await.map_err(pool_failed)?;
             migrate(&mut client).await
         })?;
@@ -127,40 +122,11 @@ impl PostgresAuditLog {
     /// nothing is created, so a database without a chain reads as an error, not as
     /// an empty chain that verifies.
     pub fn existing(url: &str, keep_arguments: bool) -> Result<Self, AuditError> {
-        // The URL is not echoed: it may hold a password.
-        let mut config = tokio_postgres::Config::from_str(url).map_err(|error| {
-            failed(format!(
-                "the URL is not a connection URL ({error}); write postgres://USER:PASSWORD@HOST:PORT/DATABASE"
-            ))
-        })?;
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
-        }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("holon-audit-postgres")
-            .enable_all()
-            .build()
-            .map_err(failed)?;
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                // A broken connection fails its statement and the pool drops it.
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(MAX_CONNECTIONS)
-            .runtime(deadpool_postgres::Runtime::Tokio1)
-            .wait_timeout(Some(CONNECT_TIMEOUT))
-            .create_timeout(Some(CONNECT_TIMEOUT))
-            .build()
-            .map_err(failed)?;
+        let database =
+            Database::open(url, MAX_CONNECTIONS, "holon-audit-postgres").map_err(failed)?;
         Ok(Self {
-            pool,
+            database,
             keep_arguments,
-            runtime: Some(runtime),
         })
     }
 
@@ -178,7 +144,7 @@ impl PostgresAuditLog {
     /// row is still the one the head names), `COMMIT`. The record is sealed to the
     /// head's hash between the two, so they cannot be one.
     pub fn append_record(&self, mut record: AuditRecord) -> Result<i64, AuditError> {
-        self.call(|pool| async move {
+        self.database.call(|pool| async move {
             let mut client = pool.get().await.map_err(pool_failed)?;
             let transaction = client.transaction().await.map_err(db_failed)?;
             let read = transaction
@@ -249,7 +215,7 @@ impl PostgresAuditLog {
 
     /// The rows and the head (its number and hash), read in one snapshot.
     pub fn rows(&self) -> Result<(Vec<AuditRow>, (i64, String)), AuditError> {
-        self.call(|pool| async move {
+        self.database.call(|pool| async move {
             let mut client = pool.get().await.map_err(pool_failed)?;
             let transaction = client
                 .build_transaction()
@@ -290,37 +256,6 @@ impl PostgresAuditLog {
     pub fn verify(&self) -> Result<Result<ChainHead, RowBreak>, AuditError> {
         let (rows, (seq, hash)) = self.rows()?;
         Ok(verify_rows(&rows, (seq, &hash)))
-    }
-
-    /// Runs `work` on the log's runtime and waits for its end.
-    fn call<T, F>(&self, work: impl FnOnce(Pool) -> F) -> Result<T, AuditError>
-    where
-        T: Send + 'static,
-        F: Future<Output = Result<T, AuditError>> + Send + 'static,
-    {
-        let runtime = self
-            .runtime
-            .as_ref()
-            .ok_or_else(|| failed("the log is closed"))?;
-        let (answer, answered) = mpsc::sync_channel(1);
-        let work = work(self.pool.clone());
-        runtime.spawn(async move {
-            // The caller waits on the other end until it gets the answer.
-            let _ = answer.send(work.await);
-        });
-        answered
-            .recv()
-            .map_err(|_| failed("the log's runtime stopped"))?
-    }
-}
-
-impl Drop for PostgresAuditLog {
-    fn drop(&mut self) {
-        // Dropping a runtime waits for its threads, which a host's async context
-        // must not do: they are left to stop on their own.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
     }
 }
 
