@@ -274,6 +274,12 @@ pub enum Command {
         /// a balancer, name the host clients reach it by.
         #[arg(long = "allowed-host", value_name = "NAME", requires = "http", value_parser = holon_mcp::http_guard::parse_allowed_host)]
         allowed_hosts: Vec<String>,
+        /// How many connections one client address may hold before its first request
+        /// with a valid token (default 16); a further one is answered 503. Behind a
+        /// balancer every connection comes from the balancer's address: raise it to
+        /// the balancer's connection count.
+        #[arg(long, value_name = "N", requires = "http", value_parser = clap::value_parser!(u32).range(1..))]
+        max_unauthenticated_per_peer: Option<u32>,
         /// The capability families clients may use, comma-separated (or `all`).
         #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_families)]
         families: FamilyPolicy,
@@ -513,6 +519,7 @@ pub fn run(cli: Cli) -> ExitCode {
             no_auth,
             allow_origins,
             allowed_hosts,
+            max_unauthenticated_per_peer,
             families,
             discovery,
             pinned,
@@ -559,6 +566,7 @@ pub fn run(cli: Cli) -> ExitCode {
                     no_auth: *no_auth,
                     allow_origins: allow_origins.clone(),
                     allowed_hosts: allowed_hosts.clone(),
+                    max_unauthenticated_per_peer: *max_unauthenticated_per_peer,
                     families: *families,
                     oauth,
                     listed,

@@ -41,6 +41,8 @@ pub(super) struct ServeOptions {
     pub(super) allow_origins: Vec<String>,
     /// `--allowed-host`.
     pub(super) allowed_hosts: Vec<String>,
+    /// `--max-unauthenticated-per-peer`.
+    pub(super) max_unauthenticated_per_peer: Option<u32>,
     /// `--families`.
     pub(super) families: FamilyPolicy,
     /// `--oauth-*`: OAuth access tokens, when `--oauth-resource` is given.
@@ -89,12 +91,16 @@ pub(super) async fn serve(
     let name = server.info().name().to_string();
     match options.http {
         Some(addr) => {
+            let mut limits = HttpLimits::default();
+            if let Some(cap) = options.max_unauthenticated_per_peer {
+                limits.max_unauthenticated_per_peer = cap as usize;
+            }
             let http = HttpOptions {
                 no_auth: options.no_auth,
                 token_file: options.token_file,
                 allow_origins: options.allow_origins,
                 allowed_hosts: options.allowed_hosts,
-                limits: HttpLimits::default(),
+                limits,
                 oauth: options.oauth,
                 ..HttpOptions::new()
             };

@@ -521,6 +521,57 @@ fn http_answers_to_loopback_names_and_the_allowed_hosts_and_refuses_other_hosts(
     assert!(stderr.contains("without scheme"), "{stderr}");
 }
 
+/// Whether a connection opened to `authority` while `held` stay open without a
+/// request is refused: the status line of what it reads.
+fn status_of_one_more_connection(authority: &str, held: usize) -> String {
+    let _held: Vec<TcpStream> = (0..held)
+        .map(|_| TcpStream::connect(authority).unwrap())
+        .collect();
+    // The server accepts connections in the order they were opened: the held ones
+    // count before this one.
+    let reply = http(
+        authority,
+        &format!(
+            "GET /.well-known/none HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    reply.lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn max_unauthenticated_per_peer_sets_how_many_connections_an_address_holds_before_a_request() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default keeps room for 16: a third connection beside two idle ones is served.
+    let (_server, authority, _) = serve_http(dir.path(), &[], Some(TOKEN));
+    let status = status_of_one_more_connection(&authority, 2);
+    assert!(status.contains(" 404 "), "{status}");
+    // Behind a balancer every connection comes from one address; a small cap shows it.
+    let (_server, authority, _) = serve_http(
+        dir.path(),
+        &["--max-unauthenticated-per-peer", "2"],
+        Some(TOKEN),
+    );
+    let status = status_of_one_more_connection(&authority, 2);
+    assert!(status.contains(" 503 "), "{status}");
+    // Zero would refuse every client: refused at start, naming the option.
+    let output = holon_command(dir.path())
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--max-unauthenticated-per-peer",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--max-unauthenticated-per-peer"),
+        "{stderr}"
+    );
+}
+
 /// The `Mcp-Session-Id` an HTTP `initialize` reply assigned.
 pub(crate) fn session_id(reply: &str) -> String {
     reply
