@@ -28,7 +28,7 @@ from pydantic import ConfigDict
 from pydantic.alias_generators import to_camel
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..",
-                                "holon-tools", "tests", "mcp_client"))
+                                "holon-cli", "tests", "mcp_client"))
 from checks import Checks  # noqa: E402
 
 TASKS = "io.modelcontextprotocol/tasks"

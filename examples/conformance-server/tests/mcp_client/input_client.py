@@ -23,7 +23,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..",
-                                "holon-tools", "tests", "mcp_client"))
+                                "holon-cli", "tests", "mcp_client"))
 from checks import Checks, field, text_of  # noqa: E402
 
 try:
