@@ -116,7 +116,7 @@ fn sockets_are_non_blocking_while_served_and_blocking_again_once_the_server_ends
     non_blocking_while_served_and_blocking_again_once_the_server_ends(on_sockets());
 }
 
-fn large_answers_go_out_whole_and_in_order_to_a_client_that_reads_late(client: Client) {
+fn large_answers_go_out_whole_to_a_client_that_reads_late(client: Client) {
     let (mut child, mut stdin, mut stdout, _held) = client;
     send(&mut stdin, &initialize());
     next(&mut stdout);
@@ -134,24 +134,30 @@ fn large_answers_go_out_whole_and_in_order_to_a_client_that_reads_late(client: C
         );
     }
     std::thread::sleep(Duration::from_millis(300));
-    for (id, trace) in traces.iter().enumerate() {
+    // The calls run at once, so their answers come in the order they end, which a
+    // busy machine may change: each must come whole, and once.
+    let mut echoed = std::collections::BTreeMap::new();
+    for _ in &traces {
         let answer = next(&mut stdout);
-        assert_eq!(answer["id"], id + 10);
-        let echoed = &answer["result"]["structuredContent"]["traceparent"];
-        assert_eq!(echoed, trace.as_str());
+        let id = answer["id"].as_u64().expect("an answer to a request");
+        let trace = answer["result"]["structuredContent"]["traceparent"].clone();
+        assert!(echoed.insert(id, trace).is_none(), "{id} answered twice");
+    }
+    for (id, trace) in (10..).zip(&traces) {
+        assert_eq!(echoed[&id], trace.as_str(), "the answer to {id}");
     }
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
 
 #[test]
-fn over_pipes_answers_larger_than_the_pipe_go_out_whole_and_in_order() {
-    large_answers_go_out_whole_and_in_order_to_a_client_that_reads_late(on_pipes());
+fn over_pipes_answers_larger_than_the_pipe_go_out_whole_and_once() {
+    large_answers_go_out_whole_to_a_client_that_reads_late(on_pipes());
 }
 
 #[test]
-fn over_sockets_answers_larger_than_the_socket_go_out_whole_and_in_order() {
-    large_answers_go_out_whole_and_in_order_to_a_client_that_reads_late(on_sockets());
+fn over_sockets_answers_larger_than_the_socket_go_out_whole_and_once() {
+    large_answers_go_out_whole_to_a_client_that_reads_late(on_sockets());
 }
 
 #[test]
