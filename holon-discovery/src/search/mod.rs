@@ -156,8 +156,8 @@ impl SearchIndex {
 
     /// The `limit` tools of `scope` that match `query` best, best first. A query that
     /// is (close to) a tool's name puts that tool first; a misspelt word of a query
-    /// is read as the closest word of a tool name; a word's related terms count at
-    /// [`RELATED_WEIGHT`].
+    /// is read as the closest word of a tool name; a word's related terms count for a
+    /// fifth of the word itself.
     pub fn search(&self, query: &str, limit: usize, scope: SearchScope) -> Vec<SearchHit> {
         let query = truncate(query, MAX_QUERY_BYTES);
         let tokenizer = &self.tokenizer;
