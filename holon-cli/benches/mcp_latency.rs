@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-#[path = "../../holon-tools/benches/support/mod.rs"]
-mod support;
+use holon_test_support::bench::test_mode;
 use holon_test_support::http::BlockingClient as HttpClient;
 use holon_test_support::initialize::Client;
 use holon_test_support::latency::quantiles;
@@ -41,7 +40,7 @@ fn main() {
     let calls = std::env::var("HOLON_BENCH_CALLS")
         .ok()
         .and_then(|calls| calls.parse().ok())
-        .unwrap_or(if support::test_mode() { 10 } else { 400 });
+        .unwrap_or(if test_mode() { 10 } else { 400 });
     let workspace = tempfile::tempdir().expect("a temporary workspace");
     println!("mcp_latency: {binary}, {calls} tools/call per transport (ListModelProviders)");
     let mut stdio = StdioServer::of_child(server(

@@ -27,6 +27,7 @@ use holon_core::prelude::*;
 use holon_core::{
     CallGate, FamilyPolicy, GateAnswer, GatedTool, Registry, Tool, ToolCall, ToolMeta,
 };
+use holon_test_support::bench::test_mode;
 use serde_json::{Value, json};
 
 /// How a batch is processed.
@@ -213,15 +214,6 @@ fn interleaved(
         per_call(baseline_total),
         per_call(measured_total),
     )
-}
-
-/// Whether the bench runs as a test (`cargo test --benches`, or `cargo bench -- --test`),
-/// as criterion decides it: then every case runs once, and the interleaved ratios take
-/// one round, so that CI proves the bench works without paying for its figures.
-fn test_mode() -> bool {
-    let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str| args.iter().any(|arg| arg == name);
-    !flag("--bench") || flag("--test")
 }
 
 /// [`interleaved`] of the floor and `dispatch`.

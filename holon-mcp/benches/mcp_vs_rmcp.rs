@@ -28,6 +28,7 @@ use holon_core::Registry;
 use holon_core::prelude::*;
 use serde_json::{Value, json};
 
+use holon_test_support::bench::test_mode;
 use holon_test_support::http::BlockingClient as HttpClient;
 use holon_test_support::initialize::Client;
 use holon_test_support::latency::quantiles;
@@ -79,15 +80,6 @@ fn main() -> ExitCode {
     throughput(if quick { 2 } else { 100 }, if quick { 1 } else { 5 });
     session_memory(sessions);
     ExitCode::SUCCESS
-}
-
-/// Whether this run is a test of the bench rather than a measurement, as criterion
-/// decides it: `cargo test --benches` passes no `--bench`, `cargo bench -- --test`
-/// passes both.
-fn test_mode() -> bool {
-    let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str| args.iter().any(|arg| arg == name);
-    !flag("--bench") || flag("--test")
 }
 
 /// The servers, holon-mcp's first.

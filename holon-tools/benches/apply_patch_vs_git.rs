@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 use holon_core::{FamilyPolicy, ToolCall};
 use holon_runtime::{Runtime, RuntimeConfig};
 
-mod support;
+use holon_test_support::bench::test_mode;
+use holon_tool_fixtures::require_tool;
 
 /// Runs of each side a measurement takes the median of.
 const RUNS: usize = 5;
@@ -128,8 +129,8 @@ fn workloads() -> Vec<Workload> {
 }
 
 fn main() {
-    support::require_tool("ApplyPatch");
-    let runs = if support::test_mode() { 1 } else { RUNS };
+    require_tool("ApplyPatch");
+    let runs = if test_mode() { 1 } else { RUNS };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

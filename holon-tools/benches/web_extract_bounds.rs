@@ -24,7 +24,8 @@ use holon_runtime::{Runtime, RuntimeConfig, WebConfig};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-mod support;
+use holon_test_support::bench::test_mode;
+use holon_tool_fixtures::require_tool;
 
 /// The pages: what the issue measured (5 MiB of paragraphs, 30,000 nested `<div>`s)
 /// and a smaller deep one the unbounded rendering finishes.
@@ -64,8 +65,8 @@ fn main() {
         .ok()
         .and_then(|secs| secs.parse().ok())
         .unwrap_or(60);
-    support::require_tool("WebFetch");
-    let cases: &[&str] = if support::test_mode() {
+    require_tool("WebFetch");
+    let cases: &[&str] = if test_mode() {
         &["paragraphs-600KiB", "nested-div-100"]
     } else {
         &["paragraphs-5MiB", "nested-div-3000", "nested-div-30000"]

@@ -5,7 +5,8 @@
 //! `http`), a loopback HTTP server for a test that needs a service (`loopback`,
 //! feature `http`), a throw-away PostgreSQL and a proxy that counts the round trips
 //! to it (`postgres`, `wire`, feature `postgres`) and the
-//! quantiles a latency bench reports ([`latency`]).
+//! quantiles a latency bench reports ([`latency`]), and whether a bench runs as a test
+//! ([`bench::test_mode`]).
 //!
 //! A dev-dependency only: it panics on what a test did not expect, which is how a
 //! test fails. It depends on no holon crate, so every holon crate can use it without
@@ -15,6 +16,7 @@
 // the gates confine everywhere else (`tests/tests/effect_gates.rs` lists this file).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+pub mod bench;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod initialize;

@@ -1,6 +1,7 @@
 //! The integration tests of the `holon-tools` CLI in one binary: the commands, the
 //! MCP server, and the tools whose commands the binary confines (it is their limits
-//! helper). They share holon-tools' test support modules.
+//! helper). The built-in tools' fixtures come from holon-tool-fixtures, as holon-tools'
+//! own tests take them.
 
 // Tests set their fixtures up with std::fs, processes and sockets freely.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -9,13 +10,7 @@
 use holon_tools as _;
 
 mod cli_support;
-#[path = "../../../holon-tools/tests/integration/local_http/mod.rs"]
-mod local_http;
-#[path = "../../../holon-tools/tests/integration/support/mod.rs"]
-mod support;
 mod task_support;
-#[path = "../../../holon-tools/tests/integration/workspace_support/mod.rs"]
-mod workspace_support;
 
 mod agent_cli;
 mod apply_patch_concurrent;

@@ -209,7 +209,7 @@ async fn a_command_writing_past_the_log_cap_leaves_its_head_a_note_and_its_tail(
 /// no credential the runtime reads.
 #[test]
 fn git_hooks_run_without_the_runtimes_credentials() {
-    use crate::workspace_support::init_repo;
+    use holon_tool_fixtures::workspace::init_repo;
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();

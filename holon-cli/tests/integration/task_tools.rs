@@ -436,7 +436,7 @@ async fn a_runtime_opens_while_another_connection_is_writing_its_store() {
 async fn the_logs_of_old_tasks_are_removed_at_start_and_their_records_stay() {
     let workspace = tempfile::tempdir().unwrap();
     let open = |retention: Option<Duration>| {
-        let mut config = crate::support::config_with_state_in(workspace.path());
+        let mut config = holon_tool_fixtures::runtime::config_with_state_in(workspace.path());
         config.task_log_retention = retention;
         Runtime::open(config).unwrap()
     };
@@ -484,7 +484,7 @@ async fn the_logs_of_old_tasks_are_removed_at_start_and_their_records_stay() {
 /// A runtime on `workspace` that keeps its store and logs in `state`, so that several
 /// runtimes can open the same ones in turn.
 fn config_with_state_dir(workspace: &Path, state: &Path) -> RuntimeConfig {
-    let mut config = crate::support::config_with_state_in(workspace);
+    let mut config = holon_tool_fixtures::runtime::config_with_state_in(workspace);
     config.state_dir = Some(state.to_path_buf());
     config
 }

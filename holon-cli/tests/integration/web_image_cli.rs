@@ -2,7 +2,7 @@
 
 use std::process::Output;
 
-use crate::local_http::{Reply, serve};
+use holon_tool_fixtures::web_server::{Reply, serve};
 use serde_json::{Value, json};
 
 const SETTINGS: [&str; 17] = [

@@ -1,11 +1,11 @@
 //! The agent plane through `Registry::dispatch`: AgentGet, Enqueue, SpawnAgent and its
 //! schema rules, profiles, the runtime-only trigger tools, and operator notification.
 
-use crate::support::{call, call_as, error_kind, ok, runtime};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_export::{ExportOptions, Provider, export};
 use holon_lint::inventory_text;
 use holon_runtime::agency::{AgentOutcome, NotificationLevel, Priority};
+use holon_tool_fixtures::runtime::{call, call_as, error_kind, ok, runtime};
 use serde_json::{Value, json};
 
 #[tokio::test]

@@ -25,7 +25,7 @@ fn store_bytes(dir: &std::path::Path) -> u64 {
 async fn big_refused_calls_leave_a_small_store_with_their_size_and_hash() {
     let workspace = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let mut config = crate::support::config_with_state_in(workspace.path());
+    let mut config = holon_tool_fixtures::runtime::config_with_state_in(workspace.path());
     config.state_dir = Some(state.path().to_path_buf());
     let runtime = Runtime::open(config).unwrap();
     let big = "x".repeat(10 << 20);
@@ -62,7 +62,7 @@ async fn the_log_is_pruned_to_its_size_as_calls_are_recorded_and_by_age_on_open(
     let workspace = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let open = |retention: ExecutionRetention| {
-        let mut config = crate::support::config_with_state_in(workspace.path());
+        let mut config = holon_tool_fixtures::runtime::config_with_state_in(workspace.path());
         config.state_dir = Some(state.path().to_path_buf());
         config.execution_retention = retention;
         Runtime::open(config).unwrap()

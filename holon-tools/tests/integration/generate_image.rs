@@ -5,11 +5,11 @@ use std::io::Cursor;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::local_http::{Reply, Server, serve};
 use base64::Engine as _;
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_gates::net::PrivateAddresses;
 use holon_runtime::{ApiKey, ImageConfig, Runtime, RuntimeConfig};
+use holon_tool_fixtures::web_server::{Reply, Server, serve};
 use image::{DynamicImage, ImageFormat, RgbaImage};
 use serde_json::{Value, json};
 
@@ -36,7 +36,7 @@ fn b64(bytes: &[u8]) -> String {
 /// A runtime whose state (and so media) directory is inside the workspace.
 fn runtime(images: ImageConfig) -> (tempfile::TempDir, Arc<Runtime>) {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = crate::support::config_with_state_in(dir.path());
+    let mut config = holon_tool_fixtures::runtime::config_with_state_in(dir.path());
     config.images = images;
     (dir, Runtime::open(config).unwrap())
 }
@@ -213,7 +213,7 @@ async fn an_image_url_off_the_providers_origin_is_held_to_the_web_policy() {
 
     // The operator lets the web tools reach private addresses: then this one too.
     let dir = tempfile::tempdir().unwrap();
-    let mut config = crate::support::config_with_state_in(dir.path());
+    let mut config = holon_tool_fixtures::runtime::config_with_state_in(dir.path());
     config.images = provider(server.url("/v1"));
     config.web.private_addresses = PrivateAddresses::Allow;
     let allowed = Runtime::open(config).unwrap();
@@ -264,7 +264,10 @@ async fn without_a_provider_it_says_exactly_what_to_configure() {
 
 #[tokio::test]
 async fn a_down_slow_or_failing_provider_is_a_typed_error() {
-    let down = format!("http://127.0.0.1:{}/v1", crate::local_http::closed_port());
+    let down = format!(
+        "http://127.0.0.1:{}/v1",
+        holon_tool_fixtures::web_server::closed_port()
+    );
     let (_down_dir, down_runtime) = runtime(provider(down));
     let envelope = call(&down_runtime, "GenerateImage", json!({ "prompt": "x" })).await;
     assert_eq!(

@@ -12,7 +12,7 @@ use holon_runtime::agency::WorkItemEdit;
 use holon_runtime::agency::{PlanStatus, TodoItem, TodoState};
 use serde_json::{Value, json};
 
-use crate::support::{call, ok, runtime};
+use holon_tool_fixtures::runtime::{call, ok, runtime};
 
 /// A small deterministic generator (xorshift64*), so that a failing case reproduces.
 struct Cases(u64);

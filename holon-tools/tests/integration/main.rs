@@ -9,10 +9,6 @@
 // Links the built-in tools into the registry (they are found by link-time inventory).
 use holon_tools as _;
 
-mod local_http;
-mod support;
-mod workspace_support;
-
 mod adversarial_fs;
 mod agents;
 mod apply_patch;

@@ -2,7 +2,7 @@
 //! Markdown indexed with FTS5, incremental re-indexing, and refs confined to the
 //! indexed sources.
 
-use crate::workspace_support::Fixture;
+use holon_tool_fixtures::workspace::Fixture;
 use serde_json::{Value, json};
 
 fn fixture() -> Fixture {

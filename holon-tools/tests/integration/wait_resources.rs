@@ -1,8 +1,8 @@
 //! What a wait waits for: durable timers (fired, cancelled, rechecks, Sleep's records)
 //! and tasks, whose owner is captured at creation and never follows the focus.
 
-use crate::support::{call, count, error_kind, ok, runtime, scalar};
 use holon_runtime::agency::WakeKind;
+use holon_tool_fixtures::runtime::{call, count, error_kind, ok, runtime, scalar};
 use rusqlite::types::Value as Sql;
 use serde_json::json;
 
@@ -114,7 +114,7 @@ async fn focus_switches_never_move_a_task_or_let_its_wait_cross_over() {
         "task_ownership_mismatch",
         "{crossing}"
     );
-    let other_agent = crate::support::call_as(
+    let other_agent = holon_tool_fixtures::runtime::call_as(
         &rt,
         "child-1",
         "WaitFor",

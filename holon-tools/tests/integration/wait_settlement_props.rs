@@ -8,9 +8,11 @@
 
 use std::sync::Arc;
 
-use crate::support::{SETTLEMENT_TABLES, call, count, error_kind, gated, runtime, snapshot};
 use holon_runtime::Runtime;
 use holon_runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind, WorkItemEdit};
+use holon_tool_fixtures::runtime::{
+    SETTLEMENT_TABLES, call, count, error_kind, gated, runtime, snapshot,
+};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -317,7 +319,7 @@ fn check_invariants(rt: &Runtime, model: &Model) {
 async fn run(ops: Vec<Op>) {
     let rt = runtime();
     for objective in ["one", "two", "three"] {
-        crate::support::ok(
+        holon_tool_fixtures::runtime::ok(
             &call(
                 &rt,
                 "CreateWorkItem",
@@ -326,7 +328,9 @@ async fn run(ops: Vec<Op>) {
             .await,
         );
     }
-    crate::support::ok(&call(&rt, "SpawnAgent", json!({"initial_message": "work"})).await);
+    holon_tool_fixtures::runtime::ok(
+        &call(&rt, "SpawnAgent", json!({"initial_message": "work"})).await,
+    );
     rt.enqueue_message("root", "operator", Priority::Normal, "start")
         .unwrap();
     rt.begin_turn("root").unwrap();

@@ -1,10 +1,10 @@
 //! WaitFor: its schema rules, the final-brief gate, atomic settlement with stale
 //! checks and injected failures, timers, and task-result wait ownership.
 
-use crate::support::{
+use holon_runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind};
+use holon_tool_fixtures::runtime::{
     SETTLEMENT_TABLES, call, count, error_kind, gated, ok, runtime, scalar, snapshot,
 };
-use holon_runtime::agency::{FailPoint, Priority, SettlementStep, WakeKind};
 use rusqlite::types::Value as Sql;
 use serde_json::{Value, json};
 

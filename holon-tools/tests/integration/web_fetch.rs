@@ -3,10 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::local_http::{Reply, serve, serve_on, serve_tls, test_ca_file};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_gates::net::PrivateAddresses;
 use holon_runtime::{Runtime, RuntimeConfig, RuntimeError, WebConfig};
+use holon_tool_fixtures::web_server::{Reply, serve, serve_on, serve_tls, test_ca_file};
 use serde_json::{Value, json};
 
 fn runtime(web: WebConfig) -> (tempfile::TempDir, Arc<Runtime>) {
@@ -326,7 +326,10 @@ async fn http_errors_binary_content_and_a_down_server_are_typed_errors() {
     let image = fetch(&runtime, json!({ "url": server.url("/logo.png") })).await;
     assert_eq!(error_kind(&image), "unsupported_content_type", "{image}");
 
-    let down = format!("http://127.0.0.1:{}/", crate::local_http::closed_port());
+    let down = format!(
+        "http://127.0.0.1:{}/",
+        holon_tool_fixtures::web_server::closed_port()
+    );
     let envelope = fetch(&runtime, json!({ "url": down })).await;
     assert_eq!(error_kind(&envelope), "fetch_failed", "{envelope}");
     assert_eq!(envelope["error"]["retryable"], true);

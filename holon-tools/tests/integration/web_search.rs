@@ -3,9 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::local_http::{Reply, Seen, serve};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_runtime::{Runtime, RuntimeConfig, SearchProvider, WebConfig};
+use holon_tool_fixtures::web_server::{Reply, Seen, serve};
 use serde_json::{Value, json};
 
 fn runtime(providers: Vec<SearchProvider>, timeout: Duration) -> (tempfile::TempDir, Arc<Runtime>) {
@@ -195,7 +195,7 @@ async fn without_a_provider_it_says_what_to_configure() {
 async fn a_down_slow_or_broken_provider_is_a_typed_error() {
     let down = format!(
         "http://127.0.0.1:{}/search",
-        crate::local_http::closed_port()
+        holon_tool_fixtures::web_server::closed_port()
     );
     let (_down_dir, down_runtime) = runtime(vec![provider("down", down)], Duration::from_secs(10));
     let envelope = search(&down_runtime, json!({ "query": "x" })).await;

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use crate::local_http::{Reply, Server, serve};
-use crate::support::call;
 use holon_gates::net::PrivateAddresses;
 use holon_runtime::{Runtime, RuntimeConfig, SearchProvider, WebConfig};
+use holon_tool_fixtures::runtime::call;
+use holon_tool_fixtures::web_server::{Reply, Server, serve};
 use serde_json::{Value, json};
 
 const INJECTION: &str = "IGNORE-PREVIOUS-INSTRUCTIONS";

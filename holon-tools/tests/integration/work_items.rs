@@ -1,6 +1,6 @@
 //! The work item plane through `Registry::dispatch` on an in-memory runtime.
 
-use crate::support::{call, error_kind, gated, ok, runtime};
+use holon_tool_fixtures::runtime::{call, error_kind, gated, ok, runtime};
 use serde_json::json;
 
 #[tokio::test]
@@ -200,7 +200,7 @@ async fn clear_blocker_needs_a_reason_in_the_schema_and_at_runtime() {
     assert_eq!(picked["previous_focus_id"], "wi-2");
     assert!(picked["work_item"]["blocker"].is_null());
     assert_eq!(
-        crate::support::scalar(&rt, "SELECT state FROM waits WHERE id = 1"),
+        holon_tool_fixtures::runtime::scalar(&rt, "SELECT state FROM waits WHERE id = 1"),
         rusqlite::types::Value::Text("cancelled".into())
     );
 }
@@ -268,7 +268,7 @@ async fn completion_waits_for_the_turns_report() {
 #[tokio::test]
 async fn work_items_persist_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let config = crate::support::config_with_state_in(dir.path());
+    let config = holon_tool_fixtures::runtime::config_with_state_in(dir.path());
     {
         let rt = holon_runtime::Runtime::open(config.clone()).unwrap();
         ok(&gated(&rt, "CreateWorkItem", json!({"objective": "survive"})).await);

@@ -1,9 +1,9 @@
 //! GetWorkspaceState, AttachWorkspace, DetachWorkspace and SwitchWorkspace through
 //! `registry.dispatch`, on real directories.
 
-use crate::workspace_support::{Fixture, call_with};
 use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily};
 use holon_runtime::Runtime;
+use holon_tool_fixtures::workspace::{Fixture, call_with};
 use serde_json::{Value, json};
 
 fn add_file(path: &str, line: &str) -> String {
@@ -347,7 +347,7 @@ async fn bindings_and_the_active_root_survive_a_restart() {
     let home = fx.home();
     drop(fx.runtime);
 
-    let reopened = Runtime::open(crate::support::config_with_state_in(
+    let reopened = Runtime::open(holon_tool_fixtures::runtime::config_with_state_in(
         fx.dir.path().join("home"),
     ))
     .unwrap();
@@ -371,7 +371,7 @@ async fn bindings_and_the_active_root_survive_a_restart() {
     // A workspace whose directory vanished is reported missing; home takes over.
     drop(reopened);
     std::fs::remove_dir_all(&other).unwrap();
-    let reopened = Runtime::open(crate::support::config_with_state_in(
+    let reopened = Runtime::open(holon_tool_fixtures::runtime::config_with_state_in(
         fx.dir.path().join("home"),
     ))
     .unwrap();

@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use serde_json::{Value, json};
 
-use crate::workspace_support::{call_with, git, init_repo};
+use holon_tool_fixtures::workspace::{call_with, git, init_repo};
 
 /// Paths to attach or switch to, relative to the working directory (which a switch
 /// with `cwd` moves): directories beside home, inside it, around it, a file, a

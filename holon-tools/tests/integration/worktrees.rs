@@ -1,7 +1,7 @@
 //! CreateWorktree and RemoveWorktree through `registry.dispatch`, against real git
 //! repositories made in temporary directories.
 
-use crate::workspace_support::{Fixture, git, has_branch, init_repo};
+use holon_tool_fixtures::workspace::{Fixture, git, has_branch, init_repo};
 use serde_json::json;
 
 fn repo_fixture() -> Fixture {

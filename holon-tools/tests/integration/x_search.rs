@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::local_http::{Reply, Seen, serve};
 use holon_core::{FamilyPolicy, Registry, ToolCall};
 use holon_runtime::{ApiKey, Runtime, RuntimeConfig, XSearchConfig};
+use holon_tool_fixtures::web_server::{Reply, Seen, serve};
 use serde_json::{Value, json};
 
 fn runtime_with(x_search: XSearchConfig) -> (tempfile::TempDir, Arc<Runtime>) {
@@ -213,7 +213,10 @@ async fn provider_failures_are_typed_errors() {
     let envelope = x_search(&runtime, json!({"query": "q"})).await;
     assert_eq!(error_kind(&envelope), "x_search_bad_response");
 
-    let down = format!("http://127.0.0.1:{}/v1", crate::local_http::closed_port());
+    let down = format!(
+        "http://127.0.0.1:{}/v1",
+        holon_tool_fixtures::web_server::closed_port()
+    );
     let (_dir, runtime) = runtime_with(provider(down));
     let envelope = x_search(&runtime, json!({"query": "q"})).await;
     assert_eq!(error_kind(&envelope), "x_search_unreachable");

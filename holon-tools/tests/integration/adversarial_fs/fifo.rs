@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::workspace_support::Fixture;
+use holon_tool_fixtures::workspace::Fixture;
 
 /// Long enough that only a hang reaches it.
 const HANG_GUARD: Duration = Duration::from_secs(60);
@@ -33,7 +33,7 @@ async fn call_guarded(fx: &Fixture, fifo: &std::path::Path, name: &str, input: V
     let handle = tokio::runtime::Handle::current();
     let name_owned = name.to_string();
     let call = tokio::task::spawn_blocking(move || {
-        handle.block_on(crate::workspace_support::call_with(
+        handle.block_on(holon_tool_fixtures::workspace::call_with(
             &runtime,
             holon_core::FamilyPolicy::all(),
             &name_owned,

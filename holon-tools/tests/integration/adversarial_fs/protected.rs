@@ -4,7 +4,7 @@
 use holon_runtime::{Runtime, RuntimeConfig};
 use serde_json::json;
 
-use crate::workspace_support::{Fixture, call_with, init_repo};
+use holon_tool_fixtures::workspace::{Fixture, call_with, init_repo};
 
 fn add(path: &str) -> String {
     format!(

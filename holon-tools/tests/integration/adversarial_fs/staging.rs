@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::tree;
-use crate::workspace_support::Fixture;
+use holon_tool_fixtures::workspace::Fixture;
 
 /// Symlinks at the names a patch by this process would stage at
 /// (`.holon-patch-<pid>-<n>` and `.<name>.holon-patch-<pid>-<n>`), pointing outside.

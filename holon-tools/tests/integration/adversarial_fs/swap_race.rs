@@ -8,7 +8,7 @@ use image::{DynamicImage, ImageFormat, RgbImage};
 use serde_json::json;
 
 use super::{Swapper, tree};
-use crate::workspace_support::Fixture;
+use holon_tool_fixtures::workspace::Fixture;
 
 /// Calls per tool.
 const CALLS: usize = 2_000;

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::Swapper;
-use crate::workspace_support::Fixture;
+use holon_tool_fixtures::workspace::Fixture;
 
 /// Commands started.
 const CALLS: usize = 2_000;

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::workspace_support::{Fixture, git, init_repo};
+use holon_tool_fixtures::workspace::{Fixture, git, init_repo};
 
 /// A record in `home/.git/worktrees/<name>/` claiming `branch` is checked out at the
 /// directory whose `.git` is `gitdir`.

@@ -1,9 +1,8 @@
 //! A small HTTP/1.1 server on a loopback address for the web and image tests: it
 //! plays web pages, a search provider and an image provider, in plain HTTP or over TLS
-//! with the certificate in `tls/` (signed by the test CA there). Every connection gets
-//! one answer and is closed; the server lives as long as the test's runtime.
-
-#![allow(dead_code)]
+//! with the certificate in this crate's `tls/` (signed by the test CA there). Every
+//! connection gets one answer and is closed; the server lives as long as the test's
+//! runtime.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -20,15 +19,18 @@ use tokio_rustls::rustls::{ServerConfig, crypto};
 /// A request as the server saw it.
 #[derive(Debug, Clone)]
 pub struct Seen {
+    /// `GET`, `POST`, ...
     pub method: String,
     /// Path and query.
     pub target: String,
     /// Header names lowercased.
     pub headers: Vec<(String, String)>,
+    /// The request body.
     pub body: Vec<u8>,
 }
 
 impl Seen {
+    /// The value of header `name` (lowercase), if sent.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -36,6 +38,7 @@ impl Seen {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The target without its query.
     pub fn path(&self) -> &str {
         self.target.split('?').next().unwrap_or("")
     }
@@ -44,8 +47,11 @@ impl Seen {
 /// An answer.
 #[derive(Debug, Clone)]
 pub struct Reply {
+    /// The HTTP status code.
     pub status: u16,
+    /// Headers sent as given.
     pub headers: Vec<(String, String)>,
+    /// The body, sent with its length.
     pub body: Vec<u8>,
     /// Wait this long before answering.
     pub delay: Option<Duration>,
@@ -55,6 +61,7 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// A `status` answer of `body`, typed `content_type`.
     pub fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
         Self {
             status,
@@ -65,25 +72,30 @@ impl Reply {
         }
     }
 
+    /// A 200 HTML page.
     pub fn html(body: &str) -> Self {
         Self::new(200, "text/html; charset=utf-8", body)
     }
 
+    /// A JSON answer.
     pub fn json(status: u16, value: &serde_json::Value) -> Self {
         Self::new(status, "application/json", value.to_string())
     }
 
+    /// A redirect to `location`.
     pub fn redirect(status: u16, location: &str) -> Self {
         let mut reply = Self::new(status, "text/plain", "moved");
         reply.headers.push(("Location".into(), location.into()));
         reply
     }
 
+    /// The same answer, sent after `delay`.
     pub fn delayed(mut self, delay: Duration) -> Self {
         self.delay = Some(delay);
         self
     }
 
+    /// The same answer's headers, then `bytes` bytes without a length.
     pub fn streaming(mut self, bytes: usize) -> Self {
         self.stream_bytes = Some(bytes);
         self
@@ -94,7 +106,9 @@ type Handler = dyn Fn(&Seen, SocketAddr) -> Reply + Send + Sync;
 
 /// A running server.
 pub struct Server {
+    /// Where it listens.
     pub addr: SocketAddr,
+    /// The requests so far, in order.
     pub seen: Arc<Mutex<Vec<Seen>>>,
     tls: bool,
 }
@@ -109,6 +123,7 @@ impl Server {
         }
     }
 
+    /// A copy of the requests so far.
     pub fn requests(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
@@ -135,7 +150,7 @@ pub fn test_ca_file() -> PathBuf {
 }
 
 fn tls_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/integration/local_http/tls")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tls")
 }
 
 /// Starts an https server on 127.0.0.1 whose certificate (for localhost and

@@ -1,8 +1,6 @@
 //! Helpers shared by the workspace and memory plane tests: runtimes on temporary
 //! directories, dispatch through the registry, and real git repositories.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -14,8 +12,16 @@ use serde_json::Value;
 /// A temporary directory holding a home workspace (`home/`), room for more
 /// directories next to it, and an in-memory runtime on `home/`.
 pub struct Fixture {
+    /// The temporary directory; `home/` is the runtime's workspace.
     pub dir: tempfile::TempDir,
+    /// The runtime on `home/`.
     pub runtime: Arc<Runtime>,
+}
+
+impl Default for Fixture {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Fixture {
@@ -31,7 +37,7 @@ impl Fixture {
     pub fn on_disk() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("home")).unwrap();
-        let runtime = Runtime::open(crate::support::config_with_state_in(
+        let runtime = Runtime::open(crate::runtime::config_with_state_in(
             dir.path().join("home"),
         ))
         .unwrap();

@@ -1,8 +1,6 @@
 //! Helpers shared by the agent-plane tests: an in-memory runtime, calls through the
 //! registry and through the runtime's gate, and snapshots of the store.
 
-#![allow(dead_code)]
-
 use std::sync::Arc;
 
 use holon_core::{FamilyPolicy, Registry, ToolCall};
