@@ -10,55 +10,19 @@
 // The fixtures count runs in a file, with std::fs.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
 
 use holon_core::prelude::*;
 use holon_core::{Deferral, FamilyPolicy, Registry, ToolCall, ToolStatus};
-use holon_policy::{AnnotationMatch, ApprovalPolicy, ApprovalState, Rule, Standing, Verdict};
+use holon_policy::{ApprovalState, Standing};
 use holon_runtime::approvals::postgres::PostgresApprovalStore;
 use holon_runtime::{Runtime, RuntimeConfig};
 use holon_test_support::postgres::TestPostgres;
 use serde_json::json;
 
-/// The file each run of Bump appends a line to.
-struct RunLog(PathBuf);
-
-/// Arguments of Bump.
-#[derive(Debug, Deserialize, JsonSchema, ToolArgs)]
-#[serde(deny_unknown_fields)]
-struct BumpArgs {
-    /// A label, written to the log.
-    label: String,
-}
-
-/// Appends one line to the host's run log.
-#[holon_tool(family = LocalEnvironment, annotations(destructive, open_world = false))]
-fn bump(log: &RunLog, args: BumpArgs) -> Result<String, ToolError> {
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&log.0)?;
-    writeln!(file, "{}", args.label)?;
-    Ok(args.label)
-}
-
-fn runs(log: &Path) -> usize {
-    std::fs::read_to_string(log).map_or(0, |text| text.lines().count())
-}
-
-fn ask_destructive() -> ApprovalPolicy {
-    ApprovalPolicy::new(Verdict::Allow)
-        .with_rule(Rule::new(Verdict::Ask).for_annotation(AnnotationMatch::Destructive))
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
+mod common;
+use common::{RunLog, ask_destructive, rt, runs};
 
 /// A replica serving `workspace` with the state directory `state`, its approvals in
 /// the database `url` when one is given (else in the state directory's SQLite store).
