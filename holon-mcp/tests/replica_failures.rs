@@ -501,6 +501,8 @@ async fn a_task_running_while_the_database_is_stopped_ends_once_it_is_back() {
 struct Watched {
     inner: Arc<dyn TaskStore>,
     held: AtomicBool,
+    /// While set, the writes of a task's end alone fail as unreachable.
+    ends_held: AtomicBool,
     /// Renewals that found the task unfinished.
     renewed: AtomicUsize,
     /// Writes of a task's end that could not reach the store.
@@ -514,6 +516,7 @@ impl Watched {
         Self {
             inner,
             held: AtomicBool::new(false),
+            ends_held: AtomicBool::new(false),
             renewed: AtomicUsize::new(0),
             unwritten: AtomicUsize::new(0),
             refused: AtomicUsize::new(0),
@@ -551,9 +554,12 @@ impl TaskStore for Watched {
     }
 
     fn advance(&self, id: &str, state: &TaskState, now_ms: u64) -> Result<bool, TaskStoreError> {
-        let outcome = self
-            .reach()
-            .and_then(|store| store.advance(id, state, now_ms));
+        let outcome = self.reach().and_then(|store| {
+            if state.is_terminal() && self.ends_held.load(Ordering::SeqCst) {
+                return Err(TaskStoreError::unavailable("ends held off by the test"));
+            }
+            store.advance(id, state, now_ms)
+        });
         if state.is_terminal() {
             match outcome {
                 Ok(false) => self.refused.fetch_add(1, Ordering::SeqCst),
@@ -784,4 +790,40 @@ async fn after_an_outage_longer_than_the_lease_a_task_its_replica_renews_first_r
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"]["structuredContent"]["result"], "kept");
     stays([a, b], &id, &done, SHORT_LEASE).await;
+}
+
+static RETRIED_RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Ends when the test releases it.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn retried_job() -> String {
+    RETRIED_RELEASE.notified().await;
+    "retried".to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_retrying_the_end_of_a_task_keeps_its_lease_past_the_first() {
+    let database = TestPostgres::start_own();
+    let lease = Duration::from_secs(2);
+    let (a, _serving_a, watched) = watched_replica(database.url(), lease).await;
+    let (b, _serving_b) = replica(database.url(), lease, false).await;
+    // A's writes of the end fail as if the store were unreachable; its renewals land.
+    watched.ends_held.store(true, Ordering::SeqCst);
+    let id = task_id(&call(a, "RetriedJob").await);
+    RETRIED_RELEASE.notify_one();
+    watched
+        .past(|w| &w.unwritten, 0, "A tries to write the end")
+        .await;
+    // Past the lease A held when the tool ended, B still reads it working.
+    let until = tokio::time::Instant::now() + lease * 2;
+    while tokio::time::Instant::now() < until {
+        let working = task(b, &id).await;
+        assert_eq!(working["result"]["status"], "working", "{working}");
+        tokio::time::sleep(lease / 8).await;
+    }
+    watched.ends_held.store(false, Ordering::SeqCst);
+    let done = poll_until(b, &id, |task| task["status"] != "working").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["result"], "retried");
+    stays([a, b], &id, &done, lease).await;
 }

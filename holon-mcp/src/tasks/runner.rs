@@ -164,7 +164,9 @@ impl Tasks {
     async fn finish(&self, id: &str, state: &TaskState, expires_at_ms: Option<u64>) {
         let cap = Duration::from_millis((self.lease_ms / 3).max(1));
         let mut wait = FIRST_RETRY.min(cap);
-        let mut renewed_at = tokio::time::Instant::now();
+        // The first retry renews at once: the last renewal may be a third of a
+        // lease old already.
+        let mut renewed_at: Option<tokio::time::Instant> = None;
         loop {
             let error = match self.store.advance(id, state, now_ms()) {
                 Ok(_) => return,
@@ -186,9 +188,9 @@ impl Tasks {
             );
             tokio::time::sleep(wait).await;
             wait = wait.saturating_mul(2).min(cap);
-            if renewed_at.elapsed() >= cap {
+            if renewed_at.is_none_or(|at| at.elapsed() >= cap) {
                 match self.store.renew(id, now_ms().saturating_add(self.lease_ms)) {
-                    Ok(true) => renewed_at = tokio::time::Instant::now(),
+                    Ok(true) => renewed_at = Some(tokio::time::Instant::now()),
                     // Ended elsewhere (cancelled, or failed for its lease): that stands.
                     Ok(false) => return,
                     Err(_) => {}
