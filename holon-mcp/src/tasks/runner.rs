@@ -28,6 +28,10 @@ pub const DEFAULT_POLL_INTERVAL_MS: u64 = 250;
 /// this has passed.
 pub const DEFAULT_TASK_LEASE_MS: u64 = 30_000;
 
+/// The first wait before a task's final state, refused by the store, is written
+/// again; each wait doubles up to a third of the lease.
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+
 /// The tasks of one server: its store and the tasks running in this process.
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
@@ -150,6 +154,51 @@ impl Tasks {
         }
     }
 
+    /// Writes the final `state` of task `id`, again while the store cannot be
+    /// reached (waits from [`FIRST_RETRY`] doubling up to a third of the lease, the
+    /// lease renewed meanwhile), so that a tool that ended during an outage has its
+    /// end written soon after the store is back. Stops once the write lands, the
+    /// store says the task has ended (the first terminal state wins), the store
+    /// refuses the write (it would refuse it again), or the task expires at
+    /// `expires_at_ms` (nobody can read it any more).
+    async fn finish(&self, id: &str, state: &TaskState, expires_at_ms: Option<u64>) {
+        let cap = Duration::from_millis((self.lease_ms / 3).max(1));
+        let mut wait = FIRST_RETRY.min(cap);
+        // The first retry renews at once: the last renewal may be a third of a
+        // lease old already.
+        let mut renewed_at: Option<tokio::time::Instant> = None;
+        loop {
+            let error = match self.store.advance(id, state, now_ms()) {
+                Ok(_) => return,
+                Err(error) => error,
+            };
+            if !error.is_unavailable() {
+                tracing::warn!(task = id, %error, "the store refused the task's end; it reads as failed once its lease runs out");
+                return;
+            }
+            if expires_at_ms.is_some_and(|expires| now_ms() >= expires) {
+                tracing::warn!(task = id, %error, "the task's end could not be written before its time to live ran out");
+                return;
+            }
+            tracing::warn!(
+                task = id,
+                %error,
+                retry_in_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                "the task's end could not be written; trying again"
+            );
+            tokio::time::sleep(wait).await;
+            wait = wait.saturating_mul(2).min(cap);
+            if renewed_at.is_none_or(|at| at.elapsed() >= cap) {
+                match self.store.renew(id, now_ms().saturating_add(self.lease_ms)) {
+                    Ok(true) => renewed_at = Some(tokio::time::Instant::now()),
+                    // Ended elsewhere (cancelled, or failed for its lease): that stands.
+                    Ok(false) => return,
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+
     fn live(&self) -> MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
         self.live.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -182,10 +231,14 @@ impl Tasks {
         let work = tokio::spawn(work);
         let tasks = Arc::clone(self);
         let id = record.id.clone();
+        let expires_at_ms = record
+            .ttl_ms
+            .map(|ttl| record.created_at_ms.saturating_add(ttl));
         tokio::spawn(async move {
             let state = tasks.supervise(&id, &live, work).await;
             // A cancelled task stays cancelled: `advance` leaves ended tasks alone.
-            let _ = tasks.store.advance(&id, &state, now_ms());
+            // Live here until its end is written: this replica never fails it.
+            tasks.finish(&id, &state, expires_at_ms).await;
             tasks.live().remove(&id);
         });
         let task = serde_json::from_value(Value::Object(wire_task(&record))).map_err(|error| {
