@@ -359,3 +359,80 @@ async fn a_listen_stream_never_carries_another_principals_task() {
         "Alice's stream carried Bob's task {bobs}: {seen:?}"
     );
 }
+
+/// How many connections of the database are `LISTEN`ing for task hints.
+async fn listening_connections(url: &str) -> i64 {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let connection = tokio::spawn(connection);
+    let count = client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND query = 'LISTEN holon_tasks'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    drop(client);
+    let _ = connection.await;
+    count
+}
+
+/// Polls the number of listening connections until it is `count`, within PATIENCE.
+async fn until_listening(url: &str, count: i64) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let now = listening_connections(url).await;
+        if now == count {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{now} connections listen, not {count}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_listens_on_one_connection_only_while_a_stream_is_open_and_again_after_a_restart()
+{
+    let database = TestPostgres::start_own();
+    let url = database.url();
+    let (a, _) = replica(url).await;
+    let (b, listening_on_b) = replica(url).await;
+    // Tasks alone open no listening connection.
+    let id = start_task(a, "QuickTask", None).await;
+    assert_eq!(
+        listening_connections(url).await,
+        0,
+        "no stream, no listening"
+    );
+
+    // Two streams on B share one connection.
+    let mut first = listen(b, None, &listening_on_b).await;
+    let second = listen(b, None, &listening_on_b).await;
+    assert_eq!(listening_connections(url).await, 1, "one for both streams");
+
+    // The database restarts: B listens again once it is back, and hears A's tasks.
+    database.stop();
+    database.start_again();
+    until_listening(url, 1).await;
+    let after = start_task(a, "QuickTask", None).await;
+    let seen = first.until_ended(&after).await;
+    assert_eq!(
+        seen.last().unwrap()["params"]["status"],
+        "completed",
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().all(|seen| seen["params"]["taskId"] != id),
+        "the task of before the streams is not sent: {seen:?}"
+    );
+
+    // The last stream closed closes the connection.
+    drop((first, second));
+    until_listening(url, 0).await;
+}
