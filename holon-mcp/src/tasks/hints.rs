@@ -52,7 +52,7 @@ impl Hints {
     }
 
     /// The hints from now on, for one listen stream: on PostgreSQL, once the
-    /// replica listens to the others (or its first try to failed).
+    /// replica listens to the others (or its first try failed).
     pub(crate) async fn watch(&self) -> Watch {
         let receiver = self.sender.subscribe();
         #[cfg(feature = "postgres")]

@@ -1,8 +1,9 @@
 //! Tasks in PostgreSQL: one database that every replica of a server shares.
 //!
 //! Each write that changes a task's status notifies the channel `holon_tasks` with
-//! the task's id in the same statement (`RETURNING pg_notify`, delivered at commit, never without it): a hint to
-//! the listen streams of every replica, at no round trip of its own.
+//! the task's id in the same statement (`RETURNING pg_notify`: delivered at commit,
+//! never without it), a hint to the listen streams of every replica at no round trip
+//! of its own.
 
 use std::sync::Arc;
 
