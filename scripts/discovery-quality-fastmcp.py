@@ -4,7 +4,8 @@ recall@1, recall@5 and MRR@5 per query set.
     python scripts/discovery-quality-fastmcp.py TOOLS.json \
         tests/discovery-fixture/data/queries.txt tests/discovery-fixture/data/queries-user.txt \
         tests/discovery-fixture/data/queries-blind.txt \
-        tests/discovery-fixture/data/queries-blind-2.txt
+        tests/discovery-fixture/data/queries-blind-2.txt \
+        tests/discovery-fixture/data/queries-blind-3.txt
 
 TOOLS.json is `discovery-quality --dump-tools`: each set's tools in MCP `tools/list`
 form (name, description, inputSchema), exactly what holon's index is built from.
@@ -83,17 +84,19 @@ async def evaluate(tools, queries):
 
 
 async def main(tools_path, queries_path, user_queries_path, blind_queries_path,
-               blind_2_queries_path):
+               blind_2_queries_path, blind_3_queries_path):
     tools = json.loads(Path(tools_path).read_text())
     queries = read_queries(queries_path)
     for expected, text in read_queries(user_queries_path)["builtin"]:
         queries.setdefault(half(text), []).append((expected, text))
     queries["blind"] = read_queries(blind_queries_path)["builtin"]
     queries["blind_2"] = read_queries(blind_2_queries_path)["builtin"]
+    queries["blind_3"] = read_queries(blind_3_queries_path)["builtin"]
     summary = {}
     for name, tool_set in (("builtin", "builtin"), ("catalog", "catalog"),
                            ("user_tuning", "builtin"), ("user_held_out", "builtin"),
-                           ("blind", "builtin"), ("blind_2", "builtin")):
+                           ("blind", "builtin"), ("blind_2", "builtin"),
+                           ("blind_3", "builtin")):
         figures = await evaluate(tools[tool_set], queries[name])
         summary[name] = figures
         print(f"fastmcp {name:<13} {figures['tools']:>4} tools {figures['queries']:>4} queries  "
@@ -103,4 +106,4 @@ async def main(tools_path, queries_path, user_queries_path, blind_queries_path,
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:6]))
+    asyncio.run(main(*sys.argv[1:7]))

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::asked::{AskedCalls, DecisionFuture};
+use crate::asked::AskedCalls;
 use crate::host::cancel::Cancellation;
 use crate::host::context::{
     CallGate, Decision, DispatchObserver, Execution, GateAnswer, GatedTool, ToolCall, ToolContext,
@@ -236,7 +236,7 @@ impl Registry {
         call_id: Option<String>,
         gate: Gate,
     ) -> ToolResult {
-        let observed = context.observer().map(|observer| Observed {
+        let mut observed = context.observer().map(|observer| Observed {
             observer,
             input_json: match &arguments {
                 // The input is parsed by reference, but it is serialized first all
@@ -250,7 +250,6 @@ impl Registry {
         // Set by the policy's gate; read only by the observer.
         let mut decision = gate.decision();
         let mut granted_by = None;
-        let mut observed_by_gate = false;
         // Not `resolve`: its `Result` would be kept across the call's `await`.
         let mut result = 'call: {
             match self.allowed(context, &name) {
@@ -265,26 +264,20 @@ impl Registry {
                                 }
                                 Consulted::Answered(answer, decided) => {
                                     decision = decided;
-                                    let asked = match (decided, answer.deferral()) {
-                                        (
-                                            Decision::Asked,
-                                            Some(Deferral::ApprovalRequired(asked)),
-                                        ) => Some(asked.clone()),
-                                        _ => None,
-                                    };
-                                    let approved = asked
-                                        .as_ref()
-                                        .and_then(|asked| approved_run(self, context, asked));
-                                    let Some(approved) = approved else {
+                                    let Some(asked) = approval_asked(decided, &answer) else {
                                         break 'call answer;
                                     };
-                                    // The gate's own dispatch observed the run (or why it
-                                    // did not run): this call is not recorded twice.
-                                    observed_by_gate = true;
-                                    // Boxed already: the common call's future carries nothing of it.
-                                    break 'call approved.await.unwrap_or_else(|error| {
-                                        ToolResult::from_error(entry.name, error)
-                                    });
+                                    // Boxed, with what it needs moved in: the common
+                                    // call's future carries nothing of it.
+                                    let (result, by_gate) =
+                                        Box::pin(after_asking(self, context, entry, answer, asked))
+                                            .await;
+                                    if by_gate {
+                                        // The gate's own dispatch observed the run (or why
+                                        // it did not run): this call is not recorded twice.
+                                        observed = None;
+                                    }
+                                    break 'call result;
                                 }
                             }
                         }
@@ -328,7 +321,7 @@ impl Registry {
             }
         };
         result.call_id = call_id;
-        if let Some(observed) = observed.filter(|_| !observed_by_gate) {
+        if let Some(observed) = observed {
             observed.observer.record(&Execution {
                 requested_name: &name,
                 input_json: &observed.input_json,
@@ -507,15 +500,37 @@ fn consult<'t>(
     }
 }
 
-/// The run of the deferred call `asked`, when the operator approved that very call out
-/// of band already (see [`AskedCalls::approved_run`]).
-fn approved_run<'a>(
-    registry: &'a Registry,
-    context: &'a ToolContext,
-    asked: &'a ApprovalRequired,
-) -> Option<DecisionFuture<'a>> {
-    let asked_calls = context.state::<Arc<dyn AskedCalls>>().ok()?;
-    asked_calls.approved_run(registry, context, asked)
+/// The approval a gate's answer asks for, when the gate asked.
+fn approval_asked(decided: Decision, answer: &ToolResult) -> Option<ApprovalRequired> {
+    match (decided, answer.deferral()) {
+        (Decision::Asked, Some(Deferral::ApprovalRequired(asked))) => Some(asked.clone()),
+        _ => None,
+    }
+}
+
+/// The result of a call the gate asked about: the run of that very call when the
+/// operator approved it out of band already (see [`AskedCalls::approved_run`]), else
+/// the gate's `answer`; and whether the gate's own dispatch observed the run (or why
+/// it did not run), so that the call is not recorded twice.
+async fn after_asking(
+    registry: &Registry,
+    context: &ToolContext,
+    entry: &Entry,
+    answer: ToolResult,
+    asked: ApprovalRequired,
+) -> (ToolResult, bool) {
+    let approved = context
+        .state::<Arc<dyn AskedCalls>>()
+        .ok()
+        .and_then(|asked_calls| asked_calls.approved_run(registry, context, &asked));
+    match approved {
+        Some(run) => (
+            run.await
+                .unwrap_or_else(|error| ToolResult::from_error(entry.name, error)),
+            true,
+        ),
+        None => (answer, false),
+    }
 }
 
 /// The arguments of an asked call as a `Value`, once every input check passed.

@@ -69,6 +69,9 @@ const MAX_CONNECTIONS: usize = 16;
 /// A PostgreSQL database, its schema migrated to this version.
 pub(crate) struct Database {
     pool: Pool,
+    /// How to connect, for a connection of its own outside the pool (the
+    /// replica's `LISTEN` for task hints).
+    config: tokio_postgres::Config,
     /// The driver's runtime; `None` only while the database is dropped.
     runtime: Option<tokio::runtime::Runtime>,
 }
@@ -168,7 +171,7 @@ impl Database {
             .build()
             .map_err(failed)?;
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 // A broken connection fails its statement, and the pool drops it:
@@ -185,6 +188,7 @@ impl Database {
             .map_err(failed)?;
         let database = Self {
             pool,
+            config,
             runtime: Some(runtime),
         };
         database.call(|pool| async move {
@@ -213,6 +217,20 @@ impl Database {
         answered
             .recv()
             .map_err(|_| failed("the store's runtime stopped"))?
+    }
+}
+
+impl Database {
+    /// How to connect to the database.
+    pub(crate) fn config(&self) -> &tokio_postgres::Config {
+        &self.config
+    }
+
+    /// The driver's runtime, for a task that lives as long as the database.
+    pub(crate) fn runtime(&self) -> Option<tokio::runtime::Handle> {
+        self.runtime
+            .as_ref()
+            .map(|runtime| runtime.handle().clone())
     }
 }
 

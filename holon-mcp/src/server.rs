@@ -53,7 +53,7 @@ use crate::info::ServerInfo;
 use crate::listing::{CachingHints, Catalog};
 use crate::progress::CallProgress;
 use crate::rounds::{self, BadState, InputRounds, Outcome, StateSeal};
-use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks};
+use crate::tasks::{self, Hints, MemoryTaskStore, TaskNotifier, TaskStore, Tasks};
 use crate::telemetry::{self, RequestSpan, Target};
 
 /// The caching hints list results carry (SEP-2549, MCP 2026-07-28): how long a client
@@ -174,6 +174,7 @@ impl McpServer {
                 default_tasks(
                     Arc::new(MemoryTaskStore::new()),
                     tasks::DEFAULT_TASK_LEASE_MS,
+                    Hints::local(),
                 )
             });
         Self {
@@ -247,7 +248,7 @@ impl McpServer {
     /// `tasks::SqliteTaskStore`, feature `sqlite`) rather than in memory, for
     /// [`tasks::DEFAULT_TASK_TTL_MS`] each; and serves the tasks extension.
     pub fn with_task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks = Some(default_tasks(store, self.task_lease_ms));
+        self.tasks = Some(default_tasks(store, self.task_lease_ms, Hints::local()));
         self
     }
 
@@ -259,7 +260,11 @@ impl McpServer {
     pub fn with_task_lease(mut self, lease: std::time::Duration) -> Self {
         self.task_lease_ms = u64::try_from(lease.as_millis()).unwrap_or(u64::MAX);
         if let Some(tasks) = &self.tasks {
-            self.tasks = Some(default_tasks(tasks.store().clone(), self.task_lease_ms));
+            self.tasks = Some(default_tasks(
+                tasks.store().clone(),
+                self.task_lease_ms,
+                tasks.hints().clone(),
+            ));
         }
         self
     }
@@ -284,7 +289,11 @@ impl McpServer {
             self.seal = Arc::new(stores.seal(self.keyring_refresh));
         }
         if self.tasks.is_some() {
-            self.tasks = Some(default_tasks(stores.tasks().clone(), self.task_lease_ms));
+            self.tasks = Some(default_tasks(
+                stores.tasks().clone(),
+                self.task_lease_ms,
+                stores.task_hints().clone(),
+            ));
         }
         self
     }
@@ -779,6 +788,9 @@ impl ServerHandler for McpServer {
 
     /// The host's handler runs the subscription (rmcp has acknowledged it, and its
     /// sink sends what the filter accepts, tagged with the subscription's id).
+    /// Meanwhile, with the tasks extension, the stream carries `notifications/tasks`
+    /// for the tasks of its owner as their status changes (crate::tasks): watched
+    /// before the host's handler starts, so that what follows its start is heard.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let span = RequestSpan::new(
             "subscriptions/listen",
@@ -786,12 +798,20 @@ impl ServerHandler for McpServer {
             context.request_context(),
         );
         span.run(async move {
-            match &self.extras {
-                Some(extras) => extras.listen(context).await,
-                None => {
-                    context.cancelled().await;
-                    Ok(())
-                }
+            let Some(extras) = &self.extras else {
+                context.cancelled().await;
+                return Ok(());
+            };
+            let Some(tasks) = &self.tasks else {
+                return extras.listen(context).await;
+            };
+            let notifier = TaskNotifier::open(tasks, context.request_context()).await;
+            let listening = extras.listen(context);
+            tokio::pin!(listening);
+            tokio::select! {
+                result = &mut listening => result,
+                // The stream is gone: the host's handler sees it too.
+                () = notifier.run() => listening.await,
             }
         })
         .await
@@ -894,12 +914,14 @@ pub(crate) fn missing_capability(result: &ToolResult) -> Option<ErrorData> {
 }
 
 /// The tasks kept in `store`, each for the default time to live, those running
-/// here under leases of `lease_ms`.
-fn default_tasks(store: Arc<dyn TaskStore>, lease_ms: u64) -> Arc<Tasks> {
+/// here under leases of `lease_ms`, the changes of their status hinted through
+/// `hints`.
+fn default_tasks(store: Arc<dyn TaskStore>, lease_ms: u64, hints: Hints) -> Arc<Tasks> {
     Arc::new(Tasks::new(
         store,
         Some(tasks::DEFAULT_TASK_TTL_MS),
         lease_ms,
+        hints,
     ))
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::keyring::live::LiveKeyring;
 use crate::keyring::store::MemoryKeyStore;
 use crate::keyring::{KeyStore, Keyring, KeyringError};
-use crate::tasks::{MemoryTaskStore, TaskStore, TaskStoreError};
+use crate::tasks::{Hints, MemoryTaskStore, TaskStore, TaskStoreError};
 
 /// The environment variable `holon-tools serve` and the conformance server take
 /// their store URL from when `--store` is not given.
@@ -160,6 +160,8 @@ pub enum StoresError {
 #[derive(Clone)]
 pub struct Stores {
     tasks: Arc<dyn TaskStore>,
+    /// The hints that a task changed: on PostgreSQL, every replica's too.
+    hints: Hints,
     keys: Arc<dyn KeyStore>,
     /// The ring as read when the stores were opened.
     ring: Keyring,
@@ -176,14 +178,16 @@ impl Stores {
     /// tables they need when missing, and the keyring's first key when there is
     /// none (of servers that start at once on one database, one makes it).
     pub fn open(url: &StoreUrl) -> Result<Self, StoresError> {
-        let (tasks, keys): (Arc<dyn TaskStore>, Arc<dyn KeyStore>) = match url {
+        let (tasks, hints, keys): (Arc<dyn TaskStore>, Hints, Arc<dyn KeyStore>) = match url {
             StoreUrl::Memory => (
                 Arc::new(MemoryTaskStore::new()),
+                Hints::local(),
                 Arc::new(MemoryKeyStore::new()?),
             ),
             #[cfg(feature = "sqlite")]
             StoreUrl::Sqlite(path) => (
                 Arc::new(crate::tasks::SqliteTaskStore::open(path)?),
+                Hints::local(),
                 Arc::new(crate::keyring::sqlite::SqliteKeyStore::open(path)?),
             ),
             #[cfg(not(feature = "sqlite"))]
@@ -195,6 +199,7 @@ impl Stores {
                 );
                 (
                     Arc::new(crate::tasks::PostgresTaskStore::on(database.clone())),
+                    Hints::across(&database),
                     Arc::new(crate::keyring::postgres::PostgresKeyStore::on(database)),
                 )
             }
@@ -202,12 +207,22 @@ impl Stores {
             StoreUrl::Postgres(_) => return Err(not_built(url, "postgres").into()),
         };
         let ring = keys.load()?;
-        Ok(Self { tasks, keys, ring })
+        Ok(Self {
+            tasks,
+            hints,
+            keys,
+            ring,
+        })
     }
 
     /// The store of the tasks extension's tasks.
     pub fn tasks(&self) -> &Arc<dyn TaskStore> {
         &self.tasks
+    }
+
+    /// The hints that a task of [`tasks`](Self::tasks) changed.
+    pub(crate) fn task_hints(&self) -> &Hints {
+        &self.hints
     }
 
     /// The keyring as the store holds it now.

@@ -12,10 +12,12 @@ use std::io::BufRead as _;
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use holon_core::prelude::*;
 use holon_core::{DispatchObserver, Execution, FamilyPolicy, Registry, ToolContext};
+use holon_mcp::tasks::{TaskRecord, TaskState, TaskStore, TaskStoreError};
 use holon_mcp::{HttpOptions, HttpServer, McpServer, StoreUrl, Stores};
 use holon_runtime::audit_log::postgres::PostgresAuditLog;
 use hyper::{Method, StatusCode};
@@ -94,10 +96,36 @@ async fn replica(
     lease: Duration,
     audit: bool,
 ) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+    replica_on(url, lease, audit, |tasks| tasks).await
+}
+
+/// A replica as [`replica`]'s (no audit), its task store the [`Watched`] one this returns.
+async fn watched_replica(
+    url: &str,
+    lease: Duration,
+) -> (SocketAddr, tokio::task::JoinHandle<()>, Arc<Watched>) {
+    let mut watched = None;
+    let (addr, serving) = replica_on(url, lease, false, |tasks| {
+        let store = Arc::new(Watched::new(tasks));
+        watched = Some(store.clone());
+        store
+    })
+    .await;
+    (addr, serving, watched.unwrap())
+}
+
+/// A replica whose task store is what `tasks` makes of the database's.
+async fn replica_on(
+    url: &str,
+    lease: Duration,
+    audit: bool,
+    tasks: impl FnOnce(Arc<dyn TaskStore>) -> Arc<dyn TaskStore>,
+) -> (SocketAddr, tokio::task::JoinHandle<()>) {
     let registry = Registry::of_module(module_path!()).expect("the test's tools");
     let stores = Stores::open(&url.parse::<StoreUrl>().unwrap()).unwrap();
     let mut server = McpServer::new(registry, holon_mcp::server_info!())
         .with_stores(&stores)
+        .with_task_store(tasks(stores.tasks().clone()))
         .with_task_lease(lease);
     if audit {
         let log = PostgresAuditLog::open(url, true).expect("the audit chain opens");
@@ -465,4 +493,337 @@ async fn a_task_running_while_the_database_is_stopped_ends_once_it_is_back() {
     OUTLASTING_RELEASE.notify_one();
     let done = poll_until(b, &id, |task| task["status"] == "completed").await;
     assert_eq!(done["result"]["structuredContent"]["result"], "outlasted");
+}
+
+/// A replica's task store as the test sees it: the database's, its outcomes
+/// counted; and a hold under which every call fails as unreachable, as for a
+/// replica whose connections come back later than its peer's after an outage.
+struct Watched {
+    inner: Arc<dyn TaskStore>,
+    held: AtomicBool,
+    /// While set, the writes of a task's end alone fail as unreachable.
+    ends_held: AtomicBool,
+    /// Renewals that found the task unfinished.
+    renewed: AtomicUsize,
+    /// Writes of a task's end that could not reach the store.
+    unwritten: AtomicUsize,
+    /// Renewals or writes of an end that found the task ended already.
+    refused: AtomicUsize,
+}
+
+impl Watched {
+    fn new(inner: Arc<dyn TaskStore>) -> Self {
+        Self {
+            inner,
+            held: AtomicBool::new(false),
+            ends_held: AtomicBool::new(false),
+            renewed: AtomicUsize::new(0),
+            unwritten: AtomicUsize::new(0),
+            refused: AtomicUsize::new(0),
+        }
+    }
+
+    fn hold(&self, held: bool) {
+        self.held.store(held, Ordering::SeqCst);
+    }
+
+    fn reach(&self) -> Result<&dyn TaskStore, TaskStoreError> {
+        if self.held.load(Ordering::SeqCst) {
+            return Err(TaskStoreError::unavailable("held off by the test"));
+        }
+        Ok(&*self.inner)
+    }
+
+    /// Waits until `count` of this store goes past `above`, within PATIENCE.
+    async fn past(&self, count: impl Fn(&Self) -> &AtomicUsize, above: usize, what: &str) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while count(self).load(Ordering::SeqCst) <= above {
+            assert!(tokio::time::Instant::now() < deadline, "never: {what}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl TaskStore for Watched {
+    fn create(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
+        self.reach()?.create(record)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
+        self.reach()?.get(id)
+    }
+
+    fn advance(&self, id: &str, state: &TaskState, now_ms: u64) -> Result<bool, TaskStoreError> {
+        let outcome = self.reach().and_then(|store| {
+            if state.is_terminal() && self.ends_held.load(Ordering::SeqCst) {
+                return Err(TaskStoreError::unavailable("ends held off by the test"));
+            }
+            store.advance(id, state, now_ms)
+        });
+        if state.is_terminal() {
+            match outcome {
+                Ok(false) => self.refused.fetch_add(1, Ordering::SeqCst),
+                Err(_) => self.unwritten.fetch_add(1, Ordering::SeqCst),
+                Ok(true) => 0,
+            };
+        }
+        outcome
+    }
+
+    fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
+        self.reach()?.remove_expired(now_ms)
+    }
+
+    fn renew(&self, id: &str, lease_until_ms: u64) -> Result<bool, TaskStoreError> {
+        let outcome = self.reach()?.renew(id, lease_until_ms);
+        match outcome {
+            Ok(true) => self.renewed.fetch_add(1, Ordering::SeqCst),
+            Ok(false) => self.refused.fetch_add(1, Ordering::SeqCst),
+            Err(_) => 0,
+        };
+        outcome
+    }
+
+    fn fail_abandoned(&self, state: &TaskState, now_ms: u64) -> Result<usize, TaskStoreError> {
+        self.reach()?.fail_abandoned(state, now_ms)
+    }
+
+    fn ask(
+        &self,
+        id: &str,
+        key: &str,
+        request: &Value,
+        now_ms: u64,
+    ) -> Result<bool, TaskStoreError> {
+        self.reach()?.ask(id, key, request, now_ms)
+    }
+
+    fn answer(
+        &self,
+        id: &str,
+        responses: &serde_json::Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, TaskStoreError> {
+        self.reach()?.answer(id, responses, now_ms)
+    }
+
+    fn take_answers(&self, id: &str) -> Result<serde_json::Map<String, Value>, TaskStoreError> {
+        self.reach()?.take_answers(id)
+    }
+}
+
+/// Reads task `id` a few times, a renewal period apart, through each of `replicas`:
+/// every read is `ended`, whole.
+async fn stays(replicas: [SocketAddr; 2], id: &str, ended: &Value, lease: Duration) {
+    for _ in 0..3 {
+        for replica in replicas {
+            let again = task(replica, id).await;
+            assert_eq!(again["result"], *ended, "an ended task changed");
+        }
+        tokio::time::sleep(lease / 3).await;
+    }
+}
+
+static ENDING_RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Ends when the test releases it.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn ending_job() -> String {
+    ENDING_RELEASE.notified().await;
+    "ended in the outage".to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_tool_ends_while_the_database_is_stopped_completes_once_it_is_back() {
+    let database = TestPostgres::start_own();
+    // A lease far longer than the outage: only the final write is at stake.
+    let lease = Duration::from_secs(30);
+    let (a, _serving_a, watched) = watched_replica(database.url(), lease).await;
+    let (b, _serving_b) = replica(database.url(), lease, false).await;
+    let id = task_id(&call(a, "EndingJob").await);
+    database.stop();
+    ENDING_RELEASE.notify_one();
+    watched
+        .past(
+            |w| &w.unwritten,
+            0,
+            "A tries to write the end while the database is stopped",
+        )
+        .await;
+    database.start_again();
+    let ended = poll_until(b, &id, |task| task["status"] != "working").await;
+    assert_eq!(ended["status"], "completed", "{ended}");
+    assert_eq!(
+        ended["result"]["structuredContent"]["result"], "ended in the outage",
+        "{ended}"
+    );
+    stays([a, b], &id, &ended, Duration::from_millis(300)).await;
+}
+
+static LEASED_STARTED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+static LEASED_CANCELLED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Works until its task is cancelled, and tells the test when its cancellation
+/// fires (a task of its own watches: the dispatcher drops the tool's future).
+#[holon_tool(family = CoreAgent, task = required)]
+async fn leased_job(context: &ToolContext) -> String {
+    let token = context.cancellation().token().clone();
+    tokio::spawn(async move {
+        token.cancelled().await;
+        LEASED_CANCELLED.notify_one();
+    });
+    LEASED_STARTED.notify_one();
+    std::future::pending::<()>().await;
+    "never".to_string()
+}
+
+/// A lease short enough for an outage to outlast it in a test.
+const SHORT_LEASE: Duration = Duration::from_millis(1500);
+
+/// Waits out the rest of an outage begun with `database.stop()`: A is held off the
+/// store (it will reach it only when the test says), the outage lasts twice
+/// `lease` (past the last lease renewed before it), then the database starts again.
+async fn outlast_the_lease(database: &TestPostgres, a: &Watched, lease: Duration) {
+    a.hold(true);
+    tokio::time::sleep(lease * 2).await;
+    database.start_again();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_an_outage_longer_than_the_lease_a_task_read_first_elsewhere_is_failed_and_its_tool_cancelled()
+ {
+    let database = TestPostgres::start_own();
+    let (a, _serving_a, watched) = watched_replica(database.url(), SHORT_LEASE).await;
+    let (b, _serving_b) = replica(database.url(), SHORT_LEASE, false).await;
+    let started = LEASED_STARTED.notified();
+    let id = task_id(&call(a, "LeasedJob").await);
+    tokio::time::timeout(PATIENCE, started)
+        .await
+        .expect("the tool starts on A");
+    database.stop();
+    outlast_the_lease(&database, &watched, SHORT_LEASE).await;
+    // B reads it first: nobody vouched for it past its lease, so it is failed.
+    let failed = task(b, &id).await["result"].clone();
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("lease ran out"), "{failed}");
+    // A is back: its renewal finds the task ended and cancels the tool; the
+    // cancelled end it writes then changes nothing.
+    let cancelled = LEASED_CANCELLED.notified();
+    watched.hold(false);
+    tokio::time::timeout(PATIENCE, cancelled)
+        .await
+        .expect("A's tool is cancelled");
+    watched
+        .past(
+            |w| &w.refused,
+            1,
+            "A's renewal and its end find the task ended",
+        )
+        .await;
+    stays([a, b], &id, &failed, SHORT_LEASE).await;
+}
+
+static LATE_RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Ends when the test releases it.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn late_job() -> String {
+    LATE_RELEASE.notified().await;
+    "too late".to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_an_outage_longer_than_the_lease_a_late_result_does_not_overwrite_the_failure() {
+    let database = TestPostgres::start_own();
+    let (a, _serving_a, watched) = watched_replica(database.url(), SHORT_LEASE).await;
+    let (b, _serving_b) = replica(database.url(), SHORT_LEASE, false).await;
+    let id = task_id(&call(a, "LateJob").await);
+    // The tool ends in the outage: A holds its result, unwritten.
+    database.stop();
+    LATE_RELEASE.notify_one();
+    watched
+        .past(
+            |w| &w.unwritten,
+            0,
+            "A tries to write the end while the database is stopped",
+        )
+        .await;
+    outlast_the_lease(&database, &watched, SHORT_LEASE).await;
+    let failed = task(b, &id).await["result"].clone();
+    assert_eq!(failed["status"], "failed", "{failed}");
+    // A is back with its result: the store refuses it, and A stops trying.
+    watched.hold(false);
+    watched
+        .past(|w| &w.refused, 0, "A's late end finds the task failed")
+        .await;
+    stays([a, b], &id, &failed, SHORT_LEASE).await;
+}
+
+static KEPT_RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Ends when the test releases it.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn kept_job() -> String {
+    KEPT_RELEASE.notified().await;
+    "kept".to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_an_outage_longer_than_the_lease_a_task_its_replica_renews_first_runs_to_its_end() {
+    let database = TestPostgres::start_own();
+    let (a, _serving_a, watched) = watched_replica(database.url(), SHORT_LEASE).await;
+    let (b, _serving_b) = replica(database.url(), SHORT_LEASE, false).await;
+    let id = task_id(&call(a, "KeptJob").await);
+    database.stop();
+    outlast_the_lease(&database, &watched, SHORT_LEASE).await;
+    // A is back first: its next renewal vouches for the task again.
+    let renewed = watched.renewed.load(Ordering::SeqCst);
+    watched.hold(false);
+    watched
+        .past(|w| &w.renewed, renewed, "A renews the lease")
+        .await;
+    let working = task(b, &id).await;
+    assert_eq!(working["result"]["status"], "working", "{working}");
+    KEPT_RELEASE.notify_one();
+    let done = poll_until(b, &id, |task| task["status"] != "working").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["result"], "kept");
+    stays([a, b], &id, &done, SHORT_LEASE).await;
+}
+
+static RETRIED_RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Ends when the test releases it.
+#[holon_tool(family = CoreAgent, task = required)]
+async fn retried_job() -> String {
+    RETRIED_RELEASE.notified().await;
+    "retried".to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_retrying_the_end_of_a_task_keeps_its_lease_past_the_first() {
+    let database = TestPostgres::start_own();
+    let lease = Duration::from_secs(2);
+    let (a, _serving_a, watched) = watched_replica(database.url(), lease).await;
+    let (b, _serving_b) = replica(database.url(), lease, false).await;
+    // A's writes of the end fail as if the store were unreachable; its renewals land.
+    watched.ends_held.store(true, Ordering::SeqCst);
+    let id = task_id(&call(a, "RetriedJob").await);
+    RETRIED_RELEASE.notify_one();
+    watched
+        .past(|w| &w.unwritten, 0, "A tries to write the end")
+        .await;
+    // Past the lease A held when the tool ended, B still reads it working.
+    let until = tokio::time::Instant::now() + lease * 2;
+    while tokio::time::Instant::now() < until {
+        let working = task(b, &id).await;
+        assert_eq!(working["result"]["status"], "working", "{working}");
+        tokio::time::sleep(lease / 8).await;
+    }
+    watched.ends_held.store(false, Ordering::SeqCst);
+    let done = poll_until(b, &id, |task| task["status"] != "working").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["result"], "retried");
+    stays([a, b], &id, &done, lease).await;
 }

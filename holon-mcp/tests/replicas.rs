@@ -10,12 +10,17 @@
 mod support;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use holon_core::prelude::*;
-use holon_core::{Elicitation, ElicitationResponse, Registry};
+use holon_core::{
+    DispatchObserver, Elicitation, ElicitationResponse, Execution, FamilyPolicy, Registry,
+    ToolContext,
+};
 use holon_mcp::tasks::PostgresTaskStore;
 use holon_mcp::{HttpOptions, HttpServer, McpServer, StoreUrl, Stores};
+use holon_runtime::audit_log::postgres::PostgresAuditLog;
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::postgres::TestPostgres;
@@ -285,6 +290,15 @@ fn plain_job() -> String {
     "plain".to_string()
 }
 
+/// Appends every call to the database's audit chain, as `serve --audit` does.
+struct AuditChain(PostgresAuditLog);
+
+impl DispatchObserver for AuditChain {
+    fn record(&self, execution: &Execution<'_>) {
+        self.0.append(execution).expect("the record is appended");
+    }
+}
+
 /// Each round trip as the first three words of its SQL, a prepare left out: it is
 /// once per pooled connection and statement.
 fn labels(trips: Vec<String>) -> impl Iterator<Item = String> {
@@ -334,7 +348,7 @@ fn without_polls(trips: Vec<String>) -> Vec<String> {
 
 /// The database round trips of each call through the server, counted on the wire
 /// (a proxy between the server and PostgreSQL): a call that runs no task makes
-/// none; creating, reading and completing a task one each; a tool's request to the
+/// none, one with the audit chain in the database its append; creating, reading and completing a task one each; a tool's request to the
 /// client (`ask`) and the client's answer (`tasks/update`) a transaction of four.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn round_trips_to_the_database_of_each_call_counted_on_the_wire() {
@@ -371,6 +385,38 @@ async fn round_trips_to_the_database_of_each_call_counted_on_the_wire() {
         "{plain}"
     );
     assert_eq!(settled(&wire).await, Vec::<String>::new(), "a plain call");
+
+    // The same call on a server that appends each call to the audit chain in the
+    // database (audit on, policy off): the append is its one round trip.
+    let log = PostgresAuditLog::open(wire.url(), false).expect("the audit chain opens");
+    let context = ToolContext::new(FamilyPolicy::all()).with_observer(Arc::new(AuditChain(log)));
+    let audited = McpServer::new(
+        Registry::of_module(module_path!()).expect("the test's tools"),
+        holon_mcp::server_info!(),
+    )
+    .with_stores(&stores)
+    .with_context(context);
+    let audited = support::serve_without_token(audited).await;
+    let plain = json!({ "name": "PlainJob", "arguments": {} });
+    // Warm-up: the pooled connection prepares the append.
+    request(audited, "tools/call", plain.clone()).await;
+    settled(&wire).await;
+    let answer = request(audited, "tools/call", plain).await;
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], "plain",
+        "{answer}"
+    );
+    assert_eq!(
+        settled(&wire).await,
+        ["SELECT appended, head_seq,"],
+        "a plain call, audited"
+    );
+    let chain = PostgresAuditLog::existing(database.url(), false)
+        .unwrap()
+        .verify()
+        .unwrap()
+        .expect("the chain verifies");
+    assert_eq!(chain.records, 2);
 
     // Creating a task: its insert is the one round trip before the answer.
     let created = request(addr, "tools/call", quick).await;

@@ -144,6 +144,22 @@ impl AuditRecord {
         self.hash = self.computed_hash();
     }
 
+    /// The record's JSON up to its link: the text before [`UNSEALED_SUFFIX`], which a
+    /// store can seal without this crate, given the previous hash `P` (lowercase hex):
+    /// the hash is SHA-256 of `prefix + "prev_hash":"P","hash":""}`, and the line
+    /// `prefix + "prev_hash":"P","hash":"HASH"}`, as [`AuditRecord::seal`] gives.
+    /// Fails when a field serializes after `hash`, so that such a record is refused
+    /// rather than sealed to another text than the verifier reads.
+    pub fn unsealed_prefix(&self) -> Result<String, NoSealSuffix> {
+        let mut unsealed = self.clone();
+        unsealed.prev_hash = String::new();
+        unsealed.hash = String::new();
+        let text = serde_json::to_string(&unsealed).map_err(|_| NoSealSuffix)?;
+        text.strip_suffix(UNSEALED_SUFFIX)
+            .map(str::to_string)
+            .ok_or(NoSealSuffix)
+    }
+
     /// The hash the record's fields give: SHA-256 of its JSON with `hash` empty.
     pub fn computed_hash(&self) -> String {
         let mut unsealed = self.clone();
@@ -153,6 +169,18 @@ impl AuditRecord {
         sha256_hex(text.as_bytes())
     }
 }
+
+/// How a record's JSON ends before it is sealed: its last two fields, `prev_hash` and
+/// `hash`, both empty (every field before them is kept whole, strings escaped).
+pub const UNSEALED_SUFFIX: &str = r#""prev_hash":"","hash":""}"#;
+
+/// A record's JSON does not end with [`UNSEALED_SUFFIX`]: it cannot be sealed from its
+/// prefix ([`AuditRecord::unsealed_prefix`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the audit record's JSON does not end with its `prev_hash` and `hash` fields: it cannot be sealed outside this program"
+)]
+pub struct NoSealSuffix;
 
 /// Where and why a chain does not verify.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -537,6 +565,81 @@ mod tests {
         assert_eq!(verified(&[edited]), Err(ChainBreak::Edited { line: 1 }));
         let removed = line.replace(r#","decided_by":"ada""#, "");
         assert_eq!(verified(&[removed]), Err(ChainBreak::Edited { line: 1 }));
+    }
+
+    /// The line and hash of the record whose unsealed prefix is `prefix`, sealed
+    /// after `prev_hash` the way a store that cannot run this crate does.
+    fn sealed_from_prefix(prefix: &str, prev_hash: &str) -> (String, String) {
+        let hash =
+            sha256_hex(format!(r#"{prefix}"prev_hash":"{prev_hash}","hash":""}}"#).as_bytes());
+        let line = format!(r#"{prefix}"prev_hash":"{prev_hash}","hash":"{hash}"}}"#);
+        (line, hash)
+    }
+
+    #[test]
+    fn the_link_and_the_hash_are_the_last_fields_so_a_prefix_seals_as_seal_does() {
+        let mut full = record("Bash");
+        full.principal = Some("p".into());
+        full.session = Some("s".into());
+        full.call_id = Some("c".into());
+        // Quotes, backslashes, control characters and the suffix itself, all escaped.
+        full.arguments = Some(
+            "é \" \\ \n\t\u{0}\u{1f}\u{7f} \u{2028} ✓ 𝄞 \"prev_hash\":\"\",\"hash\":\"\"}".into(),
+        );
+        full.kind = Some("k".into());
+        full.decision = Some("approved".into());
+        full.decided_by = Some("ada".into());
+        let keys = [
+            "time_unix_ms",
+            "principal",
+            "caller",
+            "session",
+            "tool",
+            "call_id",
+            "arguments_sha256",
+            "arguments",
+            "outcome",
+            "kind",
+            "decision",
+            "decided_by",
+            "duration_us",
+            "prev_hash",
+            "hash",
+        ];
+        let prefix = full.unsealed_prefix().expect("the link and hash come last");
+        let text = format!("{prefix}{UNSEALED_SUFFIX}");
+        let at: Vec<usize> = keys
+            .iter()
+            .map(|key| {
+                text.find(&format!(r#"{{"{key}":"#))
+                    .or_else(|| text.find(&format!(r#","{key}":"#)))
+                    .unwrap_or_else(|| panic!("{key} in {text}"))
+            })
+            .collect();
+        assert!(at.windows(2).all(|pair| pair[0] < pair[1]), "{text}");
+        assert_eq!(
+            text.matches("\":").count() - 2,
+            keys.len(),
+            "no other key: {text}"
+        );
+        for (record, prev) in [
+            (full, GENESIS_HASH.to_string()),
+            (record("Read"), "ab".repeat(32)),
+        ] {
+            let mut sealed = record.clone();
+            sealed.seal(&prev);
+            let (line, hash) = sealed_from_prefix(&record.unsealed_prefix().unwrap(), &prev);
+            assert_eq!(hash, sealed.hash);
+            assert_eq!(line, serde_json::to_string(&sealed).unwrap());
+            let mut head = ChainHead {
+                records: 0,
+                hash: prev.clone(),
+            };
+            head.extend(1, [line.as_str()]).unwrap();
+            assert_eq!(head.hash, hash);
+            // Sealed or not, a record gives the same prefix.
+            assert_eq!(sealed.unsealed_prefix(), record.unsealed_prefix());
+        }
     }
 
     #[test]

@@ -112,6 +112,13 @@ pub enum AuditError {
         /// The first row that breaks it.
         source: rows::RowBreak,
     },
+    /// The record's JSON does not end with its link and hash, so the database cannot
+    /// seal it.
+    #[error("the audit record cannot be appended: {source}")]
+    Unsealable {
+        /// Why.
+        source: holon_policy::audit::NoSealSuffix,
+    },
     /// Both a file and a database were named for the one chain.
     #[error(
         "the audit chain goes to one place: a file (--audit-file) or a database (--store postgres://...), not both; drop one of them"

@@ -127,19 +127,36 @@ fn schema_text(root: &Value, schema: &Value, text: &mut String, depth: usize) {
     }
 }
 
-/// The string values of an input example (its keys are the field names, already in).
+/// The string values of an input example (its keys are the field names, already in),
+/// but for sentences: a command, a path or a name shows what the tool takes, while a
+/// sentence is sample prose (an objective, a message body) whose topic is not the tool's.
 fn example_text(example: &Value, text: &mut String) {
     match example {
-        Value::String(value) => push(text, value),
+        Value::String(value) if !is_sentence(value) => push(text, value),
         Value::Array(values) => values.iter().for_each(|value| example_text(value, text)),
         Value::Object(map) => map.values().for_each(|value| example_text(value, text)),
         _ => {}
     }
 }
 
+/// Whether `value` reads as prose: several words ending as a sentence ends.
+fn is_sentence(value: &str) -> bool {
+    let value = value.trim_end();
+    value.contains(' ') && value.ends_with(['.', '?', '!'])
+}
+
 #[cfg(test)]
 mod tests {
-    use super::summary;
+    use super::{is_sentence, summary};
+
+    #[test]
+    fn example_sentences_are_prose_and_commands_are_not() {
+        assert!(is_sentence("Find out why the nightly build fails on ARM."));
+        assert!(is_sentence("Is the deploy done? "));
+        assert!(!is_sentence("cargo test --quiet 2>&1 | tail -n 20"));
+        assert!(!is_sentence("src/main.rs"));
+        assert!(!is_sentence("e.g."));
+    }
 
     #[test]
     fn the_summary_is_the_first_sentence() {

@@ -21,12 +21,11 @@ mod document;
 mod english;
 mod names;
 mod related;
+mod scorer;
 mod tokenize;
 
 use std::sync::Arc;
 
-use bm25::{Embedding, Scorer, TokenEmbedder, TokenEmbedding};
-use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily, Visibility};
@@ -34,12 +33,8 @@ use holon_core::{FamilyPolicy, Registry, ToolCapabilityFamily, Visibility};
 pub use document::SUMMARY_MAX_CHARS;
 use names::NameMatcher;
 use related::RelatedTerms;
+use scorer::Scorer;
 use tokenize::ToolTokenizer;
-
-/// BM25's term-frequency saturation; the usual value.
-const K1: f32 = 1.2;
-/// BM25's length normalization; the usual value.
-const B: f32 = 0.75;
 
 /// How much a related term of a query word counts against the word itself: enough to
 /// find a tool no query word names, too little to outrank one that a word names.
@@ -94,9 +89,8 @@ struct Document {
 pub struct SearchIndex {
     documents: Vec<Document>,
     tokenizer: ToolTokenizer,
-    scorer: Scorer<u32, u64>,
-    /// Every term of the index, to tell a misspelt query word from a rare one.
-    vocabulary: FxHashSet<String>,
+    /// Also the index's vocabulary, to tell a misspelt query word from a rare one.
+    scorer: Scorer,
     names: NameMatcher,
     related: RelatedTerms,
 }
@@ -113,13 +107,8 @@ impl SearchIndex {
         let tokenizer = ToolTokenizer::new();
         let mut documents = Vec::with_capacity(registry.len());
         let mut terms_of = Vec::with_capacity(registry.len());
-        let mut vocabulary = FxHashSet::default();
-        let mut total_terms = 0usize;
         for definition in registry.definitions() {
-            let terms = tokenizer.terms(&document::text(definition));
-            total_terms += terms.len();
-            vocabulary.extend(terms.iter().cloned());
-            terms_of.push(terms);
+            terms_of.push(tokenizer.terms(&document::text(definition)));
             documents.push(Document {
                 name: definition.spec.name.clone(),
                 summary: document::summary(&definition.spec.description),
@@ -127,18 +116,13 @@ impl SearchIndex {
                 visibility: definition.visibility,
             });
         }
-        let average = total_terms as f32 / documents.len().max(1) as f32;
-        let mut scorer = Scorer::new();
-        for (id, terms) in terms_of.iter().enumerate() {
-            scorer.upsert(&(id as u32), document_embedding(terms, average));
-        }
+        let scorer = Scorer::new(&terms_of);
         let names = NameMatcher::new(documents.iter().map(|document| &*document.name));
-        let related = RelatedTerms::new(&tokenizer, &vocabulary);
+        let related = RelatedTerms::new(&tokenizer, |term| scorer.has(term));
         SearchIndex {
             documents,
             tokenizer,
             scorer,
-            vocabulary,
             names,
             related,
         }
@@ -166,7 +150,7 @@ impl SearchIndex {
         tokenize::for_each_word(query, |word| {
             if let Some(term) = tokenizer.term(word) {
                 related.extend(self.related.of(&term).iter().map(String::as_str));
-                if self.vocabulary.contains(&term) {
+                if self.scorer.has(&term) {
                     terms.push(term);
                 } else if let Some(corrected) = self.names.correct(word) {
                     terms.extend(tokenizer.term(corrected));
@@ -177,31 +161,13 @@ impl SearchIndex {
         related.sort_unstable();
         related.dedup();
         related.retain(|term| !terms.iter().any(|own| own.as_str() == *term));
-        let mut scored: Vec<(usize, f32)> = self
-            .scorer
-            .matches(&query_embedding(terms.iter().map(String::as_str)))
-            .into_iter()
-            .map(|found| (found.id as usize, found.score))
-            .collect();
-        if !related.is_empty() {
-            let mut at: FxHashMap<usize, usize> = scored
-                .iter()
-                .enumerate()
-                .map(|(at, (id, _))| (*id, at))
-                .collect();
-            for found in self.scorer.matches(&query_embedding(related.into_iter())) {
-                let id = found.id as usize;
-                let score = RELATED_WEIGHT * found.score;
-                match at.get(&id) {
-                    Some(&at) => scored[at].1 += score,
-                    None => {
-                        at.insert(id, scored.len());
-                        scored.push((id, score));
-                    }
-                }
-            }
-            scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        }
+        // One pass: each query term in full, each related term at its lower weight.
+        let weighted = terms
+            .iter()
+            .map(|term| (term.as_str(), 1.0))
+            .chain(related.into_iter().map(|term| (term, RELATED_WEIGHT)));
+        let mut scored = self.scorer.scores(weighted);
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.retain(|(id, _)| scope.allows(&self.documents[*id]));
         let top = scored.first().map_or(0.0, |(_, score)| *score);
         for (id, closeness) in self.names.matches(query) {
@@ -226,44 +192,6 @@ impl SearchIndex {
             })
             .collect()
     }
-}
-
-/// A query's terms as the scorer takes them (it weighs every query term alike).
-fn query_embedding<'a>(terms: impl Iterator<Item = &'a str>) -> Embedding<u64> {
-    Embedding(
-        terms
-            .map(|term| TokenEmbedding {
-                index: <u64 as TokenEmbedder>::embed(term),
-                value: 1.0,
-            })
-            .collect(),
-    )
-}
-
-/// BM25's per-term weights of one document (its term frequencies, saturated and
-/// normalized by its length), as the `bm25` crate's embedder computes them, but from
-/// the terms already made and one entry per distinct term (its embedder keeps one per
-/// occurrence, which its scorer then scans for every query term).
-fn document_embedding(terms: &[String], average: f32) -> Embedding<u64> {
-    let mut counts: FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
-    for term in terms {
-        *counts.entry(term).or_default() += 1;
-    }
-    let length = terms.len() as f32;
-    Embedding(
-        counts
-            .into_iter()
-            .map(|(term, count)| {
-                let frequency = count as f32;
-                let weight = frequency * (K1 + 1.0)
-                    / (frequency + K1 * (1.0 - B + B * length / average.max(1.0)));
-                TokenEmbedding {
-                    index: <u64 as TokenEmbedder>::embed(term),
-                    value: weight,
-                }
-            })
-            .collect(),
-    )
 }
 
 /// `text` cut to at most `max` bytes, on a character boundary.

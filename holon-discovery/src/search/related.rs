@@ -2,7 +2,7 @@
 //! stop, "ubuntu" for a shell command, "worth" for a price), from a general list
 //! (`data/related-terms.txt`), so a query whose words no tool has still finds one.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::tokenize::ToolTokenizer;
 
@@ -15,13 +15,13 @@ pub(crate) struct RelatedTerms {
 }
 
 impl RelatedTerms {
-    /// The list's relations, stemmed like the index, kept where `vocabulary` (the
-    /// index's terms) has the related term.
-    pub(crate) fn new(tokenizer: &ToolTokenizer, vocabulary: &FxHashSet<String>) -> Self {
-        Self::parse(RELATED_TERMS, tokenizer, vocabulary)
+    /// The list's relations, stemmed like the index, kept where `indexed` (whether a
+    /// term is in the index) holds for the related term.
+    pub(crate) fn new(tokenizer: &ToolTokenizer, indexed: impl Fn(&str) -> bool) -> Self {
+        Self::parse(RELATED_TERMS, tokenizer, indexed)
     }
 
-    fn parse(text: &str, tokenizer: &ToolTokenizer, vocabulary: &FxHashSet<String>) -> Self {
+    fn parse(text: &str, tokenizer: &ToolTokenizer, indexed: impl Fn(&str) -> bool) -> Self {
         let mut of: FxHashMap<String, Vec<String>> = FxHashMap::default();
         for line in text.lines().map(str::trim) {
             if line.starts_with('#') {
@@ -34,7 +34,7 @@ impl RelatedTerms {
             let related: Vec<String> = tokenizer
                 .terms(related)
                 .into_iter()
-                .filter(|term| vocabulary.contains(term))
+                .filter(|term| indexed(term))
                 .collect();
             if related.is_empty() {
                 continue;
@@ -62,17 +62,13 @@ impl RelatedTerms {
 mod tests {
     use super::*;
 
-    fn vocabulary(terms: &[&str]) -> FxHashSet<String> {
-        terms.iter().map(|term| term.to_string()).collect()
-    }
-
     #[test]
     fn words_relate_to_the_indexed_terms_stemmed() {
         let tokenizer = ToolTokenizer::new();
         let related = RelatedTerms::parse(
             "# a comment: not a relation\nkill terminated: stop cancel absent\nno colon here\n",
             &tokenizer,
-            &vocabulary(&["stop", "cancel"]),
+            |term| ["stop", "cancel"].contains(&term),
         );
         assert_eq!(related.of("kill"), ["stop", "cancel"]);
         assert_eq!(related.of("termin"), ["stop", "cancel"]);

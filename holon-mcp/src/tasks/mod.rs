@@ -17,12 +17,16 @@
 
 pub(crate) mod clock;
 mod handoff;
+mod hints;
 mod input;
 mod live;
 mod memory;
+mod notify;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod record;
+#[cfg(feature = "postgres")]
+mod replica_hints;
 mod runner;
 mod serve;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -40,5 +44,7 @@ pub use runner::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_LEASE_MS, DEFAULT_TASK_T
 pub use sqlite::SqliteTaskStore;
 pub use store::{TaskStore, TaskStoreError};
 
+pub(crate) use hints::Hints;
+pub(crate) use notify::TaskNotifier;
 pub(crate) use runner::Tasks;
 pub(crate) use serve::{TaskCall, owner_of, run_as_task};

@@ -1,4 +1,9 @@
 //! Tasks in PostgreSQL: one database that every replica of a server shares.
+//!
+//! Each write that changes a task's status notifies the channel `holon_tasks` with
+//! the task's id in the same statement (`RETURNING pg_notify`: delivered at commit,
+//! never without it), a hint to the listen streams of every replica at no round trip
+//! of its own.
 
 use std::sync::Arc;
 
@@ -78,7 +83,8 @@ impl TaskStore for PostgresTaskStore {
                     "INSERT INTO holon_mcp_tasks
                      (id, owner, tool, status, payload, created_at_ms, updated_at_ms, ttl_ms,
                       expires_at_ms, lease_until_ms)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                     RETURNING pg_notify('holon_tasks', id)",
                 )
                 .await
                 .map_err(db_failed)?;
@@ -148,7 +154,8 @@ impl TaskStore for PostgresTaskStore {
             let statement = client
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks SET status = $2, payload = $3, updated_at_ms = $4
-                     WHERE id = $1 AND status IN ('working', 'input_required')",
+                     WHERE id = $1 AND status IN ('working', 'input_required')
+                     RETURNING pg_notify('holon_tasks', id)",
                 )
                 .await
                 .map_err(db_failed)?;
@@ -205,7 +212,8 @@ impl TaskStore for PostgresTaskStore {
             let statement = client
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks SET status = $1, payload = $2, updated_at_ms = $3
-                     WHERE status IN ('working', 'input_required') AND lease_until_ms < $3",
+                     WHERE status IN ('working', 'input_required') AND lease_until_ms < $3
+                     RETURNING pg_notify('holon_tasks', id)",
                 )
                 .await
                 .map_err(db_failed)?;
@@ -242,7 +250,8 @@ impl TaskStore for PostgresTaskStore {
             let statement = transaction
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks SET status = $2, payload = $3, updated_at_ms = $4
-                     WHERE id = $1",
+                     WHERE id = $1
+                     RETURNING pg_notify('holon_tasks', id)",
                 )
                 .await
                 .map_err(db_failed)?;
@@ -283,7 +292,8 @@ impl TaskStore for PostgresTaskStore {
                 .prepare_cached(
                     "UPDATE holon_mcp_tasks
                      SET status = $2, payload = $3, answers = $4, updated_at_ms = $5
-                     WHERE id = $1",
+                     WHERE id = $1
+                     RETURNING pg_notify('holon_tasks', id)",
                 )
                 .await
                 .map_err(db_failed)?;

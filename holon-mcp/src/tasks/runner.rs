@@ -13,6 +13,7 @@ use rmcp::model::{CreateTaskResult, GetTaskResult};
 use serde_json::{Map, Value, json};
 
 use super::clock::{iso8601, now_ms};
+use super::hints::{HintedStore, Hints};
 use super::live::LiveTask;
 use super::record::{TaskOwner, TaskRecord, TaskState};
 use super::store::{TaskStore, TaskStoreError};
@@ -28,9 +29,18 @@ pub const DEFAULT_POLL_INTERVAL_MS: u64 = 250;
 /// this has passed.
 pub const DEFAULT_TASK_LEASE_MS: u64 = 30_000;
 
+/// The first wait before a task's final state, refused by the store, is written
+/// again; each wait doubles up to a third of the lease.
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+
 /// The tasks of one server: its store and the tasks running in this process.
 pub(crate) struct Tasks {
+    /// The store as given.
     store: Arc<dyn TaskStore>,
+    /// The same store, its writes hinted to the listen streams: every call goes
+    /// through it.
+    hinted: Arc<dyn TaskStore>,
+    hints: Hints,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     ttl_ms: Option<u64>,
     lease_ms: u64,
@@ -73,10 +83,17 @@ fn mint_id() -> Result<String, ErrorData> {
 impl Tasks {
     /// The tasks kept in `store`, each for `ttl_ms` after its creation (`None`:
     /// kept until the store forgets it), those running here under leases of
-    /// `lease_ms`.
-    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl_ms: Option<u64>, lease_ms: u64) -> Self {
+    /// `lease_ms`; the changes of their status hinted through `hints`.
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        ttl_ms: Option<u64>,
+        lease_ms: u64,
+        hints: Hints,
+    ) -> Self {
         Self {
+            hinted: Arc::new(HintedStore::new(store.clone(), hints.clone())),
             store,
+            hints,
             live: Mutex::default(),
             ttl_ms,
             lease_ms: lease_ms.max(1),
@@ -87,6 +104,11 @@ impl Tasks {
     /// The store the tasks are kept in.
     pub(crate) fn store(&self) -> &Arc<dyn TaskStore> {
         &self.store
+    }
+
+    /// The hints that a task's status changed.
+    pub(crate) fn hints(&self) -> &Hints {
+        &self.hints
     }
 
     /// Removes the store's expired tasks and fails its abandoned ones (their server
@@ -108,7 +130,7 @@ impl Tasks {
             // Another call of this server sweeps now.
             return;
         }
-        let store = self.store.clone();
+        let store = self.hinted.clone();
         tokio::task::spawn_blocking(move || {
             let _ = store.remove_expired(now);
             let _ = store.fail_abandoned(&abandoned_state(), now);
@@ -135,7 +157,7 @@ impl Tasks {
                 }
                 () = tokio::time::sleep(every), if renewing => {
                     let lease_until = now_ms().saturating_add(self.lease_ms);
-                    match self.store.renew(id, lease_until) {
+                    match self.hinted.renew(id, lease_until) {
                         Ok(true) => {}
                         Ok(false) => {
                             live.cancellation().cancel();
@@ -145,6 +167,51 @@ impl Tasks {
                         // lease lets the task be failed, as a stopped server's.
                         Err(_) => {}
                     }
+                }
+            }
+        }
+    }
+
+    /// Writes the final `state` of task `id`, again while the store cannot be
+    /// reached (waits from [`FIRST_RETRY`] doubling up to a third of the lease, the
+    /// lease renewed meanwhile), so that a tool that ended during an outage has its
+    /// end written soon after the store is back. Stops once the write lands, the
+    /// store says the task has ended (the first terminal state wins), the store
+    /// refuses the write (it would refuse it again), or the task expires at
+    /// `expires_at_ms` (nobody can read it any more).
+    async fn finish(&self, id: &str, state: &TaskState, expires_at_ms: Option<u64>) {
+        let cap = Duration::from_millis((self.lease_ms / 3).max(1));
+        let mut wait = FIRST_RETRY.min(cap);
+        // The first retry renews at once: the last renewal may be a third of a
+        // lease old already.
+        let mut renewed_at: Option<tokio::time::Instant> = None;
+        loop {
+            let error = match self.hinted.advance(id, state, now_ms()) {
+                Ok(_) => return,
+                Err(error) => error,
+            };
+            if !error.is_unavailable() {
+                tracing::warn!(task = id, %error, "the store refused the task's end; it reads as failed once its lease runs out");
+                return;
+            }
+            if expires_at_ms.is_some_and(|expires| now_ms() >= expires) {
+                tracing::warn!(task = id, %error, "the task's end could not be written before its time to live ran out");
+                return;
+            }
+            tracing::warn!(
+                task = id,
+                %error,
+                retry_in_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                "the task's end could not be written; trying again"
+            );
+            tokio::time::sleep(wait).await;
+            wait = wait.saturating_mul(2).min(cap);
+            if renewed_at.is_none_or(|at| at.elapsed() >= cap) {
+                match self.hinted.renew(id, now_ms().saturating_add(self.lease_ms)) {
+                    Ok(true) => renewed_at = Some(tokio::time::Instant::now()),
+                    // Ended elsewhere (cancelled, or failed for its lease): that stands.
+                    Ok(false) => return,
+                    Err(_) => {}
                 }
             }
         }
@@ -172,8 +239,8 @@ impl Tasks {
         self.sweep(now);
         let mut record = TaskRecord::working(mint_id()?, owner, tool, now, self.ttl_ms);
         record.lease_until_ms = now.saturating_add(self.lease_ms);
-        self.store.create(&record).map_err(store_failed)?;
-        let live = Arc::new(LiveTask::new(record.id.clone(), self.store.clone()));
+        self.hinted.create(&record).map_err(store_failed)?;
+        let live = Arc::new(LiveTask::new(record.id.clone(), self.hinted.clone()));
         self.live().insert(record.id.clone(), live.clone());
         let work = work(live.clone());
         // The tool's span stays the child of the `tools/call` that started it.
@@ -182,10 +249,14 @@ impl Tasks {
         let work = tokio::spawn(work);
         let tasks = Arc::clone(self);
         let id = record.id.clone();
+        let expires_at_ms = record
+            .ttl_ms
+            .map(|ttl| record.created_at_ms.saturating_add(ttl));
         tokio::spawn(async move {
             let state = tasks.supervise(&id, &live, work).await;
             // A cancelled task stays cancelled: `advance` leaves ended tasks alone.
-            let _ = tasks.store.advance(&id, &state, now_ms());
+            // Live here until its end is written: this replica never fails it.
+            tasks.finish(&id, &state, expires_at_ms).await;
             tasks.live().remove(&id);
         });
         let task = serde_json::from_value(Value::Object(wire_task(&record))).map_err(|error| {
@@ -196,7 +267,7 @@ impl Tasks {
 
     /// The task `id` of `owner`, or the unknown-task error.
     fn owned(&self, owner: &TaskOwner, id: &str) -> Result<TaskRecord, ErrorData> {
-        let record = self.store.get(id).map_err(store_failed)?;
+        let record = self.hinted.get(id).map_err(store_failed)?;
         match record {
             Some(record) if record.owner == *owner && !record.is_expired(now_ms()) => Ok(record),
             _ => Err(unknown_task(id)),
@@ -208,7 +279,7 @@ impl Tasks {
         let mut record = self.owned(owner, id)?;
         if record.is_abandoned(now_ms()) && !self.live().contains_key(id) {
             // Unfinished, its lease run out: the server that ran it stopped.
-            self.store
+            self.hinted
                 .advance(id, &abandoned_state(), now_ms())
                 .map_err(store_failed)?;
             record = self.owned(owner, id)?;
@@ -246,7 +317,7 @@ impl Tasks {
             return Ok(());
         }
         let responses: Map<String, Value> = responses.into_iter().collect();
-        self.store
+        self.hinted
             .answer(id, &responses, now_ms())
             .map_err(store_failed)?;
         match live {
@@ -266,7 +337,7 @@ impl Tasks {
         match live {
             Some(live) => live.cancel().map_err(store_failed),
             None => self
-                .store
+                .hinted
                 .advance(id, &TaskState::Cancelled, now_ms())
                 .map(drop)
                 .map_err(store_failed),
@@ -312,6 +383,7 @@ mod tests {
             Arc::new(MemoryTaskStore::new()),
             Some(60_000),
             DEFAULT_TASK_LEASE_MS,
+            Hints::local(),
         ))
     }
 
@@ -345,6 +417,7 @@ mod tests {
             Arc::new(MemoryTaskStore::new()),
             Some(0),
             DEFAULT_TASK_LEASE_MS,
+            Hints::local(),
         ));
         let owner = TaskOwner::anonymous();
         let created = tasks

@@ -1,8 +1,9 @@
 //! The audit chain in PostgreSQL: one chain that every replica of a server appends
 //! to. A record is stored as the file log stores it (its exact JSON line, and its
-//! hash beside it), numbered from 1. An append is one transaction that locks the
-//! one-row head table, seals the record to the head's hash and inserts it, so
-//! appenders in any number of processes take turns and the chain never forks.
+//! hash beside it), numbered from 1. An append is one statement: a function in the
+//! database locks the one-row head table, seals the record to the head's hash and
+//! inserts it, so appenders in any number of processes take turns and the chain
+//! never forks, in one round trip.
 //!
 //! Appends are synchronous (an observer's call); the driver is async. So, as
 //! holon-mcp's PostgreSQL task store does, the log runs the driver on a small runtime
@@ -32,6 +33,57 @@ const MIGRATIONS: &[&str] = &[
         seq BIGINT NOT NULL,
         hash TEXT NOT NULL
     );",
+    // 2: the append as one statement, so that it is one round trip. The client sends
+    // the record's JSON up to its link (`AuditRecord::unsealed_prefix`); the
+    // function locks the head, checks that the last row is the one the head names,
+    // seals the record to the head's hash as `AuditRecord::seal` does, inserts it
+    // and moves the head. `appended` is the new record's number; when the chain is
+    // broken it is NULL and `head_seq`, `last_seq` say how; with no head, all NULL.
+    r#"CREATE FUNCTION holon_audit_append(
+        prefix TEXT,
+        OUT appended BIGINT,
+        OUT head_seq BIGINT,
+        OUT last_seq BIGINT
+    ) LANGUAGE plpgsql VOLATILE AS $$
+    DECLARE
+        head_hash TEXT;
+        last_hash TEXT;
+        sealed_hash TEXT;
+    BEGIN
+        SELECT h.seq, h.hash INTO head_seq, head_hash FROM holon_audit_head h FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        -- Each statement of a VOLATILE function takes a fresh snapshot (READ
+        -- COMMITTED): this read, after the lock, sees the row the appender before
+        -- wrote, not the rows as they were when the statement started.
+        SELECT r.seq, r.hash INTO last_seq, last_hash
+            FROM holon_audit_records r ORDER BY r.seq DESC LIMIT 1;
+        -- The head names the last row (none, at the genesis), with a hash that
+        -- needs no escaping in the JSON text.
+        IF NOT (head_hash ~ '^[0-9a-f]{64}$'
+                AND CASE WHEN head_seq = 0
+                    THEN head_hash = repeat('0', 64) AND last_seq IS NULL
+                    ELSE last_seq IS NOT DISTINCT FROM head_seq
+                        AND last_hash IS NOT DISTINCT FROM head_hash
+                END) THEN
+            last_seq := COALESCE(last_seq, 0);
+            RETURN;
+        END IF;
+        -- The UTF-8 bytes of the text, as the Rust side hashes, whatever the
+        -- database's encoding.
+        sealed_hash := encode(sha256(convert_to(
+            prefix || '"prev_hash":"' || head_hash || '","hash":""}', 'UTF8')), 'hex');
+        appended := head_seq + 1;
+        INSERT INTO holon_audit_records (seq, line, hash) VALUES (
+            appended,
+            prefix || '"prev_hash":"' || head_hash || '","hash":"' || sealed_hash || '"}',
+            sealed_hash);
+        UPDATE holon_audit_head SET seq = appended, hash = sealed_hash;
+        last_seq := appended;
+        head_seq := appended;
+    END
+    $$;"#,
 ];
 
 /// The advisory lock that replicas starting together take while they migrate.
@@ -136,78 +188,39 @@ impl PostgresAuditLog {
             .map(|_seq| ())
     }
 
-    /// Seals `record` to the chain's last record and appends it, in one transaction
-    /// that holds the head's row lock: concurrent appenders take turns. Its number.
+    /// Seals `record` to the chain's last record and appends it: its number. The
+    /// database seals it (`holon_audit_append`), under the head's row lock, so
+    /// concurrent appenders take turns.
     ///
-    /// Four round trips once the connection has prepared the statements: `START TRANSACTION`,
-    /// the head read and locked, the record and the head written (only if the last
-    /// row is still the one the head names), `COMMIT`. The record is sealed to the
-    /// head's hash between the two, so they cannot be one.
-    pub fn append_record(&self, mut record: AuditRecord) -> Result<i64, AuditError> {
+    /// One round trip once the connection has prepared the statement: the call, in
+    /// a transaction of its own.
+    pub fn append_record(&self, record: AuditRecord) -> Result<i64, AuditError> {
+        let prefix = record
+            .unsealed_prefix()
+            .map_err(|source| AuditError::Unsealable { source })?;
         self.database.call(|pool| async move {
-            let mut client = pool.get().await.map_err(pool_failed)?;
-            let transaction = client.transaction().await.map_err(db_failed)?;
-            let read = transaction
-                .prepare_cached("SELECT seq, hash FROM holon_audit_head FOR UPDATE")
+            let client = pool.get().await.map_err(pool_failed)?;
+            let append = client
+                .prepare_cached("SELECT appended, head_seq, last_seq FROM holon_audit_append($1)")
                 .await
                 .map_err(db_failed)?;
-            let head = transaction
-                .query_opt(&read, &[])
+            let row = client
+                .query_one(&append, &[&prefix])
                 .await
-                .map_err(db_failed)?
-                .ok_or_else(no_chain)?;
-            let (seq, hash): (i64, String) = (head.get(0), head.get(1));
-            // The last row the head names: none before the first record.
-            let named: Option<(Option<i64>, Option<&str>)> = if seq == 0 {
-                (hash == GENESIS_HASH).then_some((None, None))
-            } else {
-                Some((Some(seq), Some(hash.as_str())))
-            };
-            record.seal(&hash);
-            // A struct of strings, numbers and unit enums always serializes.
-            let line = serde_json::to_string(&record).unwrap_or_default();
-            let next = seq + 1;
-            if let Some((last_seq, last_hash)) = named {
-                // A statement after the lock sees the rows the appender before wrote.
-                let write = transaction
-                    .prepare_cached(
-                        "WITH last AS (
-                             SELECT seq, hash FROM holon_audit_records ORDER BY seq DESC LIMIT 1
-                         ), record AS (
-                             INSERT INTO holon_audit_records (seq, line, hash)
-                             SELECT $1, $2, $3
-                             WHERE (SELECT seq FROM last) IS NOT DISTINCT FROM $4
-                               AND (SELECT hash FROM last) IS NOT DISTINCT FROM $5
-                             RETURNING seq
-                         )
-                         UPDATE holon_audit_head SET seq = $1, hash = $3
-                         WHERE EXISTS (SELECT 1 FROM record)",
-                    )
-                    .await
-                    .map_err(db_failed)?;
-                let written = transaction
-                    .execute(&write, &[&next, &line, &record.hash, &last_seq, &last_hash])
-                    .await
-                    .map_err(db_failed)?;
-                if written == 1 {
-                    transaction.commit().await.map_err(db_failed)?;
-                    return Ok(next);
-                }
+                .map_err(db_failed)?;
+            let (appended, head, last): (Option<i64>, Option<i64>, Option<i64>) =
+                (row.get(0), row.get(1), row.get(2));
+            if let Some(seq) = appended {
+                return Ok(seq);
             }
+            let head = head.ok_or_else(no_chain)?;
             // The head does not name the last row: a deleted or edited tail is not
             // chained to (`audit verify` says where it broke).
-            let last = transaction
-                .query_opt(
-                    "SELECT seq FROM holon_audit_records ORDER BY seq DESC LIMIT 1",
-                    &[],
-                )
-                .await
-                .map_err(db_failed)?;
-            let rows = last.map_or(0, |row| row.get::<_, i64>(0));
-            let source = if rows < seq {
-                RowBreak::Truncated { rows, head: seq }
+            let rows = last.unwrap_or(0);
+            let source = if rows < head {
+                RowBreak::Truncated { rows, head }
             } else {
-                RowBreak::Head { rows, head: seq }
+                RowBreak::Head { rows, head }
             };
             Err(AuditError::RowsBroken { source })
         })
@@ -317,4 +330,15 @@ async fn migrate(client: &mut deadpool_postgres::Client) -> Result<(), AuditErro
         }
     }
     transaction.commit().await.map_err(db_failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_append_function_knows_the_genesis_as_sixty_four_zeros() {
+        assert!(MIGRATIONS[1].contains("head_hash = repeat('0', 64)"));
+        assert_eq!(GENESIS_HASH, "0".repeat(64));
+    }
 }

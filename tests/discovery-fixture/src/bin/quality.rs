@@ -3,8 +3,8 @@
 //! (holon-tools' registry) and over the catalog (data/catalog.txt), and of the
 //! user-angle set (data/queries-user.txt) over the built-in tools, its tuning half
 //! (`user_tuning`) and its held-out half (`user_held_out`) apart, and of the blind set
-//! (data/queries-blind.txt, `blind`) and the second one (data/queries-blind-2.txt,
-//! `blind_2`).
+//! (data/queries-blind.txt, `blind`), the second one (data/queries-blind-2.txt,
+//! `blind_2`) and the third (data/queries-blind-3.txt, `blind_3`).
 //!
 //! `discovery-quality [--misses] [--sets NAME,...] [--time] [--dump-tools FILE]`:
 //! `--misses` lists the queries whose tool is not first, except those of the held-out
@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use holon_core::{FamilyPolicy, Registry};
 use holon_discovery::search::{SearchIndex, SearchScope};
-use holon_discovery_fixture::{Half, Query, blind_2_queries, blind_queries, queries, user_queries};
+use holon_discovery_fixture::{
+    Half, Query, blind_2_queries, blind_3_queries, blind_queries, queries, user_queries,
+};
 use holon_export::{ExportOptions, Provider, export};
 use serde_json::json;
 
@@ -108,9 +110,10 @@ fn main() {
     let user = user_queries();
     let blind = blind_queries();
     let blind_2 = blind_2_queries();
+    let blind_3 = blind_3_queries();
     let in_set = |set: &'static str| move |q: &&Query| q.set == set;
     let in_half = |half: Half| move |q: &&Query| Half::of(&q.text) == half;
-    let sets: [(&str, &Registry, Vec<&Query>, bool); 6] = [
+    let sets: [(&str, &Registry, Vec<&Query>, bool); 7] = [
         (
             "builtin",
             &builtin,
@@ -140,6 +143,7 @@ fn main() {
         // keywords.
         ("blind", &builtin, blind.iter().collect(), false),
         ("blind_2", &builtin, blind_2.iter().collect(), false),
+        ("blind_3", &builtin, blind_3.iter().collect(), false),
     ];
     let mut summary = serde_json::Map::new();
     for (set, registry, set_queries, show_misses) in sets {
