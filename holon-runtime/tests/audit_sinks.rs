@@ -220,7 +220,8 @@ fn concurrent_appenders_make_one_chain_that_keeps_each_ones_order() {
                 .iter()
                 .filter(|tool| tool.starts_with(&format!("W{writer}C")))
                 .collect();
-            let expected: Vec<String> = (0..25).map(|call| format!("W{writer}C{call:02}")).collect();
+            let expected: Vec<String> =
+                (0..25).map(|call| format!("W{writer}C{call:02}")).collect();
             assert_eq!(
                 own.into_iter().cloned().collect::<Vec<_>>(),
                 expected,
@@ -245,7 +246,12 @@ fn a_reopened_chain_continues_where_it_ended() {
         }
         assert_eq!(home.verify(), Ok(5), "{}", home.name());
         let tools: Vec<String> = home.lines().iter().map(|line| tool_of(line)).collect();
-        assert_eq!(tools, ["Read", "Write", "Bash", "Grep", "Glob"], "{}", home.name());
+        assert_eq!(
+            tools,
+            ["Read", "Write", "Bash", "Grep", "Glob"],
+            "{}",
+            home.name()
+        );
     }
 }
 
@@ -259,7 +265,11 @@ fn an_edited_record_is_found_at_its_number_and_refuses_appends() {
         drop(sink);
         home.edit(3, "\"Bash\"", "\"Ls\"");
         assert_eq!(home.verify(), Err(3), "{}", home.name());
-        assert!(home.open().is_err(), "{}: a broken chain is not appended to", home.name());
+        assert!(
+            home.open().is_err(),
+            "{}: a broken chain is not appended to",
+            home.name()
+        );
     }
 }
 
@@ -273,7 +283,11 @@ fn a_deleted_record_is_found_at_its_number() {
         drop(sink);
         home.delete(3);
         assert_eq!(home.verify(), Err(3), "{}", home.name());
-        assert!(home.open().is_err(), "{}: a broken chain is not appended to", home.name());
+        assert!(
+            home.open().is_err(),
+            "{}: a broken chain is not appended to",
+            home.name()
+        );
     }
 }
 
@@ -282,7 +296,10 @@ fn the_same_calls_give_the_same_records_in_either_home() {
     // Awkward text in the kept arguments: what the sealing must carry unchanged.
     let calls = [
         ("Read", r#"{"path":"naïve/日本語.txt"}"#),
-        ("Write", r#"{"text":"a \"quoted\" \\ back\\slash\ttab\u0001"}"#),
+        (
+            "Write",
+            r#"{"text":"a \"quoted\" \\ back\\slash\ttab\u0001"}"#,
+        ),
         ("Bash", r#"{"prev_hash":"","hash":"","cmd":"echo }"}"#),
     ];
     let started_at = UNIX_EPOCH + Duration::from_millis(1_765_000_000_000);

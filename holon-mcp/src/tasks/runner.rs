@@ -207,7 +207,10 @@ impl Tasks {
             tokio::time::sleep(wait).await;
             wait = wait.saturating_mul(2).min(cap);
             if renewed_at.is_none_or(|at| at.elapsed() >= cap) {
-                match self.hinted.renew(id, now_ms().saturating_add(self.lease_ms)) {
+                match self
+                    .hinted
+                    .renew(id, now_ms().saturating_add(self.lease_ms))
+                {
                     Ok(true) => renewed_at = Some(tokio::time::Instant::now()),
                     // Ended elsewhere (cancelled, or failed for its lease): that stands.
                     Ok(false) => return,
