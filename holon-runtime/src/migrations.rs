@@ -2,6 +2,12 @@
 //!
 //! Each migration runs once, in its own transaction, and bumps `PRAGMA user_version`.
 //! Later planes append their tables here; a migration is never edited once released.
+//!
+//! Written here rather than with `rusqlite_migration`: that crate reads the version
+//! before it opens its (deferred) transaction, so two processes opening a new store
+//! at once both see version 0 and both apply migration 1. The store reads the version
+//! under the write lock (`BEGIN IMMEDIATE`, with the busy retry the rest of the store
+//! uses) and applies every pending step in that one transaction (`Store::migrated`).
 
 /// One step of the store's schema.
 pub struct Migration {
