@@ -5,7 +5,7 @@
 //! sent on the listen request's peer, tagged with the subscription's id as the
 //! sink tags what it sends.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use rmcp::RoleServer;
@@ -27,9 +27,7 @@ pub(crate) struct TaskNotifier {
     peer: Peer<RoleServer>,
     subscription: RequestId,
     watch: Watch,
-    /// What each unfinished task was when last sent: a hint that finds the same
-    /// sends nothing.
-    sent: HashMap<String, DetailedTask>,
+    sent: Sent<DetailedTask>,
 }
 
 impl TaskNotifier {
@@ -42,7 +40,7 @@ impl TaskNotifier {
             peer: listen.peer.clone(),
             subscription: listen.id.clone(),
             watch: tasks.hints().watch().await,
-            sent: HashMap::new(),
+            sent: Sent::default(),
         }
     }
 
@@ -69,15 +67,86 @@ impl TaskNotifier {
     /// store that failed (a hint is not the truth).
     fn changed(&mut self, id: &str) -> Option<DetailedTask> {
         let task = self.tasks.get(&self.owner, id).ok()?.task;
-        if self.sent.get(id) == Some(&task) {
-            return None;
+        let terminal = task.status().is_terminal();
+        self.sent.fresh(id, &task, terminal).then_some(task)
+    }
+}
+
+/// How many ended tasks a stream remembers having sent.
+const ENDED_KEPT: usize = 1024;
+
+/// What a stream was sent: each unfinished task's last state, and the last ended
+/// tasks' ids. A hint can come twice for one write (this replica's, and the
+/// database's notification of it): the second finds nothing new.
+struct Sent<T> {
+    unfinished: HashMap<String, T>,
+    ended: HashSet<String>,
+    ended_order: VecDeque<String>,
+}
+
+impl<T> Default for Sent<T> {
+    fn default() -> Self {
+        Self {
+            unfinished: HashMap::new(),
+            ended: HashSet::new(),
+            ended_order: VecDeque::new(),
         }
-        if task.status().is_terminal() {
+    }
+}
+
+impl<T: PartialEq + Clone> Sent<T> {
+    /// Whether `task` (task `id` as read now, `terminal` when it has ended) is news
+    /// to the stream; remembered as sent when it is.
+    fn fresh(&mut self, id: &str, task: &T, terminal: bool) -> bool {
+        if self.ended.contains(id) {
             // An ended task never changes again.
-            self.sent.remove(id);
-        } else {
-            self.sent.insert(id.to_string(), task.clone());
+            return false;
         }
-        Some(task)
+        if terminal {
+            self.unfinished.remove(id);
+            if self.ended_order.len() == ENDED_KEPT {
+                let oldest = self.ended_order.pop_front();
+                self.ended.remove(oldest.as_deref().unwrap_or_default());
+            }
+            self.ended.insert(id.to_string());
+            self.ended_order.push_back(id.to_string());
+            return true;
+        }
+        if self.unfinished.get(id) == Some(task) {
+            return false;
+        }
+        self.unfinished.insert(id.to_string(), task.clone());
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_hinted_twice_is_sent_once_and_an_ended_task_never_again() {
+        let mut sent = Sent::default();
+        assert!(sent.fresh("t1", &"working", false));
+        assert!(!sent.fresh("t1", &"working", false));
+        assert!(sent.fresh("t1", &"input_required", false));
+        assert!(sent.fresh("t1", &"completed", true));
+        // The database's notification of the same end, after this replica's hint.
+        assert!(!sent.fresh("t1", &"completed", true));
+        assert!(!sent.fresh("t1", &"working", false));
+        assert!(sent.fresh("t2", &"completed", true));
+    }
+
+    #[test]
+    fn a_stream_remembers_a_bounded_number_of_ended_tasks() {
+        let mut sent = Sent::default();
+        for n in 0..=ENDED_KEPT {
+            assert!(sent.fresh(&format!("t{n}"), &"completed", true));
+        }
+        assert_eq!(sent.ended.len(), ENDED_KEPT);
+        assert_eq!(sent.ended_order.len(), ENDED_KEPT);
+        // The oldest was forgotten; the newest is still known.
+        assert!(sent.fresh("t0", &"completed", true));
+        assert!(!sent.fresh(&format!("t{ENDED_KEPT}"), &"completed", true));
     }
 }
