@@ -9,7 +9,7 @@ use holon_policy::audit::{AuditRecord, ChainBreak, Outcome, sha256_hex};
 use holon_runtime::audit_log::AuditError;
 use holon_runtime::audit_log::postgres::PostgresAuditLog;
 use holon_runtime::audit_log::rows::RowBreak;
-use holon_test_support::postgres::TestPostgres;
+use holon_test_support::postgres::{TestPostgres, execute};
 
 /// Appends the record of one (deferred) call of `tool` to `log`.
 fn append(log: &PostgresAuditLog, tool: &str) {
@@ -25,27 +25,6 @@ fn append(log: &PostgresAuditLog, tool: &str) {
         decision: Decision::Allowed,
         granted_by: None,
     })
-    .unwrap();
-}
-
-/// Runs `statement` on the database of `url`, as someone with the database's
-/// password would (a thread of its own: the caller may be inside a runtime).
-fn sql(url: &str, statement: &str) {
-    let (url, statement) = (url.to_string(), statement.to_string());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-                .await
-                .unwrap();
-            tokio::spawn(connection);
-            client.batch_execute(&statement).await.unwrap();
-        });
-    })
-    .join()
     .unwrap();
 }
 
@@ -102,7 +81,7 @@ fn four_writers_of_a_hundred_appends_each_make_one_unforked_chain() {
 #[test]
 fn a_deleted_row_is_found_by_its_number_and_stops_appends() {
     let (database, log) = five_records();
-    sql(
+    execute(
         database.url(),
         "DELETE FROM holon_audit_records WHERE seq = 3",
     );
@@ -126,7 +105,7 @@ fn a_deleted_row_is_found_by_its_number_and_stops_appends() {
 #[test]
 fn deleted_rows_at_the_end_are_found_against_the_head_and_refuse_appends() {
     let (database, log) = five_records();
-    sql(
+    execute(
         database.url(),
         "DELETE FROM holon_audit_records WHERE seq >= 4",
     );
@@ -158,7 +137,7 @@ fn deleted_rows_at_the_end_are_found_against_the_head_and_refuse_appends() {
 #[test]
 fn an_edited_row_text_or_hash_is_found_by_its_number() {
     let (database, log) = five_records();
-    sql(
+    execute(
         database.url(),
         r#"UPDATE holon_audit_records SET line = replace(line, '"Write"', '"Wrote"') WHERE seq = 2"#,
     );
@@ -175,7 +154,7 @@ fn an_edited_row_text_or_hash_is_found_by_its_number() {
     );
 
     let (database, log) = five_records();
-    sql(
+    execute(
         database.url(),
         "UPDATE holon_audit_records SET hash = md5(hash) || md5(hash) WHERE seq = 4",
     );
@@ -186,7 +165,7 @@ fn an_edited_row_text_or_hash_is_found_by_its_number() {
 fn two_swapped_rows_are_found_by_the_first_ones_number() {
     let (database, log) = five_records();
     // Rows 2 and 3 trade places: each keeps its record, under the other's number.
-    sql(
+    execute(
         database.url(),
         "UPDATE holon_audit_records SET seq = -2 WHERE seq = 2;
          UPDATE holon_audit_records SET seq = 2 WHERE seq = 3;
@@ -230,7 +209,7 @@ fn reading_a_database_without_a_chain_says_so_and_creates_none() {
     }
     // The head row deleted reads the same: no chain to verify, never an empty one.
     let (database, _log) = five_records();
-    sql(database.url(), "DELETE FROM holon_audit_head");
+    execute(database.url(), "DELETE FROM holon_audit_head");
     let reader = PostgresAuditLog::existing(database.url(), false).unwrap();
     assert!(
         reader

@@ -16,7 +16,7 @@ use holon_policy::audit::ChainBreak;
 use holon_runtime::audit_log::postgres::PostgresAuditLog;
 use holon_runtime::audit_log::rows::RowBreak;
 use holon_runtime::audit_log::{AuditLog, AuditSink};
-use holon_test_support::postgres::TestPostgres;
+use holon_test_support::postgres::{TestPostgres, execute};
 
 /// Where a chain lives, and how a test reads, verifies and tampers with it there.
 enum Home {
@@ -126,7 +126,7 @@ impl Home {
                 lines[number - 1] = lines[number - 1].replace(from, to);
                 std::fs::write(path, lines.join("\n") + "\n").unwrap();
             }
-            Self::Postgres { database } => sql(
+            Self::Postgres { database } => execute(
                 database.url(),
                 &format!(
                     "UPDATE holon_audit_records SET line = replace(line, '{from}', '{to}') WHERE seq = {number}"
@@ -143,33 +143,12 @@ impl Home {
                 lines.remove(number - 1);
                 std::fs::write(path, lines.join("\n") + "\n").unwrap();
             }
-            Self::Postgres { database } => sql(
+            Self::Postgres { database } => execute(
                 database.url(),
                 &format!("DELETE FROM holon_audit_records WHERE seq = {number}"),
             ),
         }
     }
-}
-
-/// Runs `statement` on the database of `url` (a thread of its own, with a runtime
-/// of its own).
-fn sql(url: &str, statement: &str) {
-    let (url, statement) = (url.to_string(), statement.to_string());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-                .await
-                .unwrap();
-            tokio::spawn(connection);
-            client.batch_execute(&statement).await.unwrap();
-        });
-    })
-    .join()
-    .unwrap();
 }
 
 /// Appends the record of one call of `tool` with `arguments`, started at `started_at`.

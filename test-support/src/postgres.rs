@@ -110,7 +110,7 @@ impl TestPostgres {
         let mut bytes = [0u8; 8];
         getrandom::fill(&mut bytes).unwrap();
         let name = format!("holon_test_{}", hex::encode(bytes));
-        admin(admin_url, &format!("CREATE DATABASE {name}"));
+        execute(admin_url, &format!("CREATE DATABASE {name}"));
         let mut url = url::Url::parse(admin_url).expect("HOLON_TEST_POSTGRES_URL is a URL");
         url.set_path(&format!("/{name}"));
         Self {
@@ -193,7 +193,7 @@ impl TestPostgres {
 impl Drop for TestPostgres {
     fn drop(&mut self) {
         if let Some((name, admin_url)) = &self.database {
-            admin(
+            execute(
                 admin_url,
                 &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
             );
@@ -273,9 +273,11 @@ fn text(output: &std::process::Output) -> String {
     )
 }
 
-/// Runs `statement` on the server of `url`, on a thread of its own (the caller may
-/// be inside a runtime, where another cannot block).
-fn admin(url: &str, statement: &str) {
+/// Runs `statement` (one or more, as a batch) on the database of `url`, as its owner
+/// would: a test's setup, or its tampering with what the code under test wrote. On a
+/// thread of its own, with a runtime of its own (the caller may be inside a runtime,
+/// where another cannot block).
+pub fn execute(url: &str, statement: &str) {
     let (url, statement) = (url.to_string(), statement.to_string());
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -285,7 +287,7 @@ fn admin(url: &str, statement: &str) {
         runtime.block_on(async {
             let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
                 .await
-                .unwrap_or_else(|error| panic!("{TEST_POSTGRES_URL_ENV}: {error}"));
+                .unwrap_or_else(|error| panic!("connecting to the test database (or the server {TEST_POSTGRES_URL_ENV} names): {error}"));
             tokio::spawn(connection);
             client
                 .batch_execute(&statement)

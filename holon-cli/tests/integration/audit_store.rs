@@ -7,28 +7,7 @@ use serde_json::json;
 
 use crate::cli_support::{holon, holon_command};
 use crate::serve::{handshake, lines, response, send, spawn_stdio, wait};
-use holon_test_support::postgres::TestPostgres;
-
-/// Runs `statements` on the database of `url` (a thread of its own, with its own
-/// runtime: the test is not in one).
-fn sql(url: &str, statements: &str) {
-    let (url, statements) = (url.to_string(), statements.to_string());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-                .await
-                .unwrap();
-            tokio::spawn(connection);
-            client.batch_execute(&statements).await.unwrap();
-        });
-    })
-    .join()
-    .unwrap();
-}
+use holon_test_support::postgres::{TestPostgres, execute};
 
 /// `audit verify --store URL`: whether it passed, and what it printed.
 fn verify(workspace: &std::path::Path, url: &str) -> (bool, String) {
@@ -78,7 +57,7 @@ fn serve_appends_its_calls_to_the_database_chain_which_verify_checks_row_by_row(
     assert!(ok && report.starts_with("ok: 3 rows"), "{report}");
 
     // An edited text, then an edited hash: each named by its row, then undone.
-    sql(
+    execute(
         url,
         "CREATE TABLE saved AS SELECT * FROM holon_audit_records;
          UPDATE holon_audit_records SET line = replace(line, '\"Sleep\"', '\"Slept\"') WHERE seq = 2;",
@@ -90,7 +69,7 @@ fn serve_appends_its_calls_to_the_database_chain_which_verify_checks_row_by_row(
     );
     let restore =
         "DELETE FROM holon_audit_records; INSERT INTO holon_audit_records SELECT * FROM saved;";
-    sql(
+    execute(
         url,
         &format!(
             "{restore} UPDATE holon_audit_records SET hash = md5(hash) || md5(hash) WHERE seq = 3;"
@@ -103,7 +82,7 @@ fn serve_appends_its_calls_to_the_database_chain_which_verify_checks_row_by_row(
     );
 
     // Two swapped rows.
-    sql(
+    execute(
         url,
         &format!(
             "{restore} UPDATE holon_audit_records SET seq = -1 WHERE seq = 1;
@@ -118,14 +97,14 @@ fn serve_appends_its_calls_to_the_database_chain_which_verify_checks_row_by_row(
     );
 
     // A deleted row.
-    sql(
+    execute(
         url,
         &format!("{restore} DELETE FROM holon_audit_records WHERE seq = 2;"),
     );
     let (ok, report) = verify(dir.path(), url);
     assert!(!ok && report.contains("row 2 is missing"), "{report}");
 
-    sql(url, restore);
+    execute(url, restore);
     let (ok, report) = verify(dir.path(), url);
     assert!(ok, "{report}");
 }
