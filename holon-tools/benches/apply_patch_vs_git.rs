@@ -18,6 +18,9 @@ use holon_runtime::{Runtime, RuntimeConfig};
 
 use holon_test_support::bench::test_mode;
 use holon_tool_fixtures::require_tool;
+// The bench dispatches the built-in tools by name: rustc links holon-tools only when
+// the code names it, and without it the registry would hold no tools at all.
+use holon_tools as _;
 
 /// Runs of each side a measurement takes the median of.
 const RUNS: usize = 5;

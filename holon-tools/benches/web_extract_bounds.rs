@@ -26,6 +26,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use holon_test_support::bench::test_mode;
 use holon_tool_fixtures::require_tool;
+// The bench dispatches the built-in tools by name: rustc links holon-tools only when
+// the code names it, and without it the registry would hold no tools at all.
+use holon_tools as _;
 
 /// The pages: what the issue measured (5 MiB of paragraphs, 30,000 nested `<div>`s)
 /// and a smaller deep one the unbounded rendering finishes.
